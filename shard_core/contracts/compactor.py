@@ -1,0 +1,46 @@
+"""Compactor and Extractor: deterministic summaries of the conversation, no model calls."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from shard_core.contracts.codeintel import CodeIntelligenceProvider
+from shard_core.types import CompactionDetails, NormalizedBlock, SessionEntry
+
+
+@dataclass(frozen=True)
+class ExtractorContext:
+    code_index: CodeIntelligenceProvider | None
+    previous_summary: str | None
+    compaction_index: int
+
+
+class Extractor(Protocol):
+    """One summary section: `(blocks, ctx) -> lines`. Pure and deterministic."""
+
+    name: str
+    title: str
+
+    def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class CompactionInput:
+    branch: Sequence[SessionEntry]
+    context_tokens: int
+    context_window: int
+    target_tokens: int
+    reason: str
+    index: int
+
+
+class Compactor(Protocol):
+    name: str
+
+    def should_compact(self, context_tokens: int, context_window: int) -> bool: ...
+
+    def compact(self, data: CompactionInput) -> CompactionDetails | None:
+        """Pure: the compaction entry to append, or None when there is nothing to fold."""
+        ...

@@ -1,0 +1,49 @@
+"""ExtensionApi: the only surface through which anything registers into the core."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from shard_core.contracts.codeintel import CodeIntelligenceProvider
+from shard_core.contracts.compactor import Compactor, Extractor
+from shard_core.contracts.mode import Mode
+from shard_core.contracts.provider import Provider
+from shard_core.contracts.tool import Tool
+from shard_core.contracts.ui import UiBridge
+
+ProviderFactory = Callable[[str], Provider]
+"""Builds a provider for the model part of a model string (`anthropic/<model>`)."""
+
+SkillLoader = Callable[[], list[dict[str, Any]]]
+McpTransportFactory = Callable[[dict[str, Any]], Any]
+Disposer = Callable[[], Awaitable[None] | None]
+
+
+class ExtensionApi(Protocol):
+    def on(self, event: str, handler: Callable[..., Any]) -> None:
+        """Subscribe to an event type (`turn_end`, …) or `*` for all."""
+        ...
+
+    def register_tool(self, tool: Tool) -> None: ...
+
+    def register_mode(self, mode: Mode) -> None: ...
+
+    def register_compactor(self, compactor: Compactor) -> None: ...
+
+    def register_extractor(self, extractor: Extractor) -> None: ...
+
+    def register_provider(self, prefix: str, factory: ProviderFactory) -> None: ...
+
+    def register_code_intelligence(self, provider: CodeIntelligenceProvider) -> None: ...
+
+    def register_skill_loader(self, loader: SkillLoader) -> None: ...
+
+    def register_mcp_transport(self, name: str, factory: McpTransportFactory) -> None: ...
+
+    @property
+    def ui(self) -> UiBridge: ...
+
+
+Extension = Callable[[ExtensionApi], Disposer | Awaitable[Disposer | None] | None]
+"""An extension: a function given the api; it may return a disposer run on shutdown."""

@@ -1,0 +1,43 @@
+"""PermissionGate: decides allow / deny for one tool call, asking a person when it must."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from shard_core.types import Decision, JsonObject
+
+
+@dataclass(frozen=True)
+class PermissionQuery:
+    tool: str
+    input: JsonObject
+    read_only: bool
+    cwd: Path
+    call_id: str
+    turn_id: str
+    agent_id: str
+
+
+@dataclass(frozen=True)
+class PermissionOutcome:
+    """The final word on one call. `decision` is never `Ask` here."""
+
+    decision: Decision
+    source: str
+    decided_by: str
+    request_id: str | None = None
+
+
+class PermissionGate(Protocol):
+    def evaluate(self, query: PermissionQuery) -> Decision:
+        """Layered, side-effect-free evaluation: deny rules → grants → mode → ask."""
+        ...
+
+    async def authorize(self, query: PermissionQuery) -> PermissionOutcome:
+        """Evaluate, ask through the UI bridge when needed, record the decision durably.
+
+        Must fail closed: any error on the way is a deny.
+        """
+        ...

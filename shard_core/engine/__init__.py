@@ -1,0 +1,1 @@
+"""Engine: session log, turn loop, registry, gate, modes, compaction, recall, loaders."""

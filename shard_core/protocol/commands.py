@@ -1,0 +1,125 @@
+"""Per-agent commands (client → agent) and the agent's direct replies (agent → one client)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from shard_core.protocol.events import AgentStatus, Event, PermissionRequestEvent, UiRequestEvent
+from shard_core.types import WireModel
+
+ClientRole = Literal["interactive", "observer"]
+
+
+class _Command(WireModel):
+    id: str | None = Field(default=None, description="echoed in the reply, for correlation")
+
+
+class PromptCommand(_Command):
+    type: Literal["prompt"] = "prompt"
+    text: str = Field(min_length=1)
+
+
+class SteerCommand(_Command):
+    type: Literal["steer"] = "steer"
+    text: str = Field(min_length=1)
+
+
+class AbortCommand(_Command):
+    type: Literal["abort"] = "abort"
+
+
+class AttachCommand(_Command):
+    type: Literal["attach"] = "attach"
+    role: ClientRole = "interactive"
+    client_id: str = Field(min_length=1)
+    since: int = Field(default=-1, ge=-1, description="last seq the client has; -1 for none")
+
+
+class SyncCommand(_Command):
+    """Ask for events after `since` (and up to `until`), e.g. after a gap in seq."""
+
+    type: Literal["sync"] = "sync"
+    since: int = Field(ge=-1)
+    until: int | None = Field(default=None, ge=0)
+    limit: int = Field(default=500, ge=1, le=5000)
+
+
+class HeartbeatCommand(_Command):
+    type: Literal["heartbeat"] = "heartbeat"
+    client_id: str = Field(min_length=1)
+
+
+class PermissionResponseCommand(_Command):
+    type: Literal["permission_response"] = "permission_response"
+    request_id: str = Field(min_length=1)
+    decision: Literal["allow", "allow_always", "deny"]
+    client_id: str = Field(min_length=1)
+    reason: str | None = None
+    rule: str | None = Field(default=None, description="for allow_always: the rule to save")
+
+
+class UiResponseCommand(_Command):
+    type: Literal["ui_response"] = "ui_response"
+    request_id: str = Field(min_length=1)
+    value: str | bool | None
+    client_id: str = Field(min_length=1)
+
+
+class SetModeCommand(_Command):
+    type: Literal["set_mode"] = "set_mode"
+    mode: str = Field(min_length=1)
+
+
+class SessionOpCommand(_Command):
+    type: Literal["session_op"] = "session_op"
+    op: Literal["compact", "fork", "list"]
+    entry_id: str | None = Field(default=None, description="fork point; default the newest entry")
+
+
+Command = Annotated[
+    PromptCommand
+    | SteerCommand
+    | AbortCommand
+    | AttachCommand
+    | SyncCommand
+    | HeartbeatCommand
+    | PermissionResponseCommand
+    | UiResponseCommand
+    | SetModeCommand
+    | SessionOpCommand,
+    Field(discriminator="type"),
+]
+
+
+class SnapshotReply(WireModel):
+    """The answer to attach and sync: current state plus a page of past events."""
+
+    type: Literal["snapshot"] = "snapshot"
+    command_id: str | None = None
+    agent_id: str
+    status: AgentStatus
+    mode: str
+    model: str
+    last_seq: int = Field(ge=-1)
+    pending_permissions: list[PermissionRequestEvent] = Field(
+        default_factory=list[PermissionRequestEvent]
+    )
+    pending_ui: list[UiRequestEvent] = Field(default_factory=list[UiRequestEvent])
+    events: list[Event] = Field(default_factory=list[Event])
+    has_more: bool = False
+
+
+class CommandReply(WireModel):
+    """Acknowledges one command to its sender only, e.g. 'already decided by client-b'."""
+
+    type: Literal["reply"] = "reply"
+    command_id: str | None = None
+    command: str
+    ok: bool
+    message: str = ""
+    data: dict[str, object] = Field(default_factory=dict)
+
+
+Reply = Annotated[SnapshotReply | CommandReply, Field(discriminator="type")]

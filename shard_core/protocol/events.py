@@ -1,0 +1,199 @@
+"""Per-agent events: everything an agent tells its clients, each with agent_id, seq and ts.
+
+`seq` is monotonic per agent across restarts (it continues from the log), so a client that sees
+seq jump from 41 to 44 knows it missed 42 and 43 and asks for them with a `sync` command.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from shard_core.types import (
+    AssistantMessage,
+    JsonObject,
+    ToolCallBlock,
+    ToolResult,
+    Usage,
+    WireModel,
+)
+
+AgentStatus = Literal["idle", "streaming", "waiting_for_permission", "error"]
+TurnEndReason = Literal["completed", "aborted", "error", "max_steps"]
+
+
+class _Event(WireModel):
+    agent_id: str
+    seq: int = Field(ge=0)
+    ts: float
+
+
+class MessageDeltaEvent(_Event):
+    type: Literal["message_delta"] = "message_delta"
+    turn_id: str
+    channel: Literal["text", "thinking", "tool_call"] = "text"
+    delta: str
+    tool_call_id: str | None = None
+
+
+class MessageCompleteEvent(_Event):
+    type: Literal["message_complete"] = "message_complete"
+    turn_id: str
+    entry_id: str
+    message: AssistantMessage
+
+
+class ToolCallEvent(_Event):
+    type: Literal["tool_call"] = "tool_call"
+    turn_id: str
+    call: ToolCallBlock
+    read_only: bool = False
+
+
+class ToolResultEvent(_Event):
+    type: Literal["tool_result"] = "tool_result"
+    turn_id: str
+    tool_call_id: str
+    name: str
+    entry_id: str
+    result: ToolResult
+
+
+class PermissionRequestEvent(_Event):
+    type: Literal["permission_request"] = "permission_request"
+    request_id: str
+    tool: str
+    input: JsonObject
+    prompt: str
+    suggested_rule: str | None = Field(default=None, description="what 'always allow' saves")
+    read_only: bool = False
+    tool_call_id: str | None = None
+    turn_id: str | None = None
+
+
+class PermissionResolvedEvent(_Event):
+    type: Literal["permission_resolved"] = "permission_resolved"
+    request_id: str
+    decision: Literal["allow", "allow_always", "deny"]
+    decided_by: str
+    source: Literal["rule", "grant", "mode", "client", "headless", "timeout", "abort"]
+    reason: str | None = None
+    rule: str | None = None
+
+
+UiKind = Literal["select", "confirm", "input", "notify"]
+
+
+class UiRequestEvent(_Event):
+    type: Literal["ui_request"] = "ui_request"
+    request_id: str
+    ui: UiKind
+    title: str
+    message: str = ""
+    options: list[str] = Field(default_factory=list)
+    default: str | None = None
+
+
+class UiResolvedEvent(_Event):
+    type: Literal["ui_resolved"] = "ui_resolved"
+    request_id: str
+    value: str | bool | None
+    decided_by: str
+
+
+class TurnStartEvent(_Event):
+    type: Literal["turn_start"] = "turn_start"
+    turn_id: str
+    prompt: str
+    entry_id: str | None = None
+
+
+class TurnEndEvent(_Event):
+    type: Literal["turn_end"] = "turn_end"
+    turn_id: str
+    reason: TurnEndReason
+    usage: Usage = Field(default_factory=Usage)
+    error: str | None = None
+
+
+class CompactionEvent(_Event):
+    type: Literal["compaction"] = "compaction"
+    index: int
+    entry_id: str
+    tokens_before: int
+    tokens_after: int
+    entries_folded: int
+    reason: Literal["threshold", "overflow", "manual"]
+    compactor: str
+
+
+class UsageEvent(_Event):
+    type: Literal["usage"] = "usage"
+    turn_id: str | None = None
+    request: Usage = Field(default_factory=Usage)
+    turn: Usage = Field(default_factory=Usage)
+    total: Usage = Field(default_factory=Usage)
+    context_tokens: int = 0
+    context_window: int = 0
+
+
+class StatusEvent(_Event):
+    type: Literal["status"] = "status"
+    status: AgentStatus
+    mode: str
+    model: str
+    demo: bool = Field(default=False, description="true when the scripted demo provider answers")
+    message: str | None = None
+
+
+class RestartedEvent(_Event):
+    type: Literal["restarted"] = "restarted"
+    lost: list[str] = Field(description="live state the previous process had and this one lacks")
+    entries: int = Field(ge=0, description="entries reloaded from the log")
+
+
+class ErrorEvent(_Event):
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    turn_id: str | None = None
+    retryable: bool = False
+
+
+Event = Annotated[
+    MessageDeltaEvent
+    | MessageCompleteEvent
+    | ToolCallEvent
+    | ToolResultEvent
+    | PermissionRequestEvent
+    | PermissionResolvedEvent
+    | UiRequestEvent
+    | UiResolvedEvent
+    | TurnStartEvent
+    | TurnEndEvent
+    | CompactionEvent
+    | UsageEvent
+    | StatusEvent
+    | RestartedEvent
+    | ErrorEvent,
+    Field(discriminator="type"),
+]
+
+EVENT_TYPES: tuple[str, ...] = (
+    "message_delta",
+    "message_complete",
+    "tool_call",
+    "tool_result",
+    "permission_request",
+    "permission_resolved",
+    "ui_request",
+    "ui_resolved",
+    "turn_start",
+    "turn_end",
+    "compaction",
+    "usage",
+    "status",
+    "restarted",
+    "error",
+)

@@ -1,0 +1,102 @@
+"""Orchestrator messages: the registry of agents the gateway keeps (list, create, kill, …)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from shard_core.protocol.events import AgentStatus
+from shard_core.types import Usage, WireModel
+
+RuntimeState = Literal["stopped", "starting", "running", "failed"]
+HeadlessPolicy = Literal["deny", "allow_if_rule_matches", "queue"]
+
+
+class PermissionConfig(WireModel):
+    allow: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+
+
+class AgentInfo(WireModel):
+    id: str = Field(pattern=r"^agent-[A-Za-z0-9_-]+$")
+    name: str
+    cwd: str
+    model: str
+    mode: str
+    status: AgentStatus
+    runtime_state: RuntimeState
+    clients: int = Field(default=0, ge=0)
+    usage: Usage = Field(default_factory=Usage)
+    created: float
+    kernel_id: str | None = None
+    headless_policy: HeadlessPolicy = "deny"
+
+
+class AgentListCommand(WireModel):
+    type: Literal["agent_list"] = "agent_list"
+
+
+class AgentCreateCommand(WireModel):
+    type: Literal["agent_create"] = "agent_create"
+    cwd: str
+    model: str | None = None
+    mode: str = "build"
+    name: str | None = None
+    permissions: PermissionConfig = Field(default_factory=PermissionConfig)
+    headless_policy: HeadlessPolicy = "deny"
+    permission_timeout: float = Field(default=60.0, gt=0)
+    skills: list[str] = Field(default_factory=list)
+
+
+class AgentKillCommand(WireModel):
+    type: Literal["agent_kill"] = "agent_kill"
+    agent_id: str
+
+
+class AgentAttachCommand(WireModel):
+    type: Literal["agent_attach"] = "agent_attach"
+    agent_id: str
+
+
+class AgentStatusCommand(WireModel):
+    type: Literal["agent_status"] = "agent_status"
+    agent_id: str
+
+
+OrchestratorCommand = Annotated[
+    AgentListCommand
+    | AgentCreateCommand
+    | AgentKillCommand
+    | AgentAttachCommand
+    | AgentStatusCommand,
+    Field(discriminator="type"),
+]
+
+
+class AgentSpawnedEvent(WireModel):
+    type: Literal["agent_spawned"] = "agent_spawned"
+    agent: AgentInfo
+    ts: float
+
+
+class AgentExitedEvent(WireModel):
+    type: Literal["agent_exited"] = "agent_exited"
+    agent_id: str
+    exit_code: int | None = None
+    ts: float
+
+
+class AgentStatusChangedEvent(WireModel):
+    type: Literal["agent_status_changed"] = "agent_status_changed"
+    agent_id: str
+    status: AgentStatus
+    runtime_state: RuntimeState
+    ts: float
+
+
+OrchestratorEvent = Annotated[
+    AgentSpawnedEvent | AgentExitedEvent | AgentStatusChangedEvent,
+    Field(discriminator="type"),
+]

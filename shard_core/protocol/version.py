@@ -1,0 +1,4 @@
+"""The protocol version: bumped on any change a client of the previous version cannot read."""
+
+PROTOCOL_VERSION = "1.0"
+"""major.minor: a minor bump only adds optional fields or new message types."""

@@ -1,0 +1,91 @@
+"""RenderDescriptor: the closed, versioned set of things a client knows how to draw.
+
+Tools return descriptors instead of HTML; every client (terminal, widget, Lab panel) ships one
+renderer per kind. A new kind is additive: it gets a new `kind` and clients that do not know it
+fall back to its text form. `version` lets a kind's shape grow without breaking old readers.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from shard_core.types.base import WireModel
+
+RENDER_VERSION = 1
+
+
+class TextDescriptor(WireModel):
+    kind: Literal["text"] = "text"
+    version: int = RENDER_VERSION
+    text: str
+    format: Literal["plain", "markdown", "code"] = "plain"
+    language: str | None = None
+
+
+class KvPair(WireModel):
+    k: str
+    v: str
+
+
+class KvDescriptor(WireModel):
+    kind: Literal["kv"] = "kv"
+    version: int = RENDER_VERSION
+    pairs: list[KvPair]
+
+
+class Hunk(WireModel):
+    """One unified-diff hunk; `lines` keep their ' ', '+' or '-' prefix."""
+
+    old_start: int = Field(ge=0)
+    old_lines: int = Field(ge=0)
+    new_start: int = Field(ge=0)
+    new_lines: int = Field(ge=0)
+    lines: list[str]
+
+
+class DiffDescriptor(WireModel):
+    kind: Literal["diff"] = "diff"
+    version: int = RENDER_VERSION
+    path: str
+    hunks: list[Hunk]
+    status: Literal["created", "modified", "deleted"] = "modified"
+
+
+class TreeNode(WireModel):
+    label: str
+    children: list[TreeNode] = Field(default_factory=lambda: list[TreeNode]())
+    is_dir: bool = False
+
+
+class TreeDescriptor(WireModel):
+    kind: Literal["tree"] = "tree"
+    version: int = RENDER_VERSION
+    root: TreeNode
+
+
+class ProgressDescriptor(WireModel):
+    kind: Literal["progress"] = "progress"
+    version: int = RENDER_VERSION
+    label: str
+    current: float = Field(ge=0)
+    total: float | None = Field(default=None, ge=0)
+
+
+class StatusDescriptor(WireModel):
+    kind: Literal["status"] = "status"
+    version: int = RENDER_VERSION
+    label: str
+    tone: Literal["info", "warn", "error", "success"] = "info"
+
+
+RenderDescriptor = Annotated[
+    TextDescriptor
+    | KvDescriptor
+    | DiffDescriptor
+    | TreeDescriptor
+    | ProgressDescriptor
+    | StatusDescriptor,
+    Field(discriminator="kind"),
+]

@@ -1,0 +1,179 @@
+"""SessionEntry: one line of the append-only session JSONL, and the details each type carries.
+
+Every entry is `{v, id, parentId, ts, type, details}`. `parentId` chains entries into branches;
+the active branch is the chain ending at the newest entry. Nothing is ever rewritten.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from shard_core.types.base import JsonObject, WireModel
+from shard_core.types.content import Message
+from shard_core.types.results import ToolResult
+
+ENTRY_VERSION = 1
+
+
+class _Entry(WireModel):
+    v: Literal[1] = ENTRY_VERSION
+    id: str = Field(min_length=1)
+    parent_id: str | None = Field(default=None, alias="parentId")
+    ts: float = Field(description="seconds since the epoch, UTC")
+
+
+# ---------------------------------------------------------------- session header
+
+
+class SessionHeaderDetails(WireModel):
+    session_id: str = Field(min_length=1)
+    cwd: str
+    agent_id: str | None = None
+    parent_session: str | None = Field(default=None, description="set on forks")
+    parent_entry: str | None = Field(default=None, description="the entry a fork starts from")
+
+
+class SessionHeaderEntry(_Entry):
+    type: Literal["session"] = "session"
+    details: SessionHeaderDetails
+
+
+# ---------------------------------------------------------------- messages
+
+
+class RequestRecord(WireModel):
+    """Enough to rebuild the provider request that produced an assistant message."""
+
+    model: str
+    system_hash: str
+    tools_hash: str
+    turn_id: str
+
+
+class MessageDetails(WireModel):
+    message: Message
+    request: RequestRecord | None = None
+    turn_id: str | None = None
+
+
+class MessageEntry(_Entry):
+    type: Literal["message"] = "message"
+    details: MessageDetails
+
+
+class ToolResultDetails(WireModel):
+    tool_call_id: str = Field(min_length=1)
+    name: str
+    result: ToolResult
+    duration_ms: float | None = None
+    turn_id: str | None = None
+
+
+class ToolResultEntry(_Entry):
+    type: Literal["tool_result"] = "tool_result"
+    details: ToolResultDetails
+
+
+# ---------------------------------------------------------------- compaction
+
+
+class CompactionDetails(WireModel):
+    summary: str
+    first_kept_entry_id: str | None = Field(
+        description="live context resumes here; None when nothing is kept verbatim"
+    )
+    range_first_id: str
+    range_last_id: str
+    tokens_before: int = Field(ge=0)
+    tokens_after: int = Field(ge=0)
+    compactor: str
+    index: int = Field(ge=0)
+    reason: Literal["threshold", "overflow", "manual"] = "threshold"
+
+
+class CompactionEntry(_Entry):
+    type: Literal["compaction"] = "compaction"
+    details: CompactionDetails
+
+
+# ---------------------------------------------------------------- checkpoints
+
+
+class ModeCheckpoint(WireModel):
+    kind: Literal["mode"] = "mode"
+    mode: str
+
+
+class PlanStep(WireModel):
+    text: str
+    done: bool = False
+
+
+class PlanCheckpoint(WireModel):
+    kind: Literal["plan"] = "plan"
+    steps: list[PlanStep]
+    text: str = Field(description="the plan section as the model wrote it")
+    source_entry_id: str | None = None
+
+
+class SkillCheckpoint(WireModel):
+    kind: Literal["skill"] = "skill"
+    name: str
+    path: str
+    source_entry_id: str | None = None
+
+
+class ContextCheckpoint(WireModel):
+    """The system prompt and tool set behind a hash, written the first time the hash is used."""
+
+    kind: Literal["context"] = "context"
+    system_hash: str
+    system: list[JsonObject]
+    tools_hash: str
+    tools: list[JsonObject]
+
+
+CheckpointDetails = Annotated[
+    ModeCheckpoint | PlanCheckpoint | SkillCheckpoint | ContextCheckpoint,
+    Field(discriminator="kind"),
+]
+
+
+class CheckpointEntry(_Entry):
+    type: Literal["checkpoint"] = "checkpoint"
+    details: CheckpointDetails
+
+
+# ---------------------------------------------------------------- permissions
+
+DecisionSource = Literal["rule", "grant", "mode", "client", "headless", "timeout", "abort"]
+
+
+class PermissionDetails(WireModel):
+    request_id: str
+    tool: str
+    input: JsonObject
+    decision: Literal["allow", "allow_always", "deny"]
+    source: DecisionSource
+    decided_by: str | None = Field(default=None, description="client id, rule or policy name")
+    rule: str | None = None
+    reason: str | None = None
+    tool_call_id: str | None = None
+
+
+class PermissionEntry(_Entry):
+    type: Literal["permission"] = "permission"
+    details: PermissionDetails
+
+
+SessionEntry = Annotated[
+    SessionHeaderEntry
+    | MessageEntry
+    | ToolResultEntry
+    | CompactionEntry
+    | CheckpointEntry
+    | PermissionEntry,
+    Field(discriminator="type"),
+]

@@ -1,0 +1,47 @@
+"""The `shard` command: one entry point, one subcommand per job."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from shard_core import __version__
+from shard_core.types.errors import ShardError
+
+EPILOG = """examples:
+  shard --version
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="shard",
+        description="Shard: a coding-agent harness that lives in Jupyter.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"shard {__version__}")
+    parser.add_subparsers(dest="command", metavar="COMMAND")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 0
+    try:
+        return handler(args)
+    except ShardError as exc:
+        print(f"shard: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("shard: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
