@@ -1,0 +1,1 @@
+"""Permission gate: rules, grants and the shell-command analyser."""
