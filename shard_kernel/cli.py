@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 
 from shard_core import __version__
 from shard_core.types.errors import ShardError
+from shard_kernel.commands import register_all
 
 EPILOG = """examples:
   shard --version
@@ -22,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"shard {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    register_all(parser.add_subparsers(dest="command", metavar="COMMAND"))
     return parser
 
 

@@ -1,0 +1,71 @@
+"""ShardConfig: the human-edited `config.json` — providers, permissions, compaction, prices."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from shard_core.engine.state import config_dir
+from shard_core.types.errors import ConfigError
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class PermissionsConfig(_Config):
+    allow: list[str] = Field(default_factory=list[str])
+    ask: list[str] = Field(default_factory=list[str])
+    deny: list[str] = Field(default_factory=list[str])
+    headless_policy: Literal["deny", "allow_if_rule_matches", "queue"] = "deny"
+    timeout: float = Field(default=60.0, gt=0)
+
+
+class CompactionConfig(_Config):
+    threshold: float = Field(default=0.8, gt=0, le=1)
+    keep_recent_tokens: int = Field(default=20_000, ge=0)
+
+
+class Price(_Config):
+    """US dollars per million tokens."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
+class ProviderConfig(_Config):
+    api_key: str | None = None
+    base_url: str | None = None
+
+
+class ShardConfig(_Config):
+    model: str | None = None
+    providers: dict[str, ProviderConfig] = Field(default_factory=dict[str, ProviderConfig])
+    permissions: PermissionsConfig = Field(default_factory=PermissionsConfig)
+    compaction: CompactionConfig = Field(default_factory=CompactionConfig)
+    prices: dict[str, Price] = Field(default_factory=dict[str, Price])
+    context_windows: dict[str, int] = Field(default_factory=dict[str, int])
+    mcp_servers: dict[str, dict[str, object]] = Field(
+        default_factory=dict[str, dict[str, object]], alias="mcpServers"
+    )
+
+
+def load_config(path: Path | None = None) -> ShardConfig:
+    """Read config.json; a missing file is the defaults, a broken one a ConfigError."""
+    path = path or config_dir() / "config.json"
+    if not path.exists():
+        return ShardConfig()
+    try:
+        return ShardConfig.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise ConfigError(f"{path}: {problems}") from exc

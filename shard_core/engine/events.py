@@ -1,0 +1,39 @@
+"""EventStream: stamps agent_id, seq and ts on events and fans them out to subscribers."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from shard_core.protocol.events import Event
+
+E = TypeVar("E", bound=Event)
+
+
+class EventStream:
+    """The agent's one event bus. `seq` continues from `start_seq` (restored from the log)."""
+
+    def __init__(self, agent_id: str, start_seq: int = 0) -> None:
+        self.agent_id = agent_id
+        self._next = start_seq
+        self._handlers: list[Callable[[Event], None]] = []
+
+    @property
+    def last_seq(self) -> int:
+        return self._next - 1
+
+    def subscribe(self, handler: Callable[[Event], None]) -> Callable[[], None]:
+        self._handlers.append(handler)
+        return lambda: self._handlers.remove(handler) if handler in self._handlers else None
+
+    def publish(self, event: Event) -> None:
+        for handler in list(self._handlers):
+            handler(event)
+
+    def emit(self, cls: type[E], **fields: Any) -> E:
+        """Build an event of type `cls` with the next seq and publish it."""
+        event = cls(agent_id=self.agent_id, seq=self._next, ts=time.time(), **fields)
+        self._next += 1
+        self.publish(event)
+        return event

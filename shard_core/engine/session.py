@@ -1,0 +1,313 @@
+"""AgentSession: one agent's turn loop — prompt, steer, abort, modes, compaction boundaries.
+
+The loop reads top to bottom in `_turn`: log the prompt, then repeat {drain steering, call the
+provider, run the tools it asked for} until the model stops asking for tools. Everything the
+model sees is in the log before the request that shows it to the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from shard_core.contracts import (
+    CompactionInput,
+    Compactor,
+    Mode,
+    ModeContext,
+    PermissionGate,
+    Provider,
+)
+from shard_core.engine.events import EventStream
+from shard_core.engine.projection import live_window
+from shard_core.engine.prompt import assemble
+from shard_core.engine.registry import ToolRegistryImpl
+from shard_core.engine.retry import RetryPolicy
+from shard_core.engine.session_store import SessionStore
+from shard_core.engine.step import StepRunner
+from shard_core.engine.usage import UsageMeter
+from shard_core.protocol.events import (
+    AgentStatus,
+    CompactionEvent,
+    ErrorEvent,
+    Event,
+    StatusEvent,
+    TurnEndEvent,
+    TurnEndReason,
+    TurnStartEvent,
+)
+from shard_core.types import (
+    CheckpointEntry,
+    CompactionEntry,
+    MessageDetails,
+    MessageEntry,
+    ModeCheckpoint,
+    SessionEntry,
+    SystemSection,
+    TextBlock,
+    UserMessage,
+)
+from shard_core.types.errors import ConfigError, ProviderError, SessionError
+
+
+@dataclass
+class SessionConfig:
+    agent_id: str
+    cwd: Path
+    roots: Sequence[Path]
+    mode: str = "build"
+    max_steps: int = 200
+    compact_threshold: float = 0.8
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    demo: bool = False
+
+
+class AgentSession:
+    def __init__(
+        self,
+        config: SessionConfig,
+        *,
+        store: SessionStore,
+        provider: Provider,
+        tools: ToolRegistryImpl,
+        modes: dict[str, Mode],
+        gate: PermissionGate,
+        stable_sections: Sequence[SystemSection],
+        compactor: Compactor | None = None,
+        events: EventStream | None = None,
+    ) -> None:
+        if config.mode not in modes:
+            raise ConfigError(f"unknown mode {config.mode!r}; known: {', '.join(sorted(modes))}")
+        self.config = config
+        self.store = store
+        self.provider = provider
+        self.tools = tools
+        self.modes = modes
+        self.gate = gate
+        self.compactor = compactor
+        self.events = events or EventStream(config.agent_id)
+        self.stable_sections = list(stable_sections)
+        self.meter = UsageMeter(context_window=provider.context_window)
+        self.status: AgentStatus = "idle"
+        self.mode = self._restore_mode(config.mode)
+        self._steering: list[str] = []
+        self._turn_task: asyncio.Task[TurnEndEvent] | None = None
+        self._abort_requested = False
+        self._cancel = asyncio.Event()
+
+    # ------------------------------------------------------------ public API
+
+    @property
+    def agent_id(self) -> str:
+        return self.config.agent_id
+
+    @property
+    def running(self) -> bool:
+        return self._turn_task is not None and not self._turn_task.done()
+
+    async def run(self, text: str) -> TurnEndEvent:
+        """Run one turn to its end; events go to `self.events` subscribers."""
+        if self.running:
+            raise SessionError("a turn is already running: steer it or abort it first")
+        self._abort_requested = False
+        self._cancel = asyncio.Event()
+        self._turn_task = asyncio.create_task(self._turn(text))
+        try:
+            end = await asyncio.shield(self._turn_task)
+        except asyncio.CancelledError:
+            self.abort()  # the caller went away (e.g. a kernel interrupt): end the turn cleanly
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._turn_task
+            raise
+        await self.after_turn()
+        return end
+
+    async def prompt(self, text: str) -> AsyncIterator[Event]:
+        """Run one turn, yielding its events as they happen, ending with `turn_end`."""
+        queue: asyncio.Queue[Event] = asyncio.Queue()
+        unsubscribe = self.events.subscribe(queue.put_nowait)
+        runner = asyncio.create_task(self.run(text))
+        try:
+            while True:
+                event = await queue.get()
+                yield event
+                if isinstance(event, TurnEndEvent):
+                    break
+            await runner
+        finally:
+            unsubscribe()
+            if not runner.done():
+                runner.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await runner
+
+    def steer(self, text: str) -> None:
+        """Queue a message for the next provider request of the running (or next) turn."""
+        self._steering.append(text)
+
+    def abort(self) -> bool:
+        """Cancel the running turn; False when there is none."""
+        if not self.running or self._turn_task is None:
+            return False
+        self._abort_requested = True
+        self._cancel.set()
+        self._turn_task.cancel()
+        return True
+
+    def set_mode(self, name: str) -> None:
+        if name not in self.modes:
+            raise ConfigError(f"unknown mode {name!r}; known: {', '.join(sorted(self.modes))}")
+        if name == self.mode:
+            return
+        self.store.append(CheckpointEntry, ModeCheckpoint(mode=name))
+        self.mode = name
+        self._emit_status(self.status)
+
+    def mode_context(self) -> ModeContext:
+        return ModeContext(branch=self.store.branch())
+
+    def system_sections(self) -> list[SystemSection]:
+        compaction, _ = self._window()
+        mode_section = self.modes[self.mode].prompt_section(self.mode_context())
+        summary = compaction.details.summary if compaction else None
+        return assemble(self.stable_sections, mode_section, summary)
+
+    async def compact(self, reason: str = "manual") -> CompactionEvent | None:
+        """Compact now (at a boundary: never call this while a turn runs a tool)."""
+        if self.compactor is None:
+            return None
+        branch = self.store.branch()
+        index = sum(isinstance(e, CompactionEntry) for e in branch)
+        window = self.meter.context_window
+        data = CompactionInput(
+            branch=branch,
+            context_tokens=self.meter.context_tokens,
+            context_window=window,
+            target_tokens=int(window * self.config.compact_threshold * 0.5),
+            reason=reason,
+            index=index,
+        )
+        details = self.compactor.compact(data)
+        if details is None:
+            return None
+        entry = self.store.append(CompactionEntry, details)
+        self.store.sync()
+        self.meter.context_tokens = details.tokens_after
+        return self.events.emit(
+            CompactionEvent,
+            index=details.index,
+            entry_id=entry.id,
+            tokens_before=details.tokens_before,
+            tokens_after=details.tokens_after,
+            entries_folded=_folded(branch, details.first_kept_entry_id),
+            reason=details.reason,
+            compactor=details.compactor,
+        )
+
+    def emit_status(self, message: str | None = None) -> StatusEvent:
+        return self._emit_status(self.status, message)
+
+    # ------------------------------------------------------------ the turn
+
+    async def _turn(self, text: str) -> TurnEndEvent:
+        turn_id = f"turn-{uuid.uuid4().hex[:12]}"
+        self.meter.start_turn()
+        entry = self._log_user(text, turn_id)
+        self.events.emit(TurnStartEvent, turn_id=turn_id, prompt=text, entry_id=entry.id)
+        self._emit_status("streaming")
+        step = StepRunner(self, turn_id, self._cancel)
+        try:
+            reason = await self._steps(step)
+            return self._finish(turn_id, reason)
+        except asyncio.CancelledError:
+            if not self._abort_requested:
+                raise
+            _uncancel()
+            step.close_unanswered("aborted: the turn was stopped before this tool ran")
+            return self._finish(turn_id, "aborted")
+        except ProviderError as exc:
+            self.events.emit(ErrorEvent, code=type(exc).__name__, message=str(exc), turn_id=turn_id)
+            return self._finish(turn_id, "error", error=str(exc))
+
+    async def _steps(self, step: StepRunner) -> TurnEndReason:
+        for _ in range(self.config.max_steps):
+            self._drain_steering(step.turn_id)
+            message = await step.request()
+            if not message.tool_calls:
+                return "completed"
+            await step.run_tools(message)
+            if self.meter.fraction >= 1.0:
+                await self.compact("overflow")  # emergency tier: a completed tool cycle
+        return "max_steps"
+
+    def _drain_steering(self, turn_id: str) -> None:
+        while self._steering:
+            self._log_user(self._steering.pop(0), turn_id)
+
+    def _log_user(self, text: str, turn_id: str) -> MessageEntry:
+        message = UserMessage(content=[TextBlock(text=text)])
+        entry = self.store.append(MessageEntry, MessageDetails(message=message, turn_id=turn_id))
+        self.meter.grow(text)
+        return entry
+
+    def _finish(
+        self, turn_id: str, reason: TurnEndReason, error: str | None = None
+    ) -> TurnEndEvent:
+        checkpoint = None
+        last = self.store.branch()[-1:] if reason == "completed" else []
+        if last and isinstance(last[0], MessageEntry):
+            message = last[0].details.message
+            if message.role == "assistant":
+                checkpoint = self.modes[self.mode].on_turn_end(message, self.mode_context())
+        if checkpoint is not None:
+            self.store.append(CheckpointEntry, checkpoint)
+        self.store.sync()
+        end = self.events.emit(
+            TurnEndEvent, turn_id=turn_id, reason=reason, usage=self.meter.turn, error=error
+        )
+        self._emit_status("error" if reason == "error" else "idle")
+        return end
+
+    async def after_turn(self) -> None:
+        """The default compaction tier: between turns, above the threshold."""
+        if self.compactor and self.compactor.should_compact(
+            self.meter.context_tokens, self.meter.context_window
+        ):
+            await self.compact("threshold")
+
+    # ------------------------------------------------------------ helpers
+
+    def _window(self) -> tuple[CompactionEntry | None, list[SessionEntry]]:
+        return live_window(self.store.branch())
+
+    def _emit_status(self, status: AgentStatus, message: str | None = None) -> StatusEvent:
+        self.status = status
+        return self.events.emit(
+            StatusEvent,
+            status=status,
+            mode=self.mode,
+            model=self.provider.model,
+            demo=self.config.demo,
+            message=message,
+        )
+
+    def _restore_mode(self, default: str) -> str:
+        for entry in reversed(self.store.branch()):
+            if isinstance(entry, CheckpointEntry) and isinstance(entry.details, ModeCheckpoint):
+                return entry.details.mode if entry.details.mode in self.modes else default
+        return default
+
+
+def _folded(branch: Sequence[object], first_kept: str | None) -> int:
+    ids = [getattr(e, "id", None) for e in branch]
+    return ids.index(first_kept) if first_kept in ids else len(ids)
+
+
+def _uncancel() -> None:
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()

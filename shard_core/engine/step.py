@@ -1,0 +1,234 @@
+"""StepRunner: one model → tools step of a turn — the request (streamed, retried) and the tools."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from shard_core.contracts import PermissionQuery, ToolContext, tool_spec
+from shard_core.engine.projection import live_window, to_messages
+from shard_core.engine.prompt import system_hash, tools_hash
+from shard_core.protocol.events import (
+    MessageCompleteEvent,
+    MessageDeltaEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    UsageEvent,
+)
+from shard_core.types import (
+    AssistantMessage,
+    CheckpointEntry,
+    ContextCheckpoint,
+    MessageDetails,
+    MessageDone,
+    MessageEntry,
+    ProviderRequest,
+    RequestRecord,
+    SystemSection,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallBlock,
+    ToolCallDelta,
+    ToolResult,
+    ToolResultDetails,
+    ToolResultEntry,
+    ToolSpec,
+    Usage,
+)
+from shard_core.types.errors import ProviderError, ProviderRequestError, ProviderRetryableError
+
+if TYPE_CHECKING:  # the session owns the runner; only the type is needed here
+    from shard_core.engine.session import AgentSession
+
+
+class StepRunner:
+    def __init__(self, session: AgentSession, turn_id: str, cancel: asyncio.Event) -> None:
+        self.session = session
+        self.turn_id = turn_id
+        self.cancel = cancel
+        self._unanswered: list[ToolCallBlock] = []
+
+    # ------------------------------------------------------------ the request
+
+    async def request(self) -> AssistantMessage:
+        s = self.session
+        specs = [tool_spec(t) for t in s.modes[s.mode].filter_tools(s.tools.tools())]
+        system = s.system_sections()
+        _, kept = live_window(s.store.branch())
+        request = ProviderRequest(
+            model=s.provider.model, system=system, messages=to_messages(kept), tools=specs
+        )
+        record = self._record_context(system, specs)
+        message, usage = await self._with_retry(request)
+        entry = s.store.append(
+            MessageEntry, MessageDetails(message=message, request=record, turn_id=self.turn_id)
+        )
+        s.events.emit(
+            MessageCompleteEvent, turn_id=self.turn_id, entry_id=entry.id, message=message
+        )
+        s.meter.record(usage)
+        s.events.emit(
+            UsageEvent,
+            turn_id=self.turn_id,
+            request=usage,
+            turn=s.meter.turn,
+            total=s.meter.total,
+            context_tokens=s.meter.context_tokens,
+            context_window=s.meter.context_window,
+        )
+        self._unanswered = list(message.tool_calls)
+        return message
+
+    def _record_context(self, system: list[SystemSection], specs: list[ToolSpec]) -> RequestRecord:
+        """Log the system prompt and tool set the first time each combination is used."""
+        s = self.session
+        sys_hash, tool_hash = system_hash(system), tools_hash(specs)
+        known = {
+            (e.details.system_hash, e.details.tools_hash)
+            for e in s.store.entries
+            if isinstance(e, CheckpointEntry) and isinstance(e.details, ContextCheckpoint)
+        }
+        if (sys_hash, tool_hash) not in known:
+            s.store.append(
+                CheckpointEntry,
+                ContextCheckpoint(
+                    system_hash=sys_hash,
+                    system=[x.model_dump() for x in system],
+                    tools_hash=tool_hash,
+                    tools=[t.model_dump() for t in specs],
+                ),
+            )
+        return RequestRecord(
+            model=s.provider.model, system_hash=sys_hash, tools_hash=tool_hash, turn_id=self.turn_id
+        )
+
+    async def _with_retry(self, request: ProviderRequest) -> tuple[AssistantMessage, Usage]:
+        policy = self.session.config.retry
+        attempt = 0
+        while True:
+            try:
+                return await self._stream(request)
+            except ProviderRetryableError as exc:
+                delay = policy.delay(attempt, exc)
+                if delay is None:
+                    raise
+                attempt += 1
+                self.session.emit_status(
+                    f"provider unavailable ({exc}); retry {attempt} of "
+                    f"{policy.attempts - 1} in {delay:.1f}s"
+                )
+                await asyncio.sleep(delay)
+
+    async def _stream(self, request: ProviderRequest) -> tuple[AssistantMessage, Usage]:
+        s = self.session
+        try:
+            async for event in s.provider.stream(request):
+                if isinstance(event, MessageDone):
+                    message = event.message
+                    if message.model is None:
+                        message = message.model_copy(update={"model": s.provider.model})
+                    return message, event.usage
+                self._emit_delta(event)
+        except (ProviderError, asyncio.CancelledError):
+            raise
+        except Exception as exc:  # a provider bug must end the turn with an error, not a crash
+            raise ProviderRequestError(f"provider {s.provider.name} failed: {exc!r}") from exc
+        raise ProviderRetryableError("the provider's stream ended before the message was complete")
+
+    def _emit_delta(self, event: TextDelta | ThinkingDelta | ToolCallDelta) -> None:
+        emit = self.session.events.emit
+        if isinstance(event, TextDelta):
+            emit(MessageDeltaEvent, turn_id=self.turn_id, channel="text", delta=event.text)
+        elif isinstance(event, ThinkingDelta):
+            emit(MessageDeltaEvent, turn_id=self.turn_id, channel="thinking", delta=event.text)
+        else:
+            emit(
+                MessageDeltaEvent,
+                turn_id=self.turn_id,
+                channel="tool_call",
+                delta=event.partial_json,
+                tool_call_id=event.id,
+            )
+
+    # ------------------------------------------------------------ the tools
+
+    async def run_tools(self, message: AssistantMessage) -> None:
+        """Run the calls in the model's order; each result is logged before the next starts."""
+        for call in message.tool_calls:
+            tool = self.session.tools.get(call.name)
+            self.session.events.emit(
+                ToolCallEvent,
+                turn_id=self.turn_id,
+                call=call,
+                read_only=bool(tool and tool.read_only),
+            )
+            started = time.monotonic()
+            result = await self._execute(call)
+            self._log_result(call, result, (time.monotonic() - started) * 1000)
+
+    async def _execute(self, call: ToolCallBlock) -> ToolResult:
+        s = self.session
+        tool = s.tools.get(call.name)
+        if tool is None:
+            known = ", ".join(t.name for t in s.tools.tools())
+            return ToolResult.error(f"unknown tool {call.name!r}; available tools: {known}")
+        if tool not in s.modes[s.mode].filter_tools(s.tools.tools()):
+            return ToolResult.error(f"tool {call.name!r} is not available in {s.mode} mode")
+        if "_raw_arguments" in call.input:
+            return ToolResult.error(f"the arguments for {call.name} were not valid JSON")
+        query = PermissionQuery(
+            tool=call.name,
+            input=call.input,
+            read_only=tool.read_only,
+            cwd=s.config.cwd,
+            call_id=call.id,
+            turn_id=self.turn_id,
+            agent_id=s.agent_id,
+        )
+        outcome = await s.gate.authorize(query)
+        if outcome.decision.kind == "deny":
+            return ToolResult.error(f"permission denied: {outcome.decision.reason}")
+        ctx = ToolContext(
+            cwd=s.config.cwd,
+            roots=s.config.roots,
+            agent_id=s.agent_id,
+            session_id=s.store.session_id,
+            call_id=call.id,
+            cancel=self.cancel,
+        )
+        try:
+            return await tool.execute(call.input, ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a tool's bug is the model's information, not the loop's end
+            return ToolResult.error(f"tool {call.name} failed: {type(exc).__name__}: {exc}")
+
+    def _log_result(self, call: ToolCallBlock, result: ToolResult, ms: float | None) -> None:
+        s = self.session
+        entry = s.store.append(
+            ToolResultEntry,
+            ToolResultDetails(
+                tool_call_id=call.id,
+                name=call.name,
+                result=result,
+                duration_ms=ms,
+                turn_id=self.turn_id,
+            ),
+        )
+        if call in self._unanswered:
+            self._unanswered.remove(call)
+        s.meter.grow(result.text)
+        s.events.emit(
+            ToolResultEvent,
+            turn_id=self.turn_id,
+            tool_call_id=call.id,
+            name=call.name,
+            entry_id=entry.id,
+            result=result,
+        )
+
+    def close_unanswered(self, text: str) -> None:
+        """Give every call of the last message that has no result a synthetic aborted one."""
+        for call in list(self._unanswered):
+            self._log_result(call, ToolResult.error(text, aborted=True), None)

@@ -1,0 +1,27 @@
+"""The built-in tools: read, write, edit, bash, grep, find and ls, confined to the workspace."""
+
+from shard_core.contracts import Tool
+from shard_core.tools.bash import BashTool
+from shard_core.tools.edit import EditTool
+from shard_core.tools.find import FindTool
+from shard_core.tools.grep import GrepTool
+from shard_core.tools.ls import LsTool
+from shard_core.tools.read import ReadTool
+from shard_core.tools.write import WriteTool
+
+
+def builtin_tools() -> list[Tool]:
+    """A fresh instance of every built-in tool, in the order the model sees them."""
+    return [ReadTool(), WriteTool(), EditTool(), BashTool(), GrepTool(), FindTool(), LsTool()]
+
+
+__all__ = [
+    "BashTool",
+    "EditTool",
+    "FindTool",
+    "GrepTool",
+    "LsTool",
+    "ReadTool",
+    "WriteTool",
+    "builtin_tools",
+]

@@ -1,0 +1,182 @@
+"""BashTool: one shell command in its own process group, bounded in time and output."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from shard_core.contracts import ToolContext
+from shard_core.tools.guard import guarded
+from shard_core.tools.process import (
+    HEAD_BYTES,
+    TAIL_BYTES,
+    CappedOutput,
+    Outcome,
+    drained,
+    pump_into,
+    start_group,
+    stop_group,
+    wait_for_exit,
+)
+from shard_core.types import JsonObject, TextBlock, ToolResult
+from shard_core.types.render import (
+    KvDescriptor,
+    KvPair,
+    RenderDescriptor,
+    StatusDescriptor,
+    TextDescriptor,
+)
+
+DEFAULT_TIMEOUT = 120.0
+MAX_TIMEOUT = 600.0
+
+_LINGER_NOTE = (
+    "\n[background processes still holding the output were stopped; "
+    "redirect their output to keep them running]"
+)
+# Provider credentials must not reach commands the model writes (a `curl` could send them out).
+SECRET_NAMES = frozenset({"ANTHROPIC_API_KEY", "OPENAI_API_KEY"})
+SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY", "_ACCESS_KEY")
+
+
+def scrubbed_env(base: Mapping[str, str]) -> dict[str, str]:
+    """`base` minus secrets: the named provider keys and any name ending in a secret suffix."""
+    return {
+        name: value
+        for name, value in base.items()
+        if name.upper() not in SECRET_NAMES and not name.upper().endswith(SECRET_SUFFIXES)
+    }
+
+
+class BashTool:
+    name: str = "bash"
+    description: str = (
+        "Run a command with /bin/bash -c in the agent's cwd; stdin is empty, stdout and stderr "
+        f"are merged. Times out after `timeout` seconds (default {DEFAULT_TIMEOUT:g}, max "
+        f"{MAX_TIMEOUT:g}) and then the whole process group is killed. Output over "
+        f"{(HEAD_BYTES + TAIL_BYTES) // 1000} KB keeps its start and end. Background jobs must "
+        "redirect their output (`cmd > log 2>&1 &`) or they are stopped when the command ends. "
+        "Variables holding API keys, tokens and secrets are removed from the environment."
+    )
+    input_schema: JsonObject = {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "minLength": 1, "description": "The bash command."},
+            "timeout": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": MAX_TIMEOUT,
+                "description": f"Seconds until it is killed (default {DEFAULT_TIMEOUT:g}).",
+            },
+            "description": {"type": "string", "description": "What the command does, briefly."},
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }
+    read_only: bool = False
+
+    def __init__(self, *, kill_grace: float = 2.0, shell: str = "/bin/bash") -> None:
+        self.kill_grace = kill_grace
+        self.shell = shell
+
+    @guarded
+    async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
+        command: str = input["command"]
+        timeout = float(input.get("timeout", DEFAULT_TIMEOUT))
+        if ctx.cancel.is_set():
+            return ToolResult.error("aborted", command=command, aborted=True)
+        env = scrubbed_env(os.environ if ctx.env is None else ctx.env)
+        started = time.monotonic()
+        proc = await start_group(
+            self.shell, "-c", command,
+            cwd=ctx.cwd, env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )  # fmt: skip
+        assert proc.stdout is not None
+        output = CappedOutput()
+        pump = asyncio.create_task(pump_into(proc.stdout, output))
+        try:
+            outcome, lingered = await self._supervise(proc, pump, ctx.cancel, timeout)
+        except BaseException:
+            # Task cancellation (or anything unexpected): no process may outlive the call.
+            await stop_group(proc, pump, grace=0)
+            raise
+        took = time.monotonic() - started
+        return _Run(command, outcome, proc.returncode, output, took, timeout, lingered).result()
+
+    async def _supervise(
+        self,
+        proc: asyncio.subprocess.Process,
+        pump: asyncio.Task[None],
+        cancel: asyncio.Event,
+        limit: float,
+    ) -> tuple[Outcome, bool]:
+        """How the command ended, and whether background jobs had to be stopped after it."""
+        outcome = await wait_for_exit(proc, cancel, limit)
+        if outcome == "aborted":
+            await stop_group(proc, pump, grace=0)
+        elif outcome == "timeout":
+            await stop_group(proc, pump, grace=self.kill_grace)
+        elif not await drained(pump):
+            await stop_group(proc, pump, grace=self.kill_grace)
+            return outcome, True
+        return outcome, False
+
+
+@dataclass(frozen=True)
+class _Run:
+    command: str
+    outcome: Outcome
+    code: int | None
+    output: CappedOutput
+    took: float
+    timeout: float
+    lingered: bool
+
+    def result(self) -> ToolResult:
+        details: JsonObject = {
+            "command": self.command,
+            "exit_code": self.code if self.outcome == "exited" else None,
+            "bytes": self.output.total,
+            "truncated": self.output.omitted > 0,
+            "omitted_bytes": self.output.omitted,
+            "timed_out": self.outcome == "timeout",
+            "aborted": self.outcome == "aborted",
+            "background_stopped": self.lingered,
+            "duration_s": round(self.took, 3),
+        }
+        if self.outcome == "aborted":
+            return ToolResult.error("aborted", **details)
+        text = self.output.text().rstrip("\n")
+        if self.outcome == "timeout":
+            status = f"timed out after {self.timeout:g}s; the process group was killed"
+            body = f"{status}\n\noutput so far:\n{text or '(none)'}"
+        else:
+            status = _exit_text(self.code)
+            body = f"{text or '(no output)'}{_LINGER_NOTE if self.lingered else ''}\n\n{status}"
+        code = str(self.code) if self.outcome == "exited" else "none (timed out)"
+        pairs = [KvPair(k="command", v=self.command), KvPair(k="exit code", v=code)]
+        render: list[RenderDescriptor] = [
+            KvDescriptor(pairs=pairs),
+            TextDescriptor(text=text, format="code"),
+        ]
+        if self.outcome == "timeout":
+            render.insert(0, StatusDescriptor(label=status, tone="error"))
+        return ToolResult(
+            content=[TextBlock(text=body)],
+            is_error=self.outcome == "timeout",
+            render=render,
+            details=details,
+        )
+
+
+def _exit_text(code: int | None) -> str:
+    if code is not None and code < 0:
+        return f"exit code {code} (killed by {signal.Signals(-code).name})"
+    return f"exit code {code}"

@@ -1,0 +1,71 @@
+"""WriteTool: create or overwrite a whole file atomically, reporting the change as a diff."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from shard_core.contracts import ToolContext
+from shard_core.tools.atomic import write_atomic
+from shard_core.tools.diffs import diff_texts
+from shard_core.tools.encoding import decode_text
+from shard_core.tools.guard import guarded
+from shard_core.tools.workspace import display_path, resolve_in_workspace
+from shard_core.types import JsonObject, ToolResult
+from shard_core.types.render import DiffDescriptor
+
+
+class WriteTool:
+    name: str = "write"
+    description: str = (
+        "Write a whole file in the workspace, creating parent directories as needed. Overwrites "
+        "an existing file (keeping its permissions); prefer edit for changing part of a file. "
+        "The content is written as UTF-8, exactly as given."
+    )
+    input_schema: JsonObject = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path, relative to the cwd."},
+            "content": {"type": "string", "description": "The complete new file content."},
+        },
+        "required": ["path", "content"],
+        "additionalProperties": False,
+    }
+    read_only: bool = False
+
+    @guarded
+    async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
+        target = resolve_in_workspace(input["path"], ctx)
+        if isinstance(target, ToolResult):
+            return target
+        shown = display_path(target, ctx)
+        if target.is_dir():
+            return ToolResult.error(f"{shown} is a directory", path=shown)
+        content: str = input["content"]
+        try:
+            data = content.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return ToolResult.error(f"content is not valid Unicode: {exc.reason}", path=shown)
+        try:
+            return await asyncio.to_thread(_write, target, shown, content, data)
+        except OSError as exc:
+            return ToolResult.error(f"cannot write {shown}: {exc.strerror or exc}", path=shown)
+
+
+def _write(target: Path, shown: str, content: str, data: bytes) -> ToolResult:
+    created = not target.exists()
+    previous = b"" if created else target.read_bytes()
+    # A binary file being overwritten has no meaningful line diff; diff against nothing.
+    decoded = decode_text(previous)
+    old_text = decoded.text if decoded else ""
+    write_atomic(target, data)
+    diff = diff_texts(old_text, content)
+    return ToolResult.ok(
+        f"wrote {len(data)} bytes to {shown}" + (" (new file)" if created else ""),
+        DiffDescriptor(path=shown, hunks=diff.hunks, status="created" if created else "modified"),
+        path=shown,
+        bytes=len(data),
+        created=created,
+        lines_added=diff.added,
+        lines_removed=diff.removed,
+    )

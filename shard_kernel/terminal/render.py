@@ -1,0 +1,176 @@
+"""TerminalRenderer: events → a readable transcript; colour only when the stream is a TTY."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TextIO
+
+from shard_core.protocol.events import (
+    CompactionEvent,
+    ErrorEvent,
+    Event,
+    MessageDeltaEvent,
+    PermissionRequestEvent,
+    PermissionResolvedEvent,
+    RestartedEvent,
+    StatusEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnEndEvent,
+    UsageEvent,
+)
+from shard_core.types import (
+    DiffDescriptor,
+    KvDescriptor,
+    ProgressDescriptor,
+    RenderDescriptor,
+    StatusDescriptor,
+    TextDescriptor,
+    TreeDescriptor,
+    TreeNode,
+    Usage,
+)
+
+STYLES = {
+    "dim": "2",
+    "bold": "1",
+    "red": "31",
+    "green": "32",
+    "yellow": "33",
+    "blue": "34",
+    "cyan": "36",
+}
+MAX_LINES = 40
+
+
+class TerminalRenderer:
+    def __init__(self, out: TextIO | None = None, *, color: bool | None = None) -> None:
+        self.out = out or sys.stdout
+        self.color = self.out.isatty() if color is None else color
+        self._in_text = False
+
+    def style(self, text: str, *names: str) -> str:
+        if not self.color or not names:
+            return text
+        codes = ";".join(STYLES[n] for n in names)
+        return f"\x1b[{codes}m{text}\x1b[0m"
+
+    def __call__(self, event: Event) -> None:
+        self.handle(event)
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, MessageDeltaEvent):
+            if event.channel == "text":
+                self.out.write(event.delta)
+                self._in_text = True
+                self.out.flush()
+            return
+        self._end_text()
+        line = self._line(event)
+        if line is not None:
+            print(line, file=self.out, flush=True)
+
+    def _end_text(self) -> None:
+        if self._in_text:
+            print(file=self.out)
+            self._in_text = False
+
+    def _line(self, event: Event) -> str | None:
+        if isinstance(event, ToolCallEvent):
+            args = json.dumps(event.call.input, ensure_ascii=False)
+            if len(args) > 200:
+                args = args[:200] + "…"
+            return (
+                self.style(f"▶ {event.call.name}", "bold", "cyan") + " " + self.style(args, "dim")
+            )
+        if isinstance(event, ToolResultEvent):
+            return self._result(event)
+        if isinstance(event, PermissionRequestEvent):
+            return self.style(f"? permission: {event.prompt}", "yellow")
+        if isinstance(event, PermissionResolvedEvent):
+            tone = "green" if event.decision != "deny" else "red"
+            text = f"  {event.decision} by {event.decided_by}"
+            return self.style(text + (f" ({event.reason})" if event.reason else ""), tone)
+        if isinstance(event, ErrorEvent):
+            return self.style(f"✗ {event.message}", "red", "bold")
+        if isinstance(event, UsageEvent):
+            return None
+        if isinstance(event, TurnEndEvent):
+            return self.style(f"— {event.reason} · {format_usage(event.usage)}", "dim")
+        if isinstance(event, CompactionEvent):
+            return self.style(
+                f"⟳ compacted {event.entries_folded} entries: "
+                f"{event.tokens_before} → {event.tokens_after} tokens",
+                "dim",
+            )
+        if isinstance(event, StatusEvent) and event.message:
+            return self.style(f"· {event.message}", "dim")
+        if isinstance(event, RestartedEvent):
+            return self.style(f"↻ restarted; lost: {', '.join(event.lost) or 'nothing'}", "yellow")
+        return None
+
+    def _result(self, event: ToolResultEvent) -> str:
+        head = "✗" if event.result.is_error else "✓"
+        tone = "red" if event.result.is_error else "green"
+        lines = [self.style(f"{head} {event.name}", tone)]
+        descriptors = event.result.render or []
+        if not descriptors:
+            descriptors = [TextDescriptor(text=event.result.text)]
+        for descriptor in descriptors:
+            lines.extend("  " + row for row in self.descriptor(descriptor))
+        return "\n".join(lines)
+
+    def descriptor(self, d: RenderDescriptor) -> list[str]:
+        if isinstance(d, TextDescriptor):
+            return _clip(d.text.splitlines())
+        if isinstance(d, KvDescriptor):
+            return [f"{self.style(p.k, 'dim')}: {p.v}" for p in d.pairs]
+        if isinstance(d, DiffDescriptor):
+            return self._diff(d)
+        if isinstance(d, TreeDescriptor):
+            return _clip(_tree(d.root, ""))
+        if isinstance(d, ProgressDescriptor):
+            total = f"/{d.total:g}" if d.total is not None else ""
+            return [f"{d.label}: {d.current:g}{total}"]
+        if isinstance(d, StatusDescriptor):
+            tone = {"error": "red", "warn": "yellow", "success": "green"}.get(d.tone, "blue")
+            return [self.style(d.label, tone)]
+        return []
+
+    def _diff(self, d: DiffDescriptor) -> list[str]:
+        rows = [self.style(f"--- {d.path} ({d.status})", "bold")]
+        for hunk in d.hunks:
+            rows.append(
+                self.style(
+                    f"@@ -{hunk.old_start},{hunk.old_lines} +{hunk.new_start},{hunk.new_lines} @@",
+                    "cyan",
+                )
+            )
+            for line in hunk.lines:
+                tone = {"+": "green", "-": "red"}.get(line[:1])
+                rows.append(self.style(line, tone) if tone else line)
+        return _clip(rows)
+
+
+def _tree(node: TreeNode, indent: str) -> list[str]:
+    rows = [f"{indent}{node.label}{'/' if node.is_dir and not node.label.endswith('/') else ''}"]
+    for child in node.children:
+        rows.extend(_tree(child, indent + "  "))
+    return rows
+
+
+def _clip(rows: list[str]) -> list[str]:
+    if len(rows) <= MAX_LINES:
+        return rows
+    half = MAX_LINES // 2
+    return [*rows[:half], f"… {len(rows) - MAX_LINES} more lines …", *rows[-half:]]
+
+
+def format_usage(usage: Usage) -> str:
+    parts = [f"{usage.input_tokens} in", f"{usage.output_tokens} out"]
+    if usage.cache_read_tokens:
+        parts.append(f"{usage.cache_read_tokens} cached")
+    if usage.cost_usd:
+        parts.append(f"${usage.cost_usd:.4f}")
+    return " · ".join(parts)
