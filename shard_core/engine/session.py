@@ -41,6 +41,7 @@ from shard_core.protocol.events import (
     TurnStartEvent,
 )
 from shard_core.types import (
+    AssistantMessage,
     CheckpointEntry,
     CompactionEntry,
     MessageDetails,
@@ -49,6 +50,7 @@ from shard_core.types import (
     SessionEntry,
     SystemSection,
     TextBlock,
+    ToolResultEntry,
     UserMessage,
 )
 from shard_core.types.errors import ConfigError, ProviderError, SessionError
@@ -207,6 +209,31 @@ class AgentSession:
             reason=details.reason,
             compactor=details.compactor,
         )
+
+    def close_dangling_calls(self, text: str) -> list[str]:
+        """After a crash: give the last message's unanswered tool calls an error result.
+
+        Returns the names of the calls closed. Only valid while no turn runs.
+        """
+        if self.running:
+            raise SessionError("cannot close tool calls while a turn runs")
+        branch = self.store.branch()
+        answered = {e.details.tool_call_id for e in branch if isinstance(e, ToolResultEntry)}
+        last = next(
+            (
+                e.details.message
+                for e in reversed(branch)
+                if isinstance(e, MessageEntry) and isinstance(e.details.message, AssistantMessage)
+            ),
+            None,
+        )
+        if last is None:
+            return []
+        step = StepRunner(self, "recovery", self._cancel)
+        step.expect([c for c in last.tool_calls if c.id not in answered])
+        closed = [c.name for c in step.unanswered]
+        step.close_unanswered(text)
+        return closed
 
     def emit_status(self, message: str | None = None) -> StatusEvent:
         return self._emit_status(self.status, message)

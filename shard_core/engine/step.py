@@ -228,6 +228,14 @@ class StepRunner:
             result=result,
         )
 
+    @property
+    def unanswered(self) -> list[ToolCallBlock]:
+        return list(self._unanswered)
+
+    def expect(self, calls: list[ToolCallBlock]) -> None:
+        """Calls that still need a result (recovery after a crash)."""
+        self._unanswered = list(calls)
+
     def close_unanswered(self, text: str) -> None:
         """Give every call of the last message that has no result a synthetic aborted one."""
         for call in list(self._unanswered):

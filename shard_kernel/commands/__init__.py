@@ -8,11 +8,11 @@ from __future__ import annotations
 import argparse
 import importlib
 
-SUBCOMMANDS: tuple[str, ...] = ()
+SUBCOMMANDS: tuple[str, ...] = ("rules", "install-kernel")
 """Module names under shard_kernel.commands, in the order `shard --help` lists them."""
 
 
 def register_all(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     for name in SUBCOMMANDS:
-        module = importlib.import_module(f"shard_kernel.commands.{name}")
+        module = importlib.import_module(f"shard_kernel.commands.{name.replace('-', '_')}")
         module.register(subparsers)

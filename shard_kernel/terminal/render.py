@@ -85,7 +85,7 @@ class TerminalRenderer:
                 self.style(f"▶ {event.call.name}", "bold", "cyan") + " " + self.style(args, "dim")
             )
         if isinstance(event, ToolResultEvent):
-            return self._result(event)
+            return self.result_text(event)
         if isinstance(event, PermissionRequestEvent):
             return self.style(f"? permission: {event.prompt}", "yellow")
         if isinstance(event, PermissionResolvedEvent):
@@ -110,7 +110,7 @@ class TerminalRenderer:
             return self.style(f"↻ restarted; lost: {', '.join(event.lost) or 'nothing'}", "yellow")
         return None
 
-    def _result(self, event: ToolResultEvent) -> str:
+    def result_text(self, event: ToolResultEvent) -> str:
         head = "✗" if event.result.is_error else "✓"
         tone = "red" if event.result.is_error else "green"
         lines = [self.style(f"{head} {event.name}", tone)]

@@ -1,0 +1,221 @@
+"""explain: the gate's whole reasoning for one tool call, as data — pure, no side effects.
+
+Layers, first match wins, except that a deny anywhere wins:
+
+    deny rules → the mode's deny vote → ask rules / the mode's ask vote → grants → allow rules
+    → the mode's allow vote → default policy → ask
+
+The default policy allows read-only tools inside the workspace (MCP tools excepted) and the
+read-only shell commands of readonly.py. Paths outside the workspace and writes into `.git/` or
+`.shard/` ask unless a rule names them (checks.py). A Bash call is judged part by part
+(shell_policy.py). An ask also records whether the call would be allowed with the ask layer
+ignored — what the headless policy `allow_if_rule_matches` needs. `RuleGate` acts on the
+result; `shard rules check` prints it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from shard_core.contracts import Mode, PermissionQuery, Tool, ToolContext
+from shard_core.engine.permissions.checks import (
+    AskKind,
+    Check,
+    DecidedBy,
+    DecisionKind,
+    RuleBook,
+    Verdict,
+    evaluate_check,
+)
+from shard_core.engine.permissions.paths import resolve_target
+from shard_core.engine.permissions.rules import PATH_TOOLS, Rule
+from shard_core.engine.permissions.shell_policy import BashPart, judge_bash
+from shard_core.engine.permissions.sources import RuleSet, SourcedRule
+from shard_core.engine.permissions.suggest import single, suggest_path, suggest_tool
+from shard_core.types import Ask, Decision, Deny, JsonObject, ToolResult
+
+__all__ = ["Explanation", "Part", "canonical_tool", "explain"]
+
+_DIR_TOOLS = frozenset({"grep", "find", "ls"})
+
+
+@dataclass(frozen=True)
+class Part:
+    """One simple command of a Bash call and what the gate thinks of it."""
+
+    text: str
+    argv: tuple[str, ...]
+    decision: DecisionKind
+    rule: str | None
+    reason: str
+
+    def to_json(self) -> JsonObject:
+        return {
+            "text": self.text,
+            "argv": list(self.argv),
+            "decision": self.decision,
+            "rule": self.rule,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The decision, the rule behind it and why; `decider` is the part that decided (Bash)."""
+
+    decision: DecisionKind
+    reason: str
+    rule: str | None = None
+    by: DecidedBy | None = None
+    parts: tuple[Part, ...] = ()
+    decider: Part | None = None
+    suggested_rule: str | None = None
+    ask: AskKind | None = None
+    would_allow: bool = field(default=False, repr=False)
+    would_allow_rule: str | None = field(default=None, repr=False)
+
+    def to_json(self) -> JsonObject:
+        return {
+            "decision": self.decision,
+            "rule": self.rule,
+            "reason": self.reason,
+            "parts": [p.to_json() for p in self.parts],
+        }
+
+
+def canonical_tool(name: str) -> str:
+    """Registry names are matched case-insensitively, MCP names exactly."""
+    return name if name.startswith("mcp__") else name.lower()
+
+
+def explain(
+    query: PermissionQuery,
+    rules: RuleSet,
+    *,
+    grants: Iterable[Rule] = (),
+    mode: Mode | None = None,
+    tool: Tool | None = None,
+) -> Explanation:
+    """Why `query` is allowed, asked or denied. `tool` is what the mode votes on."""
+    book = RuleBook(rules, tuple(SourcedRule(g, "grant") for g in grants))
+    result = _layered(query, book, mode, tool)
+    if result.decision != "ask":
+        return result
+    unasked = _layered(query, book.without_ask(), mode, tool)
+    if unasked.decision != "allow":
+        return result
+    return replace(result, would_allow=True, would_allow_rule=unasked.rule)
+
+
+def _layered(
+    query: PermissionQuery, book: RuleBook, mode: Mode | None, tool: Tool | None
+) -> Explanation:
+    name = canonical_tool(query.tool)
+    base = _explain_bash(query, book) if name == "bash" else _explain_tool(name, query, book)
+    if mode is None or base.decision == "deny":
+        return base
+    vote = mode.vote(tool or _QueriedTool(query.tool, query.read_only), dict(query.input))
+    if vote is None or (book.ignore_ask and isinstance(vote, Ask)):
+        return base
+    return _apply_vote(base, vote, mode.name)
+
+
+def _apply_vote(base: Explanation, vote: Decision, mode: str) -> Explanation:
+    if isinstance(vote, Deny):
+        reason = f"{mode} mode: {vote.reason}"
+        return Explanation("deny", reason, vote.rule, "mode", base.parts)
+    if isinstance(vote, Ask):
+        if base.ask == "forced":
+            return base
+        return Explanation(
+            "ask", f"{mode} mode asks: {vote.prompt}", None, None, base.parts, ask="forced"
+        )
+    if base.decision == "ask" and base.ask == "unruled":
+        return Explanation("allow", f"allowed by {mode} mode", vote.rule, "mode", base.parts)
+    return base
+
+
+def _explain_tool(name: str, query: PermissionQuery, book: RuleBook) -> Explanation:
+    read_only = query.read_only
+    if name not in PATH_TOOLS:
+        check = Check(name, name, read_only=read_only)
+        default = read_only and not name.startswith("mcp__")
+        return _from_verdict(evaluate_check(check, book, default_allow=default), suggest_tool(name))
+    raw = query.input.get("path", "." if name in _DIR_TOOLS else None)
+    try:
+        target = resolve_target(raw, query.cwd)
+    except ValueError as exc:
+        return Explanation("ask", f"{name}: {exc}", ask="unclear")
+    check = Check(name, f"{name} {target.raw}", read_only=read_only, target=target)
+    verdict = evaluate_check(check, book, default_allow=read_only)
+    return _from_verdict(verdict, suggest_path(name, target))
+
+
+def _from_verdict(verdict: Verdict, suggestion: str | None) -> Explanation:
+    asks = verdict.decision == "ask" and verdict.ask not in ("forced", "unclear")
+    return Explanation(
+        verdict.decision,
+        verdict.reason,
+        verdict.rule_text,
+        verdict.by,
+        ask=verdict.ask,
+        suggested_rule=suggestion if asks else None,
+    )
+
+
+def _explain_bash(query: PermissionQuery, book: RuleBook) -> Explanation:
+    judged = judge_bash(query.input.get("command"), query.cwd, book)
+    parts = tuple(_part(p) for p in judged.parts)
+    pairs = list(zip(judged.parts, parts, strict=True))
+    denied = next(((b, p) for b, p in pairs if b.verdict.decision == "deny"), None)
+    if denied is not None:
+        verdict = denied[0].verdict
+        return Explanation("deny", verdict.reason, verdict.rule_text, verdict.by, parts, denied[1])
+    if not judged.ok:
+        reason = "the command cannot be fully analysed: " + "; ".join(judged.problems)
+        return Explanation("ask", reason, parts=parts, ask="unclear")
+    asking = [(b, p) for b, p in pairs if b.verdict.decision == "ask"]
+    if asking:
+        worst, part = max(asking, key=lambda pair: pair[0].verdict.weight)
+        kind = worst.verdict.ask
+        wanted = [s for b, _ in asking for s in b.wanted_rules]
+        suggestion = single(wanted) if kind in ("unruled", "guarded") else None
+        return Explanation(
+            "ask",
+            worst.verdict.reason,
+            parts=parts,
+            decider=part,
+            ask=kind,
+            suggested_rule=suggestion,
+        )
+    return _all_allowed(judged.parts, parts)
+
+
+def _all_allowed(judged: tuple[BashPart, ...], parts: tuple[Part, ...]) -> Explanation:
+    rules = dict.fromkeys(r for b in judged for v in b.verdicts if (r := v.rule_text))
+    sources = {v.by for b in judged for v in b.verdicts}
+    by: DecidedBy = "rule" if "rule" in sources else "grant" if "grant" in sources else "mode"
+    summary = "; ".join(f"`{p.text}` ({p.rule or 'read-only command'})" for p in parts)
+    return Explanation(
+        "allow", f"every command is allowed: {summary}", ", ".join(rules) or None, by, parts
+    )
+
+
+def _part(judged: BashPart) -> Part:
+    verdict = judged.verdict
+    return Part(judged.text, judged.argv, verdict.decision, judged.rule_text, verdict.reason)
+
+
+@dataclass
+class _QueriedTool:
+    """What a mode votes on when the caller has no Tool object: the name and read-only flag."""
+
+    name: str
+    read_only: bool
+    description: str = ""
+    input_schema: dict[str, Any] = field(default_factory=dict[str, Any])
+
+    async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
+        return ToolResult.error("a permission stand-in cannot run")

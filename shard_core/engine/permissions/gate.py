@@ -1,0 +1,234 @@
+"""RuleGate: the PermissionGate — explains a call, asks when it must, records every decision.
+
+`authorize` never returns Ask and fails closed: an error while evaluating, asking or recording is
+a deny. Asking is the Asker's job (asking.py): the first valid answer — from the UI bridge,
+`respond` (the kernel's comm handler), `withdraw` or the headless policy — decides. The decision
+(an allow_always grant saved first) is written through `record` before `authorize` returns; if
+that fails the call is denied. Then a `permission_resolved` event tells every client who decided.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from shard_core.contracts import (
+    Mode,
+    PermissionAnswer,
+    PermissionOutcome,
+    PermissionPrompt,
+    PermissionQuery,
+    Tool,
+    UiBridge,
+)
+from shard_core.engine.config import PermissionsConfig
+from shard_core.engine.events import EventStream
+from shard_core.engine.permissions.announce import announce_resolved
+from shard_core.engine.permissions.answers import (
+    automatic_answer,
+    decision_details,
+    gate_deny,
+    new_request_id,
+    outcome_of,
+    prompt_text,
+)
+from shard_core.engine.permissions.asking import Asker
+from shard_core.engine.permissions.explain import Explanation, explain
+from shard_core.engine.permissions.grants import GrantStore
+from shard_core.engine.permissions.headless import HeadlessPolicy
+from shard_core.engine.permissions.pending import PendingRequests, RespondResult
+from shard_core.engine.permissions.sources import RuleSet, load_rules
+from shard_core.types import Allow, Ask, Decision, Deny, PermissionDetails
+from shard_core.types.errors import ConfigError
+
+__all__ = ["Recorder", "RuleGate"]
+
+Recorder = Callable[[PermissionDetails], Awaitable[None]]
+_log = logging.getLogger(__name__)
+
+
+class RuleGate:
+    """Rules + grants + the current mode, asking through a UI bridge or `respond`."""
+
+    def __init__(
+        self,
+        *,
+        rules: RuleSet,
+        grants: GrantStore,
+        record: Recorder,
+        events: EventStream | None = None,
+        ui: UiBridge | None = None,
+        mode: Mode | None = None,
+        tools: Callable[[str], Tool | None] | None = None,
+        headless_policy: HeadlessPolicy = "deny",
+        timeout: float = 60.0,
+        has_responder: Callable[[], bool] | None = None,
+        pending: PendingRequests | None = None,
+    ) -> None:
+        self.rules = rules
+        self.grants = grants
+        self.mode = mode  # the loop swaps it on /mode
+        self.asker = Asker(
+            events=events,
+            ui=ui,
+            has_responder=has_responder or (lambda: ui is not None),
+            headless_policy=headless_policy,
+            timeout=timeout,
+            pending=pending or PendingRequests(),
+        )
+        self.pending = self.asker.pending
+        self._record = record
+        self._events = events
+        self._tools = tools
+
+    @classmethod
+    def from_config(
+        cls,
+        config: PermissionsConfig,
+        *,
+        agent_id: str,
+        cwd: Path,
+        record: Recorder,
+        trust_project: bool = False,
+        allow: tuple[str, ...] = (),
+        deny: tuple[str, ...] = (),
+        **options: Any,
+    ) -> RuleGate:
+        """The usual wiring: every rule source, the agent's grants, the config's headless policy."""
+        rules = load_rules(cwd, config, trust_project=trust_project, allow=allow, deny=deny)
+        return cls(
+            rules=rules,
+            grants=GrantStore(agent_id),
+            record=record,
+            headless_policy=config.headless_policy,
+            timeout=config.timeout,
+            **options,
+        )
+
+    # -- evaluation ---------------------------------------------------------------------------
+
+    def explain(self, query: PermissionQuery) -> Explanation:
+        tool = self._tools(query.tool) if self._tools else None
+        grants = self.grants.rules()
+        return explain(query, self.rules, grants=grants, mode=self.mode, tool=tool)
+
+    def evaluate(self, query: PermissionQuery) -> Decision:
+        """Side-effect free: what the layers say, Ask included."""
+        found = self.explain(query)
+        if found.decision == "allow":
+            return Allow(rule=found.rule)
+        if found.decision == "deny":
+            return Deny(reason=found.reason, rule=found.rule)
+        return Ask(
+            prompt=prompt_text(query, found),
+            id=new_request_id(),
+            suggested_rule=found.suggested_rule,
+        )
+
+    # -- authorization ------------------------------------------------------------------------
+
+    async def authorize(self, query: PermissionQuery) -> PermissionOutcome:
+        """The final word on one call: never Ask, and any failure on the way is a deny."""
+        try:
+            return await self._authorize(query)
+        except Exception as exc:  # the last line of fail-closed: nothing escapes as an allow
+            _log.exception("permission check failed")
+            return PermissionOutcome(Deny(reason=f"permission check failed: {exc}"), "rule", "gate")
+
+    async def _authorize(self, query: PermissionQuery) -> PermissionOutcome:
+        request_id = new_request_id()
+        try:
+            found = self.explain(query)
+        except Exception as exc:  # fail closed, whatever broke
+            _log.exception("permission evaluation failed")
+            reason = f"could not evaluate the permission rules: {exc}"
+            return await self._settle(query, request_id, gate_deny(reason), asked=False)
+        if found.decision != "ask":
+            return await self._settle(
+                query, request_id, automatic_answer(found, self.mode), asked=False
+            )
+        return await self._ask(query, request_id, found)
+
+    async def _ask(
+        self, query: PermissionQuery, request_id: str, found: Explanation
+    ) -> PermissionOutcome:
+        prompt = PermissionPrompt(
+            request_id=request_id,
+            tool=query.tool,
+            input=query.input,
+            prompt=prompt_text(query, found),
+            suggested_rule=found.suggested_rule,
+            read_only=query.read_only,
+            tool_call_id=query.call_id,
+            turn_id=query.turn_id,
+        )
+        answer = await self.asker.ask(prompt, found)
+        return await self._settle(query, request_id, answer, asked=True)
+
+    async def _settle(
+        self, query: PermissionQuery, request_id: str, answer: PermissionAnswer, *, asked: bool
+    ) -> PermissionOutcome:
+        answer, granted = self._save_grant(answer)
+        details = decision_details(query, request_id, answer)
+        try:
+            await self._record(details)
+        except Exception as exc:
+            _log.exception("recording a permission decision failed")
+            reason = f"could not record the decision durably: {exc}"
+            overridden = {
+                "decision": "deny",
+                "source": "rule",
+                "decided_by": "gate",
+                "reason": reason,
+            }
+            details = details.model_copy(update=overridden)
+            if granted:
+                self._forget_grant(granted)
+        if asked:
+            announce_resolved(self._events, request_id, details)
+        return outcome_of(details)
+
+    def _save_grant(self, answer: PermissionAnswer) -> tuple[PermissionAnswer, str | None]:
+        """Store an allow_always rule; returns the rule if it is new (to undo on failure)."""
+        if answer.decision != "allow_always" or not answer.rule:
+            return answer, None
+        try:
+            known = {g.text for g in self.grants.grants()}
+            grant = self.grants.add(answer.rule, answer.decided_by)
+        except (ConfigError, OSError) as exc:
+            reason = f"allowed once; the grant could not be saved: {exc}"
+            return replace(answer, decision="allow", reason=reason), None
+        return answer, None if grant.text in known else grant.text
+
+    def _forget_grant(self, rule: str) -> None:
+        try:
+            self.grants.revoke(rule)
+        except (ConfigError, OSError):
+            _log.exception("could not undo grant %s", rule)
+
+    # -- answers from outside -----------------------------------------------------------------
+
+    def respond(
+        self,
+        request_id: str,
+        decision: str,
+        client_id: str,
+        role: str,
+        reason: str | None = None,
+        rule: str | None = None,
+    ) -> RespondResult:
+        """A client's answer (the kernel's comm handler calls this); the first valid one wins.
+
+        `decision` is allow | allow_always | deny; `role` must be "interactive". allow_always
+        saves `rule`, or the suggested rule when none is given.
+        """
+        return self.asker.respond(request_id, decision, client_id, role, reason, rule)
+
+    def withdraw(
+        self, request_id: str, reason: str = "withdrawn", by: str = "abort"
+    ) -> RespondResult:
+        """Take a question back (an interrupted turn): the call is denied, source "abort"."""
+        return self.asker.withdraw(request_id, reason, by)

@@ -1,0 +1,137 @@
+"""GrantStore: an agent's "allow always" rules in `SHARD_HOME/agents/<id>/permission-grants.json`.
+
+Grants belong to the agent, not to a client: whoever answered, the grant applies to every later
+call. The file is replaced atomically (temp + fsync + rename) and is owner-only. A store notices
+when another process changed the file and reloads it. A file it cannot read counts as no grants
+(the gate then asks more, never less) and is never overwritten: `add` and `revoke` refuse until a
+person fixes or removes it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from shard_core.engine.permissions.rules import Rule, parse_rule
+from shard_core.engine.state import shard_home, write_private
+from shard_core.types.errors import ConfigError
+
+__all__ = ["GRANTS_FILE", "Grant", "GrantStore"]
+
+GRANTS_FILE = "permission-grants.json"
+_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Grant:
+    rule: Rule
+    granted_by: str
+    ts: float
+
+    @property
+    def text(self) -> str:
+        return self.rule.text
+
+
+class GrantStore:
+    """Per-agent grants: `grants()`, `add`, `revoke`; a new instance reads what an old one saved."""
+
+    def __init__(self, agent_id: str, home: Path | None = None) -> None:
+        if not agent_id or agent_id in (".", "..") or "/" in agent_id or "\\" in agent_id:
+            raise ConfigError(f"invalid agent id for grants: {agent_id!r}")
+        self.path = (home or shard_home()) / "agents" / agent_id / GRANTS_FILE
+        self.problem: str | None = None
+        self._grants: list[Grant] = []
+        self._stamp: tuple[int, int, int] | None = None
+        self._refresh()
+
+    def grants(self) -> list[Grant]:
+        """Every grant, oldest first (re-read when the file changed)."""
+        self._refresh()
+        return list(self._grants)
+
+    def rules(self) -> list[Rule]:
+        return [grant.rule for grant in self.grants()]
+
+    def add(self, rule: str, granted_by: str) -> Grant:
+        """Save `rule` (parsed first); an existing identical grant is returned unchanged."""
+        parsed = parse_rule(rule)
+        self._writable()
+        existing = next((g for g in self._grants if g.text == parsed.text), None)
+        if existing is not None:
+            return existing
+        grant = Grant(parsed, granted_by, time.time())
+        self._save([*self._grants, grant])
+        return grant
+
+    def revoke(self, rule: str) -> bool:
+        """Remove the grant whose rule text is `rule`; False when there is none."""
+        self._writable()
+        wanted = rule.strip()
+        kept = [g for g in self._grants if g.text != wanted]
+        if len(kept) == len(self._grants):
+            return False
+        self._save(kept)
+        return True
+
+    # -- file ---------------------------------------------------------------------------------
+
+    def _writable(self) -> None:
+        self._refresh()
+        if self.problem is not None:
+            raise ConfigError(f"{self.problem}; fix or remove the file before changing grants")
+
+    def _save(self, grants: list[Grant]) -> None:
+        payload = {
+            "version": _VERSION,
+            "grants": [{"rule": g.text, "granted_by": g.granted_by, "ts": g.ts} for g in grants],
+        }
+        write_private(self.path, (json.dumps(payload, indent=2) + "\n").encode("utf-8"))
+        self._grants = grants
+        self._stamp = self._current_stamp()
+
+    def _current_stamp(self) -> tuple[int, int, int] | None:
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            return None
+        return (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+
+    def _refresh(self) -> None:
+        stamp = self._current_stamp()
+        if stamp == self._stamp:
+            return
+        self._stamp = stamp
+        self._grants, self.problem = [], None
+        if stamp is None:
+            return
+        try:
+            self._grants = _decode(json.loads(self.path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, ConfigError) as exc:
+            self.problem = f"grants file {self.path} is unreadable: {exc}"
+
+
+class _GrantEntry(BaseModel):
+    rule: str
+    granted_by: str = "unknown"
+    ts: float = 0.0
+
+
+class _GrantsFile(BaseModel):
+    version: int = _VERSION
+    grants: list[_GrantEntry]
+
+
+def _decode(data: Any) -> list[Grant]:
+    try:
+        parsed = _GrantsFile.model_validate(data)
+    except ValidationError as exc:
+        raise ValueError(
+            f'expected {{"version": 1, "grants": [...]}} ({exc.error_count()} problem(s))'
+        ) from None
+    return [Grant(parse_rule(e.rule), e.granted_by, e.ts) for e in parsed.grants]

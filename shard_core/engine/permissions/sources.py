@@ -1,0 +1,172 @@
+"""RuleSet: permission rules gathered from every source, each remembering where it came from.
+
+Sources, most specific first (the order only decides which rule an explanation names; a deny
+from any source wins regardless):
+
+1. per-run flags (`--allow RULE`, `--deny RULE`)
+2. project rule files `.shard/rules/*.json` in the cwd and its ancestors up to the git root —
+   their deny and ask rules always apply; their allow rules only with project trust (otherwise
+   they are skipped and a diagnostic says so)
+3. user rule files `SHARD_HOME/rules/*.json`
+4. user config: `permissions: {allow, ask, deny}` in config.json
+
+A rule file is `{"allow": [...], "ask": [...], "deny": [...]}` (every key optional).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from shard_core.engine.config import PermissionsConfig
+from shard_core.engine.permissions.rules import Rule, parse_rule
+from shard_core.engine.state import shard_home
+from shard_core.types.errors import ConfigError
+
+__all__ = ["Kind", "RuleSet", "SourcedRule", "load_rules", "read_rule_file"]
+
+Kind = Literal["allow", "ask", "deny"]
+
+
+@dataclass(frozen=True)
+class SourcedRule:
+    rule: Rule
+    source: str
+
+    @property
+    def text(self) -> str:
+        return self.rule.text
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """Allow, ask and deny rules plus notes about what was skipped."""
+
+    allow: tuple[SourcedRule, ...] = ()
+    ask: tuple[SourcedRule, ...] = ()
+    deny: tuple[SourcedRule, ...] = ()
+    diagnostics: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def parse(
+        cls,
+        source: str,
+        *,
+        allow: Iterable[str] = (),
+        ask: Iterable[str] = (),
+        deny: Iterable[str] = (),
+    ) -> RuleSet:
+        """Rules from plain strings; a bad one is a ConfigError naming it and its source."""
+        return cls(
+            allow=_parse_all(allow, source),
+            ask=_parse_all(ask, source),
+            deny=_parse_all(deny, source),
+        )
+
+    def __add__(self, other: RuleSet) -> RuleSet:
+        return RuleSet(
+            allow=self.allow + other.allow,
+            ask=self.ask + other.ask,
+            deny=self.deny + other.deny,
+            diagnostics=self.diagnostics + other.diagnostics,
+        )
+
+
+def _parse_all(texts: Iterable[str], source: str) -> tuple[SourcedRule, ...]:
+    parsed: list[SourcedRule] = []
+    for text in texts:
+        try:
+            parsed.append(SourcedRule(parse_rule(text), source))
+        except ConfigError as exc:
+            raise ConfigError(f"{exc} (from {source})") from None
+    return tuple(parsed)
+
+
+def load_rules(
+    cwd: Path,
+    permissions: PermissionsConfig | None = None,
+    *,
+    trust_project: bool = False,
+    allow: Sequence[str] = (),
+    deny: Sequence[str] = (),
+    home: Path | None = None,
+) -> RuleSet:
+    """Every rule that applies to an agent working in `cwd`."""
+    rules = RuleSet.parse("--deny flag", deny=deny) + RuleSet.parse("--allow flag", allow=allow)
+    user_dir = Path(os.path.realpath((home or shard_home()) / "rules"))
+    for directory in _project_rule_dirs(cwd):
+        if Path(os.path.realpath(directory)) != user_dir:
+            rules += _load_dir(directory, trusted=trust_project)
+    rules += _load_dir(user_dir, trusted=True)
+    if permissions is not None:
+        rules += RuleSet.parse(
+            "config.json permissions",
+            allow=permissions.allow,
+            ask=permissions.ask,
+            deny=permissions.deny,
+        )
+    return rules
+
+
+def _project_rule_dirs(cwd: Path) -> list[Path]:
+    """`.shard/rules` in the cwd and each ancestor up to the git root (only the cwd without one)."""
+    start = Path(os.path.realpath(cwd))
+    chain = [start, *start.parents]
+    root = next((i for i, d in enumerate(chain) if (d / ".git").exists()), 0)
+    return [d / ".shard" / "rules" for d in chain[: root + 1]]
+
+
+def _load_dir(directory: Path, *, trusted: bool) -> RuleSet:
+    if not directory.is_dir():
+        return RuleSet()
+    rules = RuleSet()
+    for path in sorted(directory.glob("*.json")):
+        rules += read_rule_file(path, trusted=trusted)
+    return rules
+
+
+def read_rule_file(path: Path, *, trusted: bool = True) -> RuleSet:
+    """One `{"allow", "ask", "deny"}` file; untrusted files lose their allow rules."""
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read rule file: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    lists = _rule_lists(path, data)
+    skipped = () if trusted or not lists["allow"] else lists.pop("allow")
+    rules = RuleSet.parse(str(path), **lists)
+    if skipped:
+        note = (
+            f"{path}: skipped {len(skipped)} allow rule(s) ({', '.join(skipped)}): "
+            "project rules allow nothing without project trust (--trust-project)"
+        )
+        rules = RuleSet(rules.allow, rules.ask, rules.deny, (note,))
+    return rules
+
+
+class _RuleFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    allow: list[str] = Field(default_factory=list[str])
+    ask: list[str] = Field(default_factory=list[str])
+    deny: list[str] = Field(default_factory=list[str])
+
+
+def _rule_lists(path: Path, data: object) -> dict[str, list[str]]:
+    try:
+        parsed = _RuleFile.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'file'}: {e['msg']}" for e in exc.errors()
+        )
+        raise ConfigError(
+            f'{path}: expected {{"allow": [...], "ask": [...], "deny": [...]}}: {problems}'
+        ) from None
+    return {"allow": parsed.allow, "ask": parsed.ask, "deny": parsed.deny}

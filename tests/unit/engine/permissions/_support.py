@@ -1,0 +1,39 @@
+"""Helpers shared by the gate tests (fixtures are in conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from shard_core.engine.permissions import RuleGate, RuleSet
+from shard_core.types import PermissionDetails
+
+READ_ONLY = frozenset({"read", "grep", "find", "ls"})
+
+
+def rules(
+    allow: tuple[str, ...] = (), deny: tuple[str, ...] = (), ask: tuple[str, ...] = ()
+) -> RuleSet:
+    return RuleSet.parse("test", allow=allow, ask=ask, deny=deny)
+
+
+class Log:
+    """A stand-in session log: `record` appends; `fail` makes it raise."""
+
+    def __init__(self) -> None:
+        self.entries: list[PermissionDetails] = []
+        self.fail: Exception | None = None
+
+    async def record(self, details: PermissionDetails) -> None:
+        if self.fail is not None:
+            raise self.fail
+        self.entries.append(details)
+
+
+async def asked(gate: RuleGate) -> str:
+    """The id of the first open question, once the gate has asked it."""
+    for _ in range(1000):
+        prompts = gate.pending.prompts()
+        if prompts:
+            return prompts[0].request_id
+        await asyncio.sleep(0)
+    raise AssertionError("the gate never asked")
