@@ -1,0 +1,176 @@
+"""ScriptedProvider: plays a script (or a recorded session) so demos and tests run with no key.
+
+Model strings: `scripted/demo` (the bundled `scripts/demo.json`), `scripted/<file.json>` (a
+script), `scripted/<file.jsonl>` (replay the assistant side of a recorded session).
+
+A script is JSON (see docs/SCRIPTED.md)::
+
+    {"name": "fix-add",
+     "steps": [
+       {"text": "Let me look.", "tool_calls": [{"name": "read", "input": {"path": "calc.py"}}]},
+       {"thinking": "optional", "text": "...", "delay": 0.5,
+        "expect": {"last_tool_result_contains": ["passed", "exit code 0"],
+                   "last_tool_is_error": false,
+                   "description": "the test run to pass"}}]}
+
+- Each provider call consumes the next step, in order; a step is one assistant reply (thinking,
+  then text, then tool calls). Its stop reason is `tool_use` when it has tool calls.
+- Tool call ids are `call_<step>_<n>`, both 0-based: the same script gives the same ids.
+- `expect` checks the newest tool result in the request. When it does not hold, the reply is
+  "[scripted demo] expected …, but the last tool result was: …" and the turn ends
+  (`end_turn`) instead of going on blindly; the step counts as played.
+- `last_tool_result_contains` is a string or a list of strings that must all occur.
+- After the last step every call answers "[scripted demo] script finished" and ends the turn.
+- Text streams in a few chunks; `delay` (seconds, default 0) is spread over them. Usage is
+  estimated at four characters a token so context gauges move; cost is zero.
+- A replayed session plays each recorded assistant message verbatim, ids included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+from shard_core.providers.script import (
+    ScriptStep,
+    demo_script,
+    load_script,
+    load_session_replies,
+    unmet,
+)
+from shard_core.types import (
+    AssistantMessage,
+    ContentBlock,
+    MessageDone,
+    ProviderRequest,
+    StreamEvent,
+    TextBlock,
+    TextDelta,
+    ThinkingBlock,
+    ThinkingDelta,
+    ToolCallBlock,
+    ToolCallDelta,
+    Usage,
+)
+
+PREFIX = "[scripted demo]"
+FINISHED = f"{PREFIX} script finished"
+DEFAULT_CONTEXT_WINDOW = 200_000
+_CHUNKS = 4
+_PIECE = re.compile(r"\S*\s*")
+
+
+class ScriptedProvider:
+    """Replies from a list of steps: `ScriptStep`s to build, or recorded messages to replay."""
+
+    name = "scripted"
+
+    def __init__(
+        self,
+        steps: Sequence[ScriptStep | AssistantMessage],
+        *,
+        model: str = "script",
+        context_window: int = DEFAULT_CONTEXT_WINDOW,
+    ) -> None:
+        self.model = model
+        self.context_window = context_window
+        self._steps = list(steps)
+        self._next = 0
+
+    @classmethod
+    def demo(cls, *, context_window: int = DEFAULT_CONTEXT_WINDOW) -> ScriptedProvider:
+        return cls(demo_script().steps, model="demo", context_window=context_window)
+
+    @classmethod
+    def from_file(
+        cls, path: str | Path, *, context_window: int = DEFAULT_CONTEXT_WINDOW
+    ) -> ScriptedProvider:
+        script = load_script(Path(path).expanduser())
+        return cls(script.steps, model=str(path), context_window=context_window)
+
+    @classmethod
+    def from_session(
+        cls, path: str | Path, *, context_window: int = DEFAULT_CONTEXT_WINDOW
+    ) -> ScriptedProvider:
+        replies = load_session_replies(Path(path).expanduser())
+        return cls(replies, model=str(path), context_window=context_window)
+
+    @property
+    def remaining(self) -> int:
+        """Steps not yet played."""
+        return len(self._steps) - self._next
+
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
+        # A resumed session (a restarted kernel) already holds the replies played before:
+        # continue after them instead of replaying the script from its start.
+        played = sum(isinstance(m, AssistantMessage) for m in request.messages)
+        index = self._next = max(self._next, played)
+        if index >= len(self._steps):
+            content: list[ContentBlock] = [TextBlock(text=FINISHED)]
+            delay = 0.0
+        else:
+            self._next += 1
+            content, delay = _play(self._steps[index], index, request)
+        deltas = [d for block in content for d in _deltas(block)]
+        pause = delay / len(deltas) if deltas else 0.0
+        for delta in deltas:
+            await asyncio.sleep(pause)  # also a cancellation point between chunks
+            yield delta
+        has_calls = any(isinstance(b, ToolCallBlock) for b in content)
+        usage = _estimate(request, content)
+        message = AssistantMessage(
+            content=content,
+            model=self.model,
+            stop_reason="tool_use" if has_calls else "end_turn",
+            usage=usage,
+        )
+        yield MessageDone(message=message, usage=usage)
+
+
+def _play(
+    step: ScriptStep | AssistantMessage, index: int, request: ProviderRequest
+) -> tuple[list[ContentBlock], float]:
+    """The content of step `index` (or the unmet-expectation note) and its delay."""
+    if isinstance(step, AssistantMessage):
+        return list(step.content), 0.0
+    if step.expect is not None and (why := unmet(step.expect, request.messages)) is not None:
+        return [TextBlock(text=f"{PREFIX} {why}")], 0.0
+    content: list[ContentBlock] = []
+    if step.thinking:
+        content.append(ThinkingBlock(thinking=step.thinking))
+    if step.text:
+        content.append(TextBlock(text=step.text))
+    for n, call in enumerate(step.tool_calls):
+        content.append(ToolCallBlock(id=f"call_{index}_{n}", name=call.name, input=call.input))
+    return content, step.delay
+
+
+def _deltas(block: ContentBlock) -> list[StreamEvent]:
+    if isinstance(block, TextBlock):
+        return [TextDelta(text=chunk) for chunk in _chunks(block.text)]
+    if isinstance(block, ThinkingBlock):
+        return [ThinkingDelta(text=chunk) for chunk in _chunks(block.thinking)]
+    if isinstance(block, ToolCallBlock):
+        arguments = json.dumps(block.input)
+        return [ToolCallDelta(id=block.id, name=block.name, partial_json=arguments)]
+    return []
+
+
+def _chunks(text: str) -> list[str]:
+    """About `_CHUNKS` word-aligned pieces that join back to `text`."""
+    pieces = [p for p in _PIECE.findall(text) if p]
+    size = max(1, math.ceil(len(pieces) / _CHUNKS))
+    return ["".join(pieces[i : i + size]) for i in range(0, len(pieces), size)]
+
+
+def _estimate(request: ProviderRequest, content: list[ContentBlock]) -> Usage:
+    """Four characters a token: rough, but it moves context gauges the way a model would."""
+    sent = sum(len(s.text) for s in request.system)
+    sent += sum(len(m.model_dump_json()) for m in request.messages)
+    sent += sum(len(t.model_dump_json()) for t in request.tools)
+    produced = sum(len(b.model_dump_json()) for b in content)
+    return Usage(input_tokens=sent // 4, output_tokens=max(1, produced // 4))
