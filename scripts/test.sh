@@ -12,6 +12,13 @@ PYTHON=${PYTHON:-python3}
 echo "== ruff"; .venv/bin/ruff check . && .venv/bin/ruff format --check .
 echo "== import-linter"; .venv/bin/lint-imports
 echo "== pyright"; .venv/bin/pyright
+echo "== front end (labextension: types from schema/, renderer tests)"
+if command -v npm >/dev/null 2>&1; then
+  (cd labextension && npm ci --no-audit --no-fund --loglevel=error && npm test)
+else
+  echo "npm is required for the front-end tests (apt-get install -y nodejs npm)" >&2
+  exit 1
+fi
 echo "== pytest"
 status=0
 .venv/bin/python -m pytest "$@" || status=$?

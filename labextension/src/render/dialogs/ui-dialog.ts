@@ -1,0 +1,132 @@
+// Dialogs an extension opens through the agent: select, confirm, input (and notify, which only
+// informs). Like the permission dialog it reports an answer and waits for ui_resolved.
+import { button, clear, h } from "../dom";
+import type { UiRequestEvent, UiResolvedEvent } from "../../wire";
+
+export type UiValue = string | boolean | null;
+
+export interface UiAnswer {
+  readonly requestId: string;
+  readonly value: UiValue;
+}
+
+const MAX_BUTTON_OPTIONS = 6;
+
+export class UiDialogView {
+  readonly el: HTMLElement;
+  private readonly actions: HTMLElement;
+  private readonly footer: HTMLElement;
+  private readonly controls: (HTMLButtonElement | HTMLInputElement | HTMLSelectElement)[] = [];
+
+  constructor(
+    readonly request: UiRequestEvent,
+    private readonly onAnswer: (answer: UiAnswer) => void,
+  ) {
+    this.actions = h("div", { class: "shard-dialog-actions" }, ...this.buildControls());
+    this.footer = h("div", { class: "shard-dialog-footer", attrs: { "aria-live": "polite" } });
+    this.el = h(
+      "section",
+      {
+        class: `shard-dialog shard-ui shard-ui-${request.ui}`,
+        attrs: { role: "dialog", "aria-label": request.title },
+      },
+      h("header", { class: "shard-dialog-title" }, request.title),
+      request.message ? h("p", { class: "shard-ui-message" }, request.message) : null,
+      request.ui === "notify" ? null : this.actions,
+      this.footer,
+    );
+  }
+
+  setResolved(resolved: UiResolvedEvent | null, stillPending = true): void {
+    if (resolved === null && stillPending) return;
+    this.actions.remove();
+    this.el.classList.add("shard-dialog-closed");
+    const text = resolved
+      ? `Answered: ${formatValue(resolved.value)} — by ${resolved.decided_by}`
+      : "No longer pending.";
+    this.setFooter(text, "shard-tone-success");
+  }
+
+  setBusy(busy: boolean): void {
+    for (const control of this.controls) control.disabled = busy;
+    if (busy) this.setFooter("Sending…", "shard-tone-info");
+  }
+
+  setError(message: string): void {
+    this.setBusy(false);
+    this.setFooter(message, "shard-tone-error");
+  }
+
+  private buildControls(): HTMLElement[] {
+    const r = this.request;
+    switch (r.ui) {
+      case "confirm":
+        return [
+          this.choice("Yes", true, r.default === "yes" || r.default === "true"),
+          this.choice("No", false, false),
+        ];
+      case "select":
+        return r.options.length <= MAX_BUTTON_OPTIONS
+          ? r.options.map((option) => this.choice(option, option, option === r.default))
+          : this.selectBox(r.options, r.default ?? null);
+      case "input":
+        return this.inputBox(r.default ?? "");
+      default:
+        return [];
+    }
+  }
+
+  private choice(label: string, value: UiValue, preferred: boolean): HTMLButtonElement {
+    const b = button(label, () => this.answer(value), preferred ? "shard-button-primary" : "");
+    this.controls.push(b);
+    return b;
+  }
+
+  private selectBox(options: readonly string[], preferred: string | null): HTMLElement[] {
+    const select = h("select", {
+      class: "shard-input",
+      attrs: { "aria-label": this.request.title },
+    });
+    for (const option of options) {
+      const element = h("option", null, option);
+      element.value = option;
+      element.selected = option === preferred;
+      select.appendChild(element);
+    }
+    const ok = button("OK", () => this.answer(select.value), "shard-button-primary");
+    this.controls.push(select, ok);
+    return [select, ok];
+  }
+
+  private inputBox(initial: string): HTMLElement[] {
+    const input = h("input", {
+      class: "shard-input",
+      attrs: { type: "text", "aria-label": this.request.title },
+    });
+    input.value = initial;
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") this.answer(input.value);
+    });
+    const ok = button("Submit", () => this.answer(input.value), "shard-button-primary");
+    this.controls.push(input, ok);
+    return [input, ok];
+  }
+
+  private answer(value: UiValue): void {
+    if (this.controls.some((c) => c.disabled)) return;
+    this.setBusy(true);
+    this.onAnswer({ requestId: this.request.request_id, value });
+  }
+
+  private setFooter(text: string, toneClass: string): void {
+    clear(this.footer);
+    this.footer.className = `shard-dialog-footer ${toneClass}`;
+    this.footer.textContent = text;
+  }
+}
+
+function formatValue(value: UiValue): string {
+  if (value === true) return "yes";
+  if (value === false) return "no";
+  return value ?? "(none)";
+}

@@ -1,0 +1,80 @@
+// Commands the browser sends to the kernel side, in the protocol's command shape
+// (schema/command.json); the Python widget validates them with the same pydantic models.
+import type { PermissionResponseCommand, UiResponseCommand } from "../wire";
+import type { PermissionAnswer, UiAnswer } from "../render/index";
+import type { WidgetModel } from "./model";
+import { getString } from "./model";
+
+export interface AbortMessage {
+  readonly type: "abort";
+  readonly id: string;
+}
+export interface SteerMessage {
+  readonly type: "steer";
+  readonly id: string;
+  readonly text: string;
+}
+export interface SetModeMessage {
+  readonly type: "set_mode";
+  readonly id: string;
+  readonly mode: string;
+}
+type WithId<T> = T & { readonly id: string };
+export type OutgoingCommand =
+  | WithId<PermissionResponseCommand>
+  | WithId<UiResponseCommand>
+  | AbortMessage
+  | SteerMessage
+  | SetModeMessage;
+
+const PAGE_CLIENT_ID = `widget-${randomId()}`;
+let counter = 0;
+
+function randomId(): string {
+  const bytes = new Uint8Array(6);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The id this browser answers as: the `client_id` trait when the host set one. */
+export function clientId(model: WidgetModel): string {
+  return getString(model, "client_id") || PAGE_CLIENT_ID;
+}
+
+export function nextCommandId(): string {
+  counter += 1;
+  return `${PAGE_CLIENT_ID}-${counter}`;
+}
+
+export function permissionResponse(
+  model: WidgetModel,
+  answer: PermissionAnswer,
+): WithId<PermissionResponseCommand> {
+  return {
+    type: "permission_response",
+    id: nextCommandId(),
+    request_id: answer.requestId,
+    decision: answer.decision,
+    client_id: clientId(model),
+    reason: answer.reason,
+    rule: answer.rule,
+  };
+}
+
+export function uiResponse(model: WidgetModel, answer: UiAnswer): WithId<UiResponseCommand> {
+  return {
+    type: "ui_response",
+    id: nextCommandId(),
+    request_id: answer.requestId,
+    value: answer.value,
+    client_id: clientId(model),
+  };
+}
+
+export const abort = (): AbortMessage => ({ type: "abort", id: nextCommandId() });
+export const steer = (text: string): SteerMessage => ({ type: "steer", id: nextCommandId(), text });
+export const setMode = (mode: string): SetModeMessage => ({
+  type: "set_mode",
+  id: nextCommandId(),
+  mode,
+});

@@ -1,0 +1,92 @@
+// A tool card: name, a one-line preview of the input (the whole input one click away), status,
+// and the result — its render descriptors, else its text and images.
+import { h } from "../render/dom";
+import { isRecord, isString } from "../render/guards";
+import { jsonText, renderJson } from "../render/json-text";
+import { renderDescriptors } from "../render/descriptors/index";
+import type { ToolItem, ToolStatus } from "./transcript-items";
+
+const STATUS_TEXT: Readonly<Record<ToolStatus, string>> = {
+  streaming: "preparing…",
+  running: "running…",
+  awaiting_permission: "awaiting permission",
+  done: "done",
+  error: "error",
+  denied: "denied",
+  aborted: "aborted",
+};
+const PREVIEW_CHARS = 120;
+const MAX_TEXT_CHARS = 20_000;
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+export function renderToolCard(item: ToolItem): HTMLElement {
+  const input = item.input ?? item.inputText;
+  const header = h(
+    "div",
+    { class: "shard-tool-header" },
+    h("span", { class: "shard-tool-name" }, item.name || "tool"),
+    h("span", { class: "shard-tool-preview" }, preview(item.input, item.inputText)),
+    item.readOnly ? h("span", { class: "shard-badge" }, "read-only") : null,
+    h("span", { class: `shard-tool-status shard-tool-${item.status}` }, STATUS_TEXT[item.status]),
+  );
+  const details = h(
+    "details",
+    { class: "shard-tool-input" },
+    h("summary", null, "Input"),
+    typeof input === "string" ? h("pre", { class: "shard-json" }, input) : renderJson(input),
+  );
+  const card = h("div", { class: `shard-tool shard-tool-is-${item.status}` }, header, details);
+  if (item.result) card.appendChild(renderResult(item));
+  return card;
+}
+
+function renderResult(item: ToolItem): HTMLElement {
+  const result = item.result;
+  const body = h("div", {
+    class: result?.is_error ? "shard-tool-result shard-tool-result-error" : "shard-tool-result",
+  });
+  if (!result) return body;
+  if (Array.isArray(result.render) && result.render.length > 0) {
+    body.appendChild(renderDescriptors(result.render));
+    return body;
+  }
+  for (const block of Array.isArray(result.content) ? result.content : []) {
+    const node = renderContentBlock(block);
+    if (node) body.appendChild(node);
+  }
+  return body;
+}
+
+function renderContentBlock(block: unknown): HTMLElement | null {
+  if (!isRecord(block)) return null;
+  if (block["type"] === "text" && isString(block["text"])) {
+    const text = block["text"];
+    const shown =
+      text.length > MAX_TEXT_CHARS
+        ? `${text.slice(0, MAX_TEXT_CHARS)}\n… (${text.length - MAX_TEXT_CHARS} more characters)`
+        : text;
+    return h("pre", { class: "shard-text-plain" }, shown);
+  }
+  if (block["type"] === "image" && isString(block["data"]) && isString(block["media_type"])) {
+    return renderImage(block["media_type"], block["data"]);
+  }
+  return null;
+}
+
+/** Only raster types, only base64 data: a tool's image can never be SVG or a remote URL. */
+function renderImage(mediaType: string, data: string): HTMLElement | null {
+  if (!IMAGE_TYPES.includes(mediaType) || !/^[A-Za-z0-9+/]+={0,2}$/.test(data)) return null;
+  const img = h("img", { class: "shard-tool-image", attrs: { alt: "image returned by the tool" } });
+  img.src = `data:${mediaType};base64,${data}`;
+  return img;
+}
+
+function preview(input: Readonly<Record<string, unknown>> | null, streamed: string): string {
+  let text = streamed;
+  if (input) {
+    const first = Object.values(input).find(isString);
+    text = first ?? jsonText(input);
+  }
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS)}…` : line;
+}

@@ -1,0 +1,328 @@
+// Events → what the transcript shows: prompts, assistant bubbles (streamed deltas, then the
+// completed message), tool cards, permission and ui dialogs, notices. Pure; each item carries a
+// `sig` that changes exactly when its rendering must, so the view re-renders only those.
+import { isFiniteNumber, isRecord, isString } from "../render/guards";
+import type {
+  Event,
+  PermissionRequestEvent,
+  PermissionResolvedEvent,
+  ToolResult,
+  UiRequestEvent,
+  UiResolvedEvent,
+} from "../wire";
+
+export type Tone = "info" | "warn" | "error" | "success";
+export type ToolStatus =
+  "streaming" | "running" | "awaiting_permission" | "done" | "error" | "denied" | "aborted";
+
+interface Base {
+  readonly key: string;
+  sig: string;
+}
+export interface UserItem extends Base {
+  readonly kind: "user";
+  text: string;
+}
+export interface AssistantItem extends Base {
+  readonly kind: "assistant";
+  readonly turnId: string;
+  text: string;
+  thinking: string;
+  streaming: boolean;
+}
+export interface ToolItem extends Base {
+  readonly kind: "tool";
+  readonly id: string;
+  turnId: string;
+  name: string;
+  input: Readonly<Record<string, unknown>> | null;
+  inputText: string;
+  readOnly: boolean;
+  result: ToolResult | null;
+  status: ToolStatus;
+}
+export interface PermissionItem extends Base {
+  readonly kind: "permission";
+  readonly request: PermissionRequestEvent;
+  resolved: PermissionResolvedEvent | null;
+  open: boolean;
+}
+export interface UiItem extends Base {
+  readonly kind: "ui";
+  readonly request: UiRequestEvent;
+  resolved: UiResolvedEvent | null;
+  open: boolean;
+}
+export interface NoticeItem extends Base {
+  readonly kind: "notice";
+  readonly tone: Tone;
+  readonly text: string;
+}
+export type Item = UserItem | AssistantItem | ToolItem | PermissionItem | UiItem | NoticeItem;
+
+export interface Pending {
+  readonly permissions: readonly PermissionRequestEvent[];
+  readonly ui: readonly UiRequestEvent[];
+}
+
+/** Events are trusted to match schema/event.json once they pass this cheap check. */
+export function isEventLike(value: unknown): value is Event {
+  return isRecord(value) && isString(value["type"]) && isFiniteNumber(value["seq"]);
+}
+
+export function deriveItems(events: readonly unknown[], pending: Pending): Item[] {
+  const builder = new ItemBuilder();
+  for (const event of events) if (isEventLike(event)) builder.add(event);
+  return builder.finish(pending);
+}
+
+class ItemBuilder {
+  private readonly items: Item[] = [];
+  private readonly byKey = new Map<string, Item>();
+  private readonly streaming = new Map<string, AssistantItem>();
+  private readonly denied = new Set<string>();
+
+  add(e: Event): void {
+    switch (e.type) {
+      case "turn_start":
+        return void this.put({
+          kind: "user",
+          key: `user:${e.turn_id}`,
+          sig: `${e.seq}`,
+          text: e.prompt,
+        });
+      case "message_delta":
+        return this.delta(e.turn_id, e.channel, e.delta, e.tool_call_id, e.seq);
+      case "message_complete":
+        return this.complete(e.turn_id, e.message.content, e.seq);
+      case "tool_call": {
+        const tool = this.tool(e.call.id, e.turn_id, e.seq);
+        Object.assign(tool, { name: e.call.name, input: e.call.input, readOnly: e.read_only });
+        if (tool.status === "streaming") tool.status = "running";
+        return;
+      }
+      case "tool_result": {
+        const tool = this.tool(e.tool_call_id, e.turn_id, e.seq);
+        tool.name ||= e.name;
+        tool.result = e.result;
+        tool.status = this.denied.has(e.tool_call_id)
+          ? "denied"
+          : e.result.is_error
+            ? "error"
+            : "done";
+        return;
+      }
+      case "permission_request":
+        return this.permissionRequest(e);
+      case "permission_resolved":
+        return this.permissionResolved(e);
+      case "ui_request":
+        return void this.put({
+          kind: "ui",
+          key: `ui:${e.request_id}`,
+          sig: `${e.seq}`,
+          request: e,
+          resolved: null,
+          open: false,
+        });
+      case "ui_resolved": {
+        const item = this.byKey.get(`ui:${e.request_id}`);
+        if (item?.kind === "ui") Object.assign(item, { resolved: e, sig: `${item.sig},${e.seq}` });
+        return;
+      }
+      case "turn_end":
+        return this.turnEnd(e.turn_id, e.reason, e.error ?? null, e.seq);
+      case "compaction":
+        return this.notice(
+          e.seq,
+          "info",
+          `Context compacted (${e.reason}): ${e.tokens_before} → ${e.tokens_after} tokens, ${e.entries_folded} entries folded by ${e.compactor}.`,
+        );
+      case "restarted":
+        return this.notice(
+          e.seq,
+          "warn",
+          `Agent restarted and reloaded ${e.entries} entries.${e.lost.length ? ` Lost: ${e.lost.join(", ")}.` : ""}`,
+        );
+      case "error":
+        return this.notice(
+          e.seq,
+          "error",
+          `${e.code}: ${e.message}${e.retryable ? " (retryable)" : ""}`,
+        );
+      default:
+        return; // usage and status feed the header and usage line; unknown types are ignored
+    }
+  }
+
+  finish(pending: Pending): Item[] {
+    const openPermissions = new Set(pending.permissions.map((p) => p.request_id));
+    const openUi = new Set(pending.ui.map((p) => p.request_id));
+    for (const request of pending.permissions) {
+      if (!this.byKey.has(`perm:${request.request_id}`)) this.permissionRequest(request);
+    }
+    for (const request of pending.ui) {
+      const key = `ui:${request.request_id}`;
+      if (!this.byKey.has(key))
+        this.put({ kind: "ui", key, sig: `${request.seq}`, request, resolved: null, open: false });
+    }
+    for (const item of this.items) {
+      if (item.kind === "permission" || item.kind === "ui") {
+        const ids = item.kind === "permission" ? openPermissions : openUi;
+        item.open = item.resolved === null && ids.has(item.request.request_id);
+        item.sig += item.open ? ":open" : ":closed";
+      } else if (item.kind === "assistant" || item.kind === "tool") {
+        item.sig += `:${item.kind === "tool" ? item.status : String(item.streaming)}`;
+      }
+    }
+    return this.items;
+  }
+
+  private put<T extends Item>(item: T): T {
+    const existing = this.byKey.get(item.key);
+    if (existing) {
+      Object.assign(existing, item, { sig: `${existing.sig},${item.sig}` });
+      return existing as T;
+    }
+    this.items.push(item);
+    this.byKey.set(item.key, item);
+    return item;
+  }
+
+  private delta(
+    turnId: string,
+    channel: string,
+    text: string,
+    toolCallId: string | null,
+    seq: number,
+  ): void {
+    if (channel === "tool_call") {
+      if (!toolCallId) return;
+      const tool = this.tool(toolCallId, turnId, seq);
+      tool.inputText += text;
+      tool.sig += `.${text.length}`;
+      return;
+    }
+    let item = this.streaming.get(turnId);
+    if (!item) {
+      item = this.put({
+        kind: "assistant",
+        key: `assistant:${seq}`,
+        sig: "",
+        turnId,
+        text: "",
+        thinking: "",
+        streaming: true,
+      });
+      this.streaming.set(turnId, item);
+    }
+    if (channel === "thinking") item.thinking += text;
+    else item.text += text;
+    item.sig += `${seq}.${text.length},`;
+  }
+
+  private complete(turnId: string, content: readonly unknown[], seq: number): void {
+    let text = "";
+    let thinking = "";
+    for (const block of content) {
+      if (!isRecord(block)) continue;
+      if (block["type"] === "text" && isString(block["text"])) text += block["text"];
+      if (block["type"] === "thinking" && isString(block["thinking"]))
+        thinking += block["thinking"];
+    }
+    const item = this.streaming.get(turnId);
+    this.streaming.delete(turnId);
+    if (item) {
+      Object.assign(item, { text, thinking, streaming: false, sig: `${item.sig}${seq}` });
+    } else if (text || thinking) {
+      this.put({
+        kind: "assistant",
+        key: `assistant:${seq}`,
+        sig: `${seq}`,
+        turnId,
+        text,
+        thinking,
+        streaming: false,
+      });
+    }
+  }
+
+  private tool(id: string, turnId: string, seq: number): ToolItem {
+    const key = `tool:${id}`;
+    const existing = this.byKey.get(key);
+    if (existing?.kind === "tool") {
+      existing.sig += `,${seq}`;
+      return existing;
+    }
+    const item: ToolItem = {
+      kind: "tool",
+      key,
+      sig: `${seq}`,
+      id,
+      turnId,
+      name: "",
+      input: null,
+      inputText: "",
+      readOnly: false,
+      result: null,
+      status: "streaming",
+    };
+    return this.put(item);
+  }
+
+  private permissionRequest(e: PermissionRequestEvent): void {
+    this.put({
+      kind: "permission",
+      key: `perm:${e.request_id}`,
+      sig: `${e.seq}`,
+      request: e,
+      resolved: null,
+      open: false,
+    });
+    const tool = e.tool_call_id ? this.byKey.get(`tool:${e.tool_call_id}`) : undefined;
+    if (tool?.kind === "tool" && tool.result === null) {
+      tool.status = "awaiting_permission";
+      tool.sig += `,${e.seq}`;
+    }
+  }
+
+  private permissionResolved(e: PermissionResolvedEvent): void {
+    const item = this.byKey.get(`perm:${e.request_id}`);
+    if (item?.kind !== "permission") return;
+    Object.assign(item, { resolved: e, sig: `${item.sig},${e.seq}` });
+    const toolId = item.request.tool_call_id;
+    const tool = toolId ? this.byKey.get(`tool:${toolId}`) : undefined;
+    if (!toolId || tool?.kind !== "tool" || tool.result !== null) return;
+    if (e.decision === "deny") this.denied.add(toolId);
+    tool.status = e.decision === "deny" ? "denied" : "running";
+    tool.sig += `,${e.seq}`;
+  }
+
+  private turnEnd(turnId: string, reason: string, error: string | null, seq: number): void {
+    const item = this.streaming.get(turnId);
+    if (item) {
+      item.streaming = false;
+      item.sig += `${seq}`;
+      this.streaming.delete(turnId);
+    }
+    for (const tool of this.items) {
+      if (
+        tool.kind === "tool" &&
+        tool.turnId === turnId &&
+        tool.result === null &&
+        tool.status !== "denied"
+      ) {
+        tool.status = "aborted";
+        tool.sig += `,${seq}`;
+      }
+    }
+    if (reason !== "completed") {
+      const tone: Tone = reason === "error" ? "error" : "warn";
+      this.notice(seq, tone, `Turn ended: ${reason}${error ? ` — ${error}` : ""}`);
+    }
+  }
+
+  private notice(seq: number, tone: Tone, text: string): void {
+    this.put({ kind: "notice", key: `notice:${seq}`, sig: `${seq}`, tone, text });
+  }
+}

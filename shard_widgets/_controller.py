@@ -1,0 +1,43 @@
+"""What a widget's answers and controls are delivered to: an agent, in-process or behind a kernel.
+
+The widget does not know which. The SDK implements `AgentController` on an in-process session;
+a kernel client implements it by sending the same commands over the `shard` comm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from typing import Literal, Protocol, TypeAlias
+
+from shard_core.protocol import CommandReply
+
+PermissionDecision: TypeAlias = Literal["allow", "allow_always", "deny"]
+UiValue: TypeAlias = str | bool | None
+
+Outcome: TypeAlias = CommandReply | bool | None
+"""None or True: accepted; False: refused; a CommandReply: sent back as it is."""
+
+ControllerResult: TypeAlias = Outcome | Awaitable[Outcome]
+"""An awaitable result is awaited on the running event loop, then replied."""
+
+
+class AgentController(Protocol):
+    def respond_permission(
+        self,
+        request_id: str,
+        decision: PermissionDecision,
+        *,
+        client_id: str,
+        rule: str | None,
+        reason: str | None,
+    ) -> ControllerResult: ...
+
+    def respond_ui(
+        self, request_id: str, value: UiValue, *, client_id: str
+    ) -> ControllerResult: ...
+
+    def abort(self) -> ControllerResult: ...
+
+    def steer(self, text: str) -> ControllerResult: ...
+
+    def set_mode(self, mode: str) -> ControllerResult: ...

@@ -1,0 +1,179 @@
+"""AgentWidget: one agent's transcript, permission and ui dialogs, mode, status and usage.
+
+The host (the SDK in-process, or a kernel client) feeds it protocol events with `push`; what a
+person does in the browser comes back as protocol commands, validated here and handed to the
+`controller`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import traitlets
+from pydantic import BaseModel
+
+from shard_core.protocol import (
+    AbortCommand,
+    Command,
+    PermissionResponseCommand,
+    SetModeCommand,
+    SnapshotReply,
+    SteerCommand,
+    UiResponseCommand,
+)
+from shard_widgets import _bundle
+from shard_widgets._base import ShardWidget
+from shard_widgets._controller import AgentController, ControllerResult
+from shard_widgets._messages import MessageError, parse_command
+from shard_widgets._transcript import DEFAULT_MAX_EVENTS, EventDict, Transcript, normalize
+
+DEFAULT_MODES = ("build", "plan")
+TRAIT_ONLY = frozenset({"status", "usage"})
+"""Event types kept only as the latest value in their traits, not in the transcript."""
+
+
+class AgentWidget(ShardWidget):
+    _esm = _bundle.esm("agent-widget.js")
+
+    events = traitlets.List(
+        help="the transcript: event dicts by seq, bounded, no status/usage"
+    ).tag(sync=True)
+    pending = traitlets.List(help="open permission_request events").tag(sync=True)
+    pending_ui = traitlets.List(help="open ui_request events").tag(sync=True)
+    status = traitlets.Unicode("idle").tag(sync=True)
+    mode = traitlets.Unicode("").tag(sync=True)
+    modes = traitlets.List(traitlets.Unicode(), default_value=list(DEFAULT_MODES)).tag(sync=True)
+    model = traitlets.Unicode("").tag(sync=True)
+    demo = traitlets.Bool(False).tag(sync=True)
+    usage = traitlets.Dict(help="the latest usage event's figures").tag(sync=True)
+
+    def __init__(
+        self,
+        controller: AgentController | None = None,
+        *,
+        max_events: int = DEFAULT_MAX_EVENTS,
+        **kwargs: Any,
+    ) -> None:
+        self._max_events = max_events  # read by the events validator during super().__init__
+        super().__init__(**kwargs)
+        self.controller = controller
+        self._transcript = Transcript(self.events, max_events)
+        self._latest_seq: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ events in
+    def push(self, event: BaseModel | EventDict) -> None:
+        """Adds one event; a `message_delta` extends the streaming text it continues."""
+        self.push_many([event])
+
+    def push_many(self, events: Sequence[BaseModel | EventDict]) -> None:
+        fresh = [e for e in map(normalize, events) if e is not None]
+        if not fresh:
+            return
+        ops = self._transcript.extend([e for e in fresh if e["type"] not in TRAIT_ONLY])
+        if ops.reset:
+            self.send_state("events")  # changed in place, so traitlets saw nothing
+        for message in ops.messages(self._transcript.max_events):
+            self.send(message)
+        with self.hold_sync():
+            for event in fresh:
+                if event["type"] in TRAIT_ONLY:
+                    self._apply_latest(event)
+            for event in ops.accepted:
+                self._track(event)
+
+    def apply_snapshot(self, snapshot: SnapshotReply | dict[str, Any]) -> None:
+        """A page of events from an attach or sync answer, then its state (which wins)."""
+        snap = (
+            snapshot
+            if isinstance(snapshot, SnapshotReply)
+            else SnapshotReply.model_validate(snapshot)
+        )
+        self.push_many(snap.events)
+        with self.hold_sync():
+            self.status, self.mode, self.model = snap.status, snap.mode, snap.model
+            self.pending = [p.model_dump(mode="json") for p in snap.pending_permissions]
+            self.pending_ui = [p.model_dump(mode="json") for p in snap.pending_ui]
+
+    def clear(self) -> None:
+        self.events = []
+        self.pending, self.pending_ui = [], []
+
+    @traitlets.validate("events")
+    def _validate_events(self, proposal: dict[str, Any]) -> list[EventDict]:
+        # Every assignment (even of an equal list) stores a new object: rebind the transcript.
+        events = sorted(
+            (e for e in map(normalize, proposal["value"]) if e and e["type"] not in TRAIT_ONLY),
+            key=lambda e: int(e["seq"]),
+        )[-getattr(self, "_max_events", DEFAULT_MAX_EVENTS) :]
+        transcript: Transcript | None = getattr(self, "_transcript", None)
+        if transcript is not None:
+            transcript.rebind(events)
+        return events
+
+    def _apply_latest(self, event: EventDict) -> None:
+        # status and usage replace each other: a replayed older one must not win
+        if event["seq"] <= self._latest_seq.get(event["type"], -1):
+            return
+        self._latest_seq[event["type"]] = event["seq"]
+        if event["type"] == "status":
+            self.status, self.mode, self.model = event["status"], event["mode"], event["model"]
+            self.demo = event["demo"]
+        else:
+            self.usage = {
+                k: v for k, v in event.items() if k not in ("type", "agent_id", "seq", "ts")
+            }
+
+    def _track(self, event: EventDict) -> None:
+        kind = event["type"]
+        if kind == "permission_request":
+            self.pending = [*_without(self.pending, event["request_id"]), event]
+        elif kind == "permission_resolved":
+            self.pending = _without(self.pending, event["request_id"])
+        elif kind == "ui_request" and event["ui"] != "notify":
+            self.pending_ui = [*_without(self.pending_ui, event["request_id"]), event]
+        elif kind == "ui_resolved":
+            self.pending_ui = _without(self.pending_ui, event["request_id"])
+        elif kind == "restarted":
+            self.pending, self.pending_ui = [], []  # the old process's questions died with it
+
+    # ------------------------------------------------------------------ commands out
+    def _handle(self, content: dict[str, Any]) -> tuple[str, str | None, ControllerResult]:
+        command = parse_command(content)
+        if self.controller is None:
+            raise MessageError(
+                "no agent is attached to this widget", command=command.type, command_id=command.id
+            )
+        return command.type, command.id, self._dispatch(self.controller, command)
+
+    @staticmethod
+    def _dispatch(controller: AgentController, command: Command) -> ControllerResult:
+        match command:
+            case PermissionResponseCommand():
+                return controller.respond_permission(
+                    command.request_id,
+                    command.decision,
+                    client_id=command.client_id,
+                    rule=command.rule,
+                    reason=command.reason,
+                )
+            case UiResponseCommand():
+                return controller.respond_ui(
+                    command.request_id, command.value, client_id=command.client_id
+                )
+            case AbortCommand():
+                return controller.abort()
+            case SteerCommand():
+                return controller.steer(command.text)
+            case SetModeCommand():
+                return controller.set_mode(command.mode)
+            case _:
+                raise MessageError(
+                    f"{command.type} is not sent through this widget",
+                    command=command.type,
+                    command_id=command.id,
+                )
+
+
+def _without(requests: list[EventDict], request_id: str) -> list[EventDict]:
+    return [r for r in requests if r.get("request_id") != request_id]

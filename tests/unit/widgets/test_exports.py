@@ -1,0 +1,20 @@
+"""shard_widgets' public names, pinned."""
+
+from __future__ import annotations
+
+import shard_widgets
+
+
+def test_public_names() -> None:
+    assert sorted(shard_widgets.__all__) == [
+        "AgentController",
+        "AgentDashboard",
+        "AgentWidget",
+        "ControllerResult",
+        "DashboardMessage",
+        "Outcome",
+        "PermissionDialog",
+        "__version__",
+    ]
+    for name in shard_widgets.__all__:
+        assert getattr(shard_widgets, name) is not None
