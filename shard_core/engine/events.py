@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -18,6 +19,8 @@ class EventStream:
         self.agent_id = agent_id
         self._next = start_seq
         self._handlers: list[Callable[[Event], None]] = []
+        self._queue: deque[Event] = deque()
+        self._delivering = False
 
     @property
     def last_seq(self) -> int:
@@ -28,8 +31,18 @@ class EventStream:
         return lambda: self._handlers.remove(handler) if handler in self._handlers else None
 
     def publish(self, event: Event) -> None:
-        for handler in list(self._handlers):
-            handler(event)
+        """Deliver in seq order even when a handler emits: nested events wait their turn."""
+        self._queue.append(event)
+        if self._delivering:
+            return
+        self._delivering = True
+        try:
+            while self._queue:
+                current = self._queue.popleft()
+                for handler in list(self._handlers):
+                    handler(current)
+        finally:
+            self._delivering = False
 
     def emit(self, cls: type[E], **fields: Any) -> E:
         """Build an event of type `cls` with the next seq and publish it."""

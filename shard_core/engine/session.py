@@ -22,8 +22,9 @@ from shard_core.contracts import (
     PermissionGate,
     Provider,
 )
+from shard_core.engine.compaction import live_context
 from shard_core.engine.events import EventStream
-from shard_core.engine.projection import live_window
+from shard_core.engine.projection import Projector
 from shard_core.engine.prompt import assemble
 from shard_core.engine.registry import ToolRegistryImpl
 from shard_core.engine.retry import RetryPolicy
@@ -35,6 +36,8 @@ from shard_core.protocol.events import (
     CompactionEvent,
     ErrorEvent,
     Event,
+    PermissionRequestEvent,
+    PermissionResolvedEvent,
     StatusEvent,
     TurnEndEvent,
     TurnEndReason,
@@ -47,7 +50,6 @@ from shard_core.types import (
     MessageDetails,
     MessageEntry,
     ModeCheckpoint,
-    SessionEntry,
     SystemSection,
     TextBlock,
     ToolResultEntry,
@@ -100,6 +102,10 @@ class AgentSession:
         self._turn_task: asyncio.Task[TurnEndEvent] | None = None
         self._abort_requested = False
         self._cancel = asyncio.Event()
+        self._asking: set[str] = set()
+        self.projector = Projector()
+        self.known_contexts: set[tuple[str, str]] = set()
+        self.events.subscribe(self._track_asks)
 
     # ------------------------------------------------------------ public API
 
@@ -173,9 +179,8 @@ class AgentSession:
         return ModeContext(branch=self.store.branch())
 
     def system_sections(self) -> list[SystemSection]:
-        compaction, _ = self._window()
+        summary, _ = live_context(self.store.branch())
         mode_section = self.modes[self.mode].prompt_section(self.mode_context())
-        summary = compaction.details.summary if compaction else None
         return assemble(self.stable_sections, mode_section, summary)
 
     async def compact(self, reason: str = "manual") -> CompactionEvent | None:
@@ -308,8 +313,15 @@ class AgentSession:
 
     # ------------------------------------------------------------ helpers
 
-    def _window(self) -> tuple[CompactionEntry | None, list[SessionEntry]]:
-        return live_window(self.store.branch())
+    def _track_asks(self, event: Event) -> None:
+        """While a permission question is open the agent is waiting, not streaming."""
+        if isinstance(event, PermissionRequestEvent):
+            self._asking.add(event.request_id)
+            self._emit_status("waiting_for_permission")
+        elif isinstance(event, PermissionResolvedEvent) and event.request_id in self._asking:
+            self._asking.discard(event.request_id)
+            if not self._asking and self.running:
+                self._emit_status("streaming")
 
     def _emit_status(self, status: AgentStatus, message: str | None = None) -> StatusEvent:
         self.status = status

@@ -113,6 +113,7 @@ class SessionStore:
         self._lock = _WriterLock(path)
         self._fd: int | None = None
         self.leaf_id: str | None = entries[-1].id if entries else None
+        self._branch: tuple[str | None, list[SessionEntry]] = (None, [])
 
     # ------------------------------------------------------------ lifecycle
 
@@ -222,8 +223,11 @@ class SessionStore:
 
     def branch(self, leaf_id: str | None = None) -> list[SessionEntry]:
         """The chain from the root to `leaf_id` (default the active leaf), oldest first."""
+        target = leaf_id or self.leaf_id
+        if target is not None and self._branch[0] == target:
+            return list(self._branch[1])
         chain: list[SessionEntry] = []
-        cursor = leaf_id or self.leaf_id
+        cursor = target
         seen: set[str] = set()
         while cursor is not None and cursor not in seen:
             seen.add(cursor)
@@ -233,7 +237,8 @@ class SessionStore:
             chain.append(entry)
             cursor = entry.parent_id
         chain.reverse()
-        return chain
+        self._branch = (target, chain)
+        return list(chain)
 
     def __iter__(self) -> Iterator[SessionEntry]:
         return iter(self.entries)
@@ -261,6 +266,9 @@ class SessionStore:
             raise SessionError(f"short write to {self.path}: {written} of {len(data)} bytes")
         self.entries.append(entry)
         self._by_id[entry.id] = entry
+        cached_leaf, chain = self._branch
+        if cached_leaf is not None and entry.parent_id == cached_leaf:
+            self._branch = (entry.id, [*chain, entry])
 
     def sync(self) -> None:
         """Make everything appended so far durable (fsync); called at turn end."""

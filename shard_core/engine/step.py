@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING
 
 from shard_core.contracts import PermissionQuery, ToolContext, tool_spec
-from shard_core.engine.projection import live_window, to_messages
+from shard_core.engine.compaction import live_context
 from shard_core.engine.prompt import system_hash, tools_hash
 from shard_core.protocol.events import (
     MessageCompleteEvent,
@@ -55,9 +55,9 @@ class StepRunner:
         s = self.session
         specs = [tool_spec(t) for t in s.modes[s.mode].filter_tools(s.tools.tools())]
         system = s.system_sections()
-        _, kept = live_window(s.store.branch())
+        _, kept = live_context(s.store.branch())
         request = ProviderRequest(
-            model=s.provider.model, system=system, messages=to_messages(kept), tools=specs
+            model=s.provider.model, system=system, messages=s.projector.messages(kept), tools=specs
         )
         record = self._record_context(system, specs)
         message, usage = await self._with_retry(request)
@@ -84,12 +84,14 @@ class StepRunner:
         """Log the system prompt and tool set the first time each combination is used."""
         s = self.session
         sys_hash, tool_hash = system_hash(system), tools_hash(specs)
-        known = {
-            (e.details.system_hash, e.details.tools_hash)
-            for e in s.store.entries
-            if isinstance(e, CheckpointEntry) and isinstance(e.details, ContextCheckpoint)
-        }
-        if (sys_hash, tool_hash) not in known:
+        if not s.known_contexts:
+            s.known_contexts.update(
+                (e.details.system_hash, e.details.tools_hash)
+                for e in s.store.entries
+                if isinstance(e, CheckpointEntry) and isinstance(e.details, ContextCheckpoint)
+            )
+        if (sys_hash, tool_hash) not in s.known_contexts:
+            s.known_contexts.add((sys_hash, tool_hash))
             s.store.append(
                 CheckpointEntry,
                 ContextCheckpoint(

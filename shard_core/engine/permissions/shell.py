@@ -101,6 +101,8 @@ _TEXT_HOLDERS = frozenset({"heredoc_body", "string", "translated_string", "comme
 _BLANK = re.compile(rb"(?:\s|\\\r?\n)*")
 # Each bash -c / heredoc level is parsed again; legitimate commands never nest this deep.
 _MAX_DEPTH = 8
+_MAX_NESTING = 120  # syntax-tree levels; real commands stay far below
+_TOO_DEEP = "command nests too deeply to analyse"
 
 
 @dataclass
@@ -138,7 +140,7 @@ def _analyze(command: str, depth: int, origin: str) -> ShellAnalysis:
     try:
         walker.visit_children(root, origin)
     except RecursionError:
-        walker.problems.append("command nests too deeply to analyse")
+        walker.problems.append(_TOO_DEEP)
     problems = tuple(dict.fromkeys(([error] if error else []) + walker.problems))
     return ShellAnalysis(tuple(walker.commands), not problems, problems)
 
@@ -233,6 +235,7 @@ class _Walker:
         self.depth = depth
         self.commands: list[SimpleCommand] = []
         self.problems: list[str] = []
+        self.nesting = 0
 
     def text(self, node: Node, end: int | None = None) -> str:
         return self.source[node.start_byte : end or node.end_byte].decode("utf-8", "replace")
@@ -242,6 +245,18 @@ class _Walker:
             self.visit(child, origin)
 
     def visit(self, node: Node, origin: str) -> None:
+        # An explicit bound: the interpreter's recursion limit varies (test tools raise it).
+        if self.nesting >= _MAX_NESTING:
+            if _TOO_DEEP not in self.problems:
+                self.problems.append(_TOO_DEEP)
+            return
+        self.nesting += 1
+        try:
+            self._visit(node, origin)
+        finally:
+            self.nesting -= 1
+
+    def _visit(self, node: Node, origin: str) -> None:
         match node.type:
             case "command":
                 self._command(node, origin)

@@ -1,0 +1,188 @@
+"""DeterministicCompactor: when to compact, where to cut, and the summary — never a model call.
+
+Budgets (tokens, estimated from characters): the context after compaction is
+`overhead + summary + kept tail`, where overhead is what the caller measured beyond the live
+messages (system prompt, tool specs). The summary gets at most `summary_tokens` and the kept
+tail at most `keep_recent_tokens`, both shrunk so the total stays within `target_tokens`. A
+tail over budget is re-cut at a later safe boundary; an entry bigger than the whole budget is
+folded and shown in the summary cut head + tail with a recall breadcrumb.
+
+Convergence: compacting the result again with the same measurements folds nothing (the kept
+tail already fits) and returns None, so a loop that calls `compact` until `should_compact` is
+false cannot spin. A compaction that would not shrink the context is not made (None) either.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Callable, Generator, Sequence
+from typing import Literal
+
+from shard_core.contracts.codeintel import CodeIntelligenceProvider
+from shard_core.contracts.compactor import CompactionInput, Extractor
+from shard_core.engine.compaction.context import SectionContext
+from shard_core.engine.compaction.cut import (
+    Cut,
+    Window,
+    boundaries,
+    choose_cut,
+    last_turn_tokens,
+    live_window,
+)
+from shard_core.engine.compaction.format import format_summary
+from shard_core.engine.compaction.normalize import normalize
+from shard_core.engine.compaction.sections import build_sections
+from shard_core.engine.compaction.tokens import (
+    CHARS_PER_TOKEN,
+    ENTRY_OVERHEAD_TOKENS,
+    estimate_entry,
+    estimate_text,
+)
+from shard_core.types import (
+    CompactionDetails,
+    CompactionEntry,
+    PlanCheckpoint,
+    SessionEntry,
+    SessionHeaderEntry,
+)
+
+Numbering = Callable[[Sequence[SessionEntry]], Sequence[int]]
+"""Stable entry index of each branch entry; the default is its position in the branch, which
+is what recall numbers when the lineage is linear (see recall/lineage.py)."""
+
+Reason = Literal["threshold", "overflow", "manual"]
+
+
+def latest_plan(branch: Sequence[SessionEntry]) -> PlanCheckpoint | None:
+    for entry in reversed(branch):
+        if entry.type == "checkpoint" and entry.details.kind == "plan":
+            return entry.details
+    return None
+
+
+def branch_positions(branch: Sequence[SessionEntry]) -> Sequence[int]:
+    return range(len(branch))
+
+
+class DeterministicCompactor:
+    """The default Compactor. Pure: `compact` reads only its input (and the code index, when
+    one is given, for the Type Catalog)."""
+
+    name = "deterministic"
+
+    def __init__(
+        self,
+        *,
+        threshold: float = 0.8,
+        keep_recent_tokens: int = 20_000,
+        summary_tokens: int = 6_000,
+        extractors: Sequence[Extractor] | None = None,
+        code_index: CodeIntelligenceProvider | None = None,
+        numbering: Numbering = branch_positions,
+    ) -> None:
+        if not 0 < threshold <= 1:
+            raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+        self.threshold = threshold
+        self.keep_recent_tokens = keep_recent_tokens
+        self.summary_tokens = summary_tokens
+        self.extractors = extractors
+        self.code_index = code_index
+        self.numbering = numbering
+
+    def should_compact(self, context_tokens: int, context_window: int) -> bool:
+        return context_window > 0 and context_tokens >= self.threshold * context_window
+
+    def compact(self, data: CompactionInput) -> CompactionDetails | None:
+        with _paused_gc():
+            return self._compact(data)
+
+    def _compact(self, data: CompactionInput) -> CompactionDetails | None:
+        branch = data.branch
+        window = live_window(branch)
+        tokens = [estimate_entry(branch[p]) for p in window.positions]
+        previous = window.previous.details.summary if window.previous is not None else None
+        live = sum(tokens) + (estimate_text(previous) + ENTRY_OVERHEAD_TOKENS if previous else 0)
+        overhead = max(0, data.context_tokens - live)
+        room = max(0, data.target_tokens - overhead - ENTRY_OVERHEAD_TOKENS)
+        summary_budget = min(self.summary_tokens, room // 2)
+        cut = self._cut(branch, window, tokens, room - summary_budget, data.reason)
+        if not any(tokens[: cut.keep_from]):
+            return None  # nothing new to fold: the kept tail already fits
+        end = window.positions[cut.keep_from] if cut.keep_from < len(tokens) else len(branch)
+        folded = [i for i in range(window.start, end) if not _is_marker(branch[i])]
+        summary = self._summary(branch, folded, previous, data.index, summary_budget)
+        after = overhead + estimate_text(summary) + ENTRY_OVERHEAD_TOKENS + cut.kept_tokens
+        if after >= data.context_tokens:
+            return None  # the summary would cost more than what it folds: not worth an entry
+        return CompactionDetails(
+            summary=summary,
+            first_kept_entry_id=branch[end].id if end < len(branch) else None,
+            range_first_id=branch[folded[0]].id,
+            range_last_id=branch[folded[-1]].id,
+            tokens_before=max(0, data.context_tokens),
+            tokens_after=after,
+            compactor=self.name,
+            index=data.index,
+            reason=_reason(data.reason),
+        )
+
+    def _cut(
+        self,
+        branch: Sequence[SessionEntry],
+        window: Window,
+        tokens: list[int],
+        room: int,
+        reason: str,
+    ) -> Cut:
+        safe, user = boundaries(branch, window.positions)
+        budget = min(self.keep_recent_tokens, room)
+        if reason == "manual":  # keep only the last user turn (when there is an earlier one)
+            last = last_turn_tokens(tokens, safe, user)
+            budget = min(budget, last) if last is not None and last < sum(tokens) else budget
+        return choose_cut(tokens, safe, user, budget)
+
+    def _summary(
+        self,
+        branch: Sequence[SessionEntry],
+        folded: list[int],
+        previous: str | None,
+        index: int,
+        budget: int,
+    ) -> str:
+        numbering = self.numbering(branch)
+        entries = [branch[i] for i in folded]
+        blocks = normalize(entries, indices=[numbering[i] for i in folded])
+        ctx = SectionContext(
+            code_index=self.code_index,
+            previous_summary=previous,
+            compaction_index=index,
+            plan=latest_plan(branch),
+        )
+        sections = build_sections(blocks, ctx, self.extractors)
+        return format_summary(sections, previous, max_chars=budget * CHARS_PER_TOKEN)
+
+
+@contextlib.contextmanager
+def _paused_gc() -> Generator[None]:
+    """Compaction allocates a block per entry while the whole session is alive; the cyclic
+    collector would walk all of it again and again (half the run time at 28k entries). It
+    creates no cycles, so collection waits until it is done."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _is_marker(entry: SessionEntry) -> bool:
+    """Headers and earlier compaction entries sit inside a folded range but are not its content."""
+    return isinstance(entry, CompactionEntry | SessionHeaderEntry)
+
+
+def _reason(reason: str) -> Reason:
+    if reason == "manual":
+        return "manual"
+    return "overflow" if reason == "overflow" else "threshold"

@@ -1,0 +1,70 @@
+"""Excerpts: one-line clips, head + tail cuts of long outputs, and `recall` breadcrumbs.
+
+Every excerpt is redacted inside the window it is cut from, so a secret straddling the cut is
+still recognised whole. Nothing here depends on the clock or on set order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from shard_core.engine.compaction.redact import redact
+
+_MARGIN = 120
+"""Extra characters redacted around a cut so a key crossing it is still matched whole."""
+
+
+def squash(text: str) -> str:
+    """All whitespace runs (newlines included) become one space."""
+    return " ".join(text.split())
+
+
+def clip(text: str, limit: int) -> str:
+    """One line of at most `limit` characters, redacted; `…` marks a cut."""
+    cut = len(text) > limit * 2 + _MARGIN
+    flat = squash(redact(text[: limit * 2 + _MARGIN] if cut else text))
+    if len(flat) <= limit and not cut:
+        return flat
+    return flat[: max(limit - 1, 0)].rstrip() + "…"
+
+
+def head_tail(text: str, head: int, tail: int, crumb: str = "") -> str:
+    """One line: the first `head` and last `tail` characters around a marker naming the cut."""
+    if len(text) <= head + tail + 40:
+        return squash(redact(text))
+    start = squash(redact(text[: head + _MARGIN]))[:head].rstrip()
+    end = squash(redact(text[-(tail + _MARGIN) :]))[-tail:].lstrip()
+    note = f"{len(text) - head - tail:,} chars cut"
+    return f"{start} …[{note}{'; ' + crumb if crumb else ''}]… {end}"
+
+
+def first_line(text: str, limit: int) -> str:
+    """The first non-blank line, clipped."""
+    for line in text.splitlines():
+        if line.strip():
+            return clip(line, limit)
+    return ""
+
+
+def crumb(indices: Iterable[int]) -> str:
+    """`(recall: expand=[3, 9])` for the given entry indices (sorted, unique)."""
+    unique = sorted(dict.fromkeys(indices))
+    return f"(recall: expand=[{', '.join(str(i) for i in unique)}])" if unique else ""
+
+
+_CRUMB = re.compile(r"\s*\(recall: expand=\[([\d, ]*)\]\)\s*$")
+
+
+def split_crumb(line: str) -> tuple[str, list[int]]:
+    """A summary line without its breadcrumb, and the indices the breadcrumb named."""
+    found = _CRUMB.search(line)
+    if found is None:
+        return line, []
+    numbers = [int(n) for n in found.group(1).replace(" ", "").split(",") if n]
+    return line[: found.start()], numbers
+
+
+def with_crumb(text: str, indices: Iterable[int]) -> str:
+    mark = crumb(indices)
+    return f"{text} {mark}" if mark else text

@@ -1,0 +1,93 @@
+"""Type Catalog: signatures from files the agent read — from the code index when one is
+registered, else by regex over the read result: public Python defs and classes, exported
+TypeScript/JavaScript declarations and top-level types, exported Go funcs and types, pub Rust
+items."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+
+from shard_core.contracts.compactor import ExtractorContext
+from shard_core.engine.compaction.context import tool_index
+from shard_core.engine.compaction.excerpts import clip
+from shard_core.types import NormalizedBlock, ToolResultNBlock
+
+log_ = logging.getLogger("shard.compaction")
+
+READ_TOOLS = frozenset({"read", "Read", "read_file", "view"})
+MAX_PATHS = 15
+MAX_SIGNATURES = 8
+SIGNATURE_CHARS = 110
+SCAN_CHARS = 60_000
+_LINE_NUMBER = re.compile(r"^\s*\d+\t", re.MULTILINE)
+_PY = r"^[ ]{0,4}(?:async\s+def|def|class)\s+(?!_(?!_init__))\w+[^\n]*"
+_TS = (
+    r"^\s*export\s+(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
+    r"(?:function\*?\s+\w+|interface\s+\w+|type\s+\w+|class\s+\w+|enum\s+\w+"
+    r"|const\s+\w+\s*(?::[^=\n]+)?=\s*(?:async\s*)?\()[^\n]*"
+    r"|^(?:declare\s+)?(?:abstract\s+)?(?:interface|type|class|enum)\s+\w+[^\n]*"
+)
+_GO = r"^(?:func\s+(?:\([^)]*\)\s*)?[A-Z]\w*\s*\(|type\s+\w+\s+(?:struct|interface)\b)[^\n]*"
+_RS = (
+    r"^\s*pub(?:\([^)]*\))?\s+(?:async\s+)?(?:unsafe\s+)?(?:fn|struct|enum|trait|type)\s+\w+[^\n]*"
+)
+_BY_SUFFIX: dict[str, re.Pattern[str]] = {}
+for _suffixes, _pattern in (
+    ((".py", ".pyi"), _PY),
+    ((".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts"), _TS),
+    ((".go",), _GO),
+    ((".rs",), _RS),
+):
+    for _suffix in _suffixes:
+        _BY_SUFFIX[_suffix] = re.compile(_pattern, re.MULTILINE)
+
+
+def regex_signatures(path: str, text: str) -> list[str]:
+    suffix = path[path.rfind(".") :] if "." in path else ""
+    pattern = _BY_SUFFIX.get(suffix)
+    if pattern is None:
+        return []
+    source = _LINE_NUMBER.sub("", text[:SCAN_CHARS])
+    found: list[str] = []
+    for match in pattern.finditer(source):
+        signature = match.group(0).strip().rstrip("{;: ")
+        found.append(clip(signature, SIGNATURE_CHARS))
+    return list(dict.fromkeys(found))
+
+
+def _indexed(ctx: ExtractorContext, path: str) -> list[str] | None:
+    if ctx.code_index is None:
+        return None
+    try:
+        return [clip(s, SIGNATURE_CHARS) for s in ctx.code_index.signatures(path)]
+    except Exception:
+        log_.warning("code index failed on %s; using regex signatures", path, exc_info=True)
+        return None
+
+
+class TypeCatalog:
+    name = "types"
+    title = "Type Catalog"
+    merge = "union-keyed"
+
+    def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
+        tools = tool_index(blocks, ctx)
+        latest: dict[str, ToolResultNBlock] = {}
+        for block in blocks:
+            if isinstance(block, ToolResultNBlock) and block.name in READ_TOOLS:
+                path = tools.path_of(block)
+                if path is not None and not block.is_error:
+                    latest.pop(path, None)
+                    latest[path] = block
+        lines: list[str] = []
+        for path, block in list(latest.items())[-MAX_PATHS:]:
+            signatures = _indexed(ctx, path)
+            if signatures is None:
+                signatures = regex_signatures(path, block.text)
+            if signatures:
+                shown = "; ".join(signatures[:MAX_SIGNATURES])
+                more = len(signatures) - MAX_SIGNATURES
+                lines.append(f"{path}: {shown}" + (f"; (+{more} more)" if more > 0 else ""))
+        return lines

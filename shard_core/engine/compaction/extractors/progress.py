@@ -1,0 +1,75 @@
+"""Progress: done / remaining / next action / open failures — from the latest plan checkpoint on
+the branch and from tool outcomes (the last test run, the failures still open)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shard_core.contracts.compactor import ExtractorContext
+from shard_core.engine.compaction.context import plan_of, tool_index
+from shard_core.engine.compaction.excerpts import clip, with_crumb
+from shard_core.engine.compaction.extractors.intent import is_substantive
+from shard_core.engine.compaction.extractors.outstanding import Finding, classify, family
+from shard_core.types import AssistantBlock, BashBlock, NormalizedBlock, PlanCheckpoint, UserBlock
+
+MAX_STEPS = 8
+STEP_CHARS = 140
+
+
+def _plan_lines(plan: PlanCheckpoint) -> list[str]:
+    done = [s.text for s in plan.steps if s.done]
+    remaining = [s.text for s in plan.steps if not s.done]
+    lines = [f"plan: {len(done)}/{len(plan.steps)} steps done"]
+    lines += [f"done: {clip(t, STEP_CHARS)}" for t in done[-MAX_STEPS:]]
+    lines += [f"remaining: {clip(t, STEP_CHARS)}" for t in remaining[:MAX_STEPS]]
+    return lines
+
+
+def _last_test_run(blocks: Sequence[NormalizedBlock]) -> str | None:
+    for block in reversed(blocks):
+        if isinstance(block, BashBlock) and family(block.command) == "tests":
+            code = block.exit_code
+            outcome = "passed" if code == 0 else f"failed (exit {code})"
+            return with_crumb(
+                f"last test run: {clip(block.command, 80)} → {outcome}", [block.entry_index]
+            )
+    return None
+
+
+def _next_action(
+    plan: PlanCheckpoint | None, open_failures: list[Finding], blocks: Sequence[NormalizedBlock]
+) -> str | None:
+    if open_failures:
+        first = open_failures[0]
+        return with_crumb(f"next action: fix [{first.tag}] {first.text}", [first.index])
+    remaining = [s.text for s in plan.steps if not s.done] if plan is not None else []
+    if remaining:
+        return f"next action: {clip(remaining[0], STEP_CHARS)}"
+    if blocks and isinstance(blocks[-1], AssistantBlock):
+        return None  # the last turn ended with an answer: nothing is half done
+    for block in reversed(blocks):
+        if isinstance(block, UserBlock) and is_substantive(block.text):
+            text = f"in progress: {clip(block.text, 200)}"
+            return with_crumb(text, [block.entry_index])
+    return None
+
+
+class Progress:
+    name = "progress"
+    title = "Progress"
+    merge = "replace"
+
+    def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
+        plan = plan_of(ctx)
+        lines = _plan_lines(plan) if plan is not None and plan.steps else []
+        tested = _last_test_run(blocks)
+        if tested is not None:
+            lines.append(tested)
+        findings = classify(blocks, tool_index(blocks, ctx))
+        open_failures = [f for f in findings if f.level == "ERROR" and not f.resolved]
+        if open_failures:
+            lines.append(f"open failures: {len(open_failures)} (see Outstanding Context)")
+        action = _next_action(plan, open_failures, blocks)
+        if action is not None:
+            lines.append(action)
+        return lines

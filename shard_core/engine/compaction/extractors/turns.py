@@ -1,0 +1,201 @@
+"""Earlier Turns (one line per user turn, with its outcome and a `recall` breadcrumb) and the
+Brief Transcript of the most recent turns, long outputs cut head + tail."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shard_core.contracts.compactor import ExtractorContext
+from shard_core.engine.compaction.context import ToolIndex, call_path, tool_index
+from shard_core.engine.compaction.excerpts import (
+    clip,
+    crumb,
+    first_line,
+    head_tail,
+    squash,
+    with_crumb,
+)
+from shard_core.engine.compaction.extractors.catalog import READ_TOOLS
+from shard_core.engine.compaction.extractors.files import EDIT_TOOLS, WRITE_TOOLS
+from shard_core.engine.compaction.extractors.outstanding import family, key_line, last_line
+from shard_core.types import (
+    AssistantBlock,
+    BashBlock,
+    NormalizedBlock,
+    ToolCallNBlock,
+    ToolResultNBlock,
+    UserBlock,
+)
+
+MAX_TURNS = 40
+CONTINUED = "(continued)"
+TRANSCRIPT_CHARS = 6000
+BIG_OUTPUT = 1500
+SHORT_OUTPUT = 160
+
+
+def split_turns(blocks: Sequence[NormalizedBlock]) -> list[list[NormalizedBlock]]:
+    """Blocks grouped by user turn; blocks before the first user block form their own group."""
+    turns: list[list[NormalizedBlock]] = []
+    for block in blocks:
+        if isinstance(block, UserBlock) or not turns:
+            turns.append([])
+        turns[-1].append(block)
+    return turns
+
+
+def _changed(turn: list[NormalizedBlock], tools: ToolIndex) -> list[str]:
+    paths: list[str] = []
+    for block in turn:
+        if isinstance(block, ToolCallNBlock) and (
+            block.name in WRITE_TOOLS or block.name in EDIT_TOOLS
+        ):
+            result = tools.result_of(block)
+            path = call_path(block)
+            if result is not None and not result.is_error and path is not None:
+                paths.append(path)
+    return list(dict.fromkeys(paths))
+
+
+def turn_line(turn: list[NormalizedBlock], tools: ToolIndex) -> str:
+    head = turn[0]
+    asked = clip(head.text, 100) if isinstance(head, UserBlock) else CONTINUED
+    calls = sum(isinstance(b, ToolCallNBlock | BashBlock) for b in turn)
+    parts: list[str] = [f"{calls} tool call{'s' if calls != 1 else ''}"] if calls else []
+    changed = _changed(turn, tools)
+    if changed:
+        more = f" +{len(changed) - 2}" if len(changed) > 2 else ""
+        parts.append("changed " + ", ".join(changed[:2]) + more)
+    tests = [b for b in turn if isinstance(b, BashBlock) and family(b.command) == "tests"]
+    if tests:
+        parts.append("tests passed" if tests[-1].exit_code == 0 else "tests failed")
+    said = [b for b in turn if isinstance(b, AssistantBlock)]
+    if said and not calls:
+        parts.append(f"answered: {clip(said[-1].text, 80)}")
+    outcome = f" → {'; '.join(parts)}" if parts else ""
+    return with_crumb(f"{asked}{outcome}", [head.entry_index])
+
+
+class EarlierTurns:
+    name = "turns"
+    title = "Earlier Turns"
+    merge = "rolling-turns"
+
+    def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
+        tools = tool_index(blocks, ctx)
+        turns = split_turns(blocks)
+        lines = [turn_line(t, tools) for t in turns[-MAX_TURNS:]]
+        if len(turns) > MAX_TURNS:
+            lines.insert(0, f"(+{len(turns) - MAX_TURNS} earlier turns; search them with recall)")
+        return lines
+
+
+def _args(call: ToolCallNBlock) -> str:
+    path = call_path(call)
+    pattern = call.args.get("pattern") or call.args.get("query")
+    if isinstance(pattern, str):
+        return clip(f"{pattern!r}" + (f" in {path}" if path else ""), 120)
+    if path is not None:
+        return clip(path, 120)
+    return clip(str(call.args), 120) if call.args else ""
+
+
+def _outcome(text: str, index: int, failed: bool, *, bash: bool = False) -> str:
+    """A failure's telling line and its last line; a short success whole; a long one by its
+    last line (bash: where summaries are) or first line; very long output cut head + tail."""
+    if failed:
+        key, last = key_line(text), last_line(text)
+        shown = key if key == last or not last else f"{key} … {last}"
+        return (
+            shown if len(text) <= BIG_OUTPUT else f"{shown} [{len(text):,} chars; {crumb([index])}]"
+        )
+    if len(text) > BIG_OUTPUT:
+        return head_tail(text, 200, 160, crumb([index]))
+    flat = squash(text)
+    if len(flat) <= SHORT_OUTPUT:
+        return flat
+    lines = text.count("\n") + 1
+    return (
+        f"{last_line(text)} ({lines} lines)" if bash else f"{first_line(text, 160)} ({lines} lines)"
+    )
+
+
+def _said(label: str, block: UserBlock | AssistantBlock, head: int, tail: int) -> str:
+    index = block.entry_index
+    return f"[{label} #{index}] {head_tail(block.text, head, tail, crumb([index]))}"
+
+
+def _bash_line(block: BashBlock) -> str:
+    failed = block.exit_code != 0
+    output = (
+        _outcome(block.output, block.entry_index, failed, bash=True) if block.output.strip() else ""
+    )
+    status = "no exit code" if block.exit_code is None else f"exit {block.exit_code}"
+    shown = f": {output}" if output else ""
+    return f"  $ {clip(block.command, 160)} → {status}{shown} (#{block.entry_index})"
+
+
+def _call_line(block: ToolCallNBlock, tools: ToolIndex) -> str:
+    result = tools.result_of(block)
+    head = f"  → {block.name} {_args(block)}".rstrip()
+    if result is None:
+        return f"{head} (no result) (#{block.entry_index})"
+    mark = " ✗ " if result.is_error else " → "
+    if block.name in READ_TOOLS and not result.is_error:
+        outcome = f"{result.text.count(chr(10)) + 1} lines"
+    else:
+        outcome = _outcome(result.text, result.entry_index, result.is_error)
+    return f"{head}{mark}{outcome} (#{result.entry_index})"
+
+
+def render_block(block: NormalizedBlock, tools: ToolIndex) -> str | None:
+    """One transcript line for a block; None for thinking and for results shown with calls."""
+    if isinstance(block, UserBlock):
+        return _said("user", block, 400, 200)
+    if isinstance(block, AssistantBlock):
+        return _said("assistant", block, 500, 300)
+    if isinstance(block, BashBlock):
+        return _bash_line(block)
+    if isinstance(block, ToolCallNBlock):
+        return _call_line(block, tools)
+    if isinstance(block, ToolResultNBlock) and tools.call_of(block) is None:
+        outcome = _outcome(block.text, block.entry_index, block.is_error)
+        return f"  ← {block.name}: {outcome} (#{block.entry_index})"
+    return None
+
+
+def _fit(lines: list[str], budget: int) -> list[str]:
+    """The turn's first line and as many of its last lines as fit in `budget` characters."""
+    kept: list[str] = []
+    used = len(lines[0])
+    for line in reversed(lines[1:]):
+        if used + len(line) > budget:
+            break
+        kept.append(line)
+        used += len(line)
+    omitted = len(lines) - 1 - len(kept)
+    marker = [f"  … ({omitted} earlier lines of this turn omitted)"] if omitted else []
+    return [lines[0], *marker, *reversed(kept)]
+
+
+class BriefTranscript:
+    name = "transcript"
+    title = "Brief Transcript"
+    merge = "rolling-transcript"
+
+    def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
+        tools = tool_index(blocks, ctx)
+        chosen: list[list[str]] = []
+        used = 0
+        for turn in reversed(split_turns(blocks)):
+            lines = [line for b in turn if (line := render_block(b, tools)) is not None]
+            if not lines:
+                continue
+            size = sum(len(line) for line in lines)
+            if used + size > TRANSCRIPT_CHARS:
+                if not chosen:
+                    chosen.append(_fit(lines, TRANSCRIPT_CHARS))
+                break
+            chosen.append(lines)
+            used += size
+        return [line for lines in reversed(chosen) for line in lines]

@@ -1,0 +1,156 @@
+"""format_summary: sections → the summary document, merged with the previous one, redacted.
+
+Layout: a fixed handoff preamble, one `## Title` section per extractor (stable sections first),
+a `---` line, then `## Brief Transcript`. Section items are `- ` lines, transcript lines start
+with `[` or spaces, so no body line can pass for a heading and the next compaction can parse
+the document back (`parse_summary`) and merge section by section.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from shard_core.engine.compaction.merge import merge_lines
+from shard_core.engine.compaction.redact import redact
+from shard_core.engine.compaction.sections import Section
+
+PREAMBLE = (
+    "# Compacted session summary\n\n"
+    "The earlier part of this conversation was compacted. The sections below were extracted "
+    "deterministically from those entries (no model wrote them); the messages after this "
+    "summary are verbatim. Work listed as done or changed is done: do not redo it, and treat "
+    "[RESOLVED] items as fixed. `#N` and `(recall: expand=[N])` name entry N of the session "
+    "log: call the `recall` tool with `expand: [N]` for that entry in full, or with `query` to "
+    "search everything said and done before this summary."
+)
+SEPARATOR = "---"
+TRANSCRIPT_POLICY = "rolling-transcript"
+CUT_NOTE = "\n…[summary cut to fit its budget; use recall]\n"
+
+
+@dataclass(frozen=True)
+class ParsedSummary:
+    """A summary read back: section title → item lines, and the transcript lines."""
+
+    sections: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
+    transcript: list[str] = field(default_factory=list[str])
+    transcript_title: str = "Brief Transcript"
+
+
+def _flat(line: str) -> str:
+    return line.replace("\r", " ").replace("\n", " ")
+
+
+def _body(line: str) -> str:
+    flat = _flat(line)
+    return "  " + flat if flat.startswith("#") or flat.strip() == SEPARATOR else flat
+
+
+def render(sections: Sequence[Section]) -> str:
+    parts = [PREAMBLE]
+    transcript: list[Section] = []
+    for section in sections:
+        if section.merge == TRANSCRIPT_POLICY:
+            transcript.append(section)
+        elif section.lines:
+            items = "\n".join("- " + _flat(line) for line in section.lines)
+            parts.append(f"## {section.title}\n{items}")
+    shown = [s for s in transcript if s.lines]
+    if shown:
+        parts.append(SEPARATOR)
+        for section in shown:
+            parts.append(f"## {section.title}\n" + "\n".join(_body(x) for x in section.lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def parse_summary(text: str) -> ParsedSummary:
+    parsed = ParsedSummary()
+    title: str | None = None
+    in_transcript = False
+    for line in text.splitlines():
+        if line == SEPARATOR:
+            in_transcript, title = True, None
+        elif line.startswith("## "):
+            if in_transcript:
+                parsed = replace(parsed, transcript_title=line[3:].strip())
+            else:
+                title = line[3:].strip()
+                parsed.sections.setdefault(title, [])
+        elif in_transcript and line.strip():
+            parsed.transcript.append(line)
+        elif title is not None and line.startswith("- "):
+            parsed.sections[title].append(line[2:])
+    return parsed
+
+
+def merge_sections(previous: ParsedSummary, fresh: Sequence[Section]) -> list[Section]:
+    """Fresh sections merged with their previous namesakes; previous sections no extractor
+    produced this time are kept as they were, before the transcript."""
+    merged: list[Section] = []
+    for section in fresh:
+        if section.merge == TRANSCRIPT_POLICY:
+            before = previous.transcript
+        else:
+            before = previous.sections.get(section.title, [])
+        lines = merge_lines(section.merge, list(before), list(section.lines))
+        merged.append(replace(section, lines=tuple(lines)))
+    titles = {s.title for s in fresh}
+    kept = [
+        Section(title.lower().replace(" ", "-"), title, tuple(lines), "sticky")
+        for title, lines in previous.sections.items()
+        if title not in titles and lines
+    ]
+    cut = next((i for i, s in enumerate(merged) if s.merge == TRANSCRIPT_POLICY), len(merged))
+    return merged[:cut] + kept + merged[cut:]
+
+
+def _drop_oldest_turn(lines: tuple[str, ...]) -> tuple[str, ...]:
+    """The transcript without its first turn (or first line, when no later turn starts)."""
+    for i in range(1, len(lines)):
+        if lines[i].startswith("[user"):
+            return lines[i:]
+    return lines[1:]
+
+
+def _shrink_once(sections: list[Section]) -> bool:
+    """Drop the least valuable lines: the oldest transcript turn, then the oldest earlier turn,
+    then the last line of the most volatile section that still has more than one."""
+    rolling = (TRANSCRIPT_POLICY, "rolling-turns")
+    order = sorted(
+        range(len(sections)),
+        key=lambda i: (sections[i].merge != rolling[0], sections[i].merge != rolling[1], -i),
+    )
+    for i in order:
+        section = sections[i]
+        if len(section.lines) > (0 if section.merge in rolling else 1):
+            if section.merge == TRANSCRIPT_POLICY:
+                lines = _drop_oldest_turn(section.lines)
+            else:
+                lines = section.lines[1:] if section.merge in rolling else section.lines[:-1]
+            sections[i] = replace(section, lines=lines)
+            return True
+    return False
+
+
+def fit(sections: Sequence[Section], max_chars: int) -> str:
+    """The rendered summary, lines dropped (least valuable first) until it fits `max_chars`;
+    as a last resort the text itself is cut."""
+    work = list(sections)
+    text = render(work)
+    while len(text) > max_chars and _shrink_once(work):
+        text = render(work)
+    if len(text) > max_chars:
+        text = text[: max(0, max_chars - len(CUT_NOTE))] + CUT_NOTE
+    return text
+
+
+def format_summary(
+    sections: Sequence[Section], previous: str | None = None, *, max_chars: int | None = None
+) -> str:
+    """The summary text: `sections` merged into `previous` (if any), redacted, and cut to at
+    most `max_chars` characters when given. Pure: the same arguments give the same bytes."""
+    # only fresh lines need redaction: the previous summary's were redacted when it was made
+    fresh = [replace(s, lines=tuple(redact(line) for line in s.lines)) for s in sections]
+    merged = merge_sections(parse_summary(previous), fresh) if previous else fresh
+    return render(merged) if max_chars is None else fit(merged, max_chars)

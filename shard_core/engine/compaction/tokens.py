@@ -1,0 +1,79 @@
+"""Token estimates from character counts: offline, deterministic, about four characters a token.
+
+No tokenizer library: tiktoken downloads its tables at run time and fails offline, and a budget
+only needs to be conservative, not exact. Images count as a flat 1,200 tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import cast
+
+from shard_core.types import MessageEntry, ResultContent, SessionEntry
+
+CHARS_PER_TOKEN = 4
+IMAGE_TOKENS = 1200
+ENTRY_OVERHEAD_TOKENS = 4
+"""Role markers and framing a provider adds around every message."""
+
+
+def estimate_text(text: str) -> int:
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def _result_chars(content: Iterable[ResultContent]) -> int:
+    chars = 0
+    for block in content:
+        chars += len(block.text) if block.type == "text" else IMAGE_TOKENS * CHARS_PER_TOKEN
+    return chars
+
+
+def json_chars(value: object) -> int:
+    """About len(json.dumps(value)), without building the string."""
+    if isinstance(value, str):
+        return len(value) + 2
+    if isinstance(value, dict):
+        items = cast(dict[str, object], value).items()
+        return 2 + sum(len(k) + 4 + json_chars(v) for k, v in items)
+    if isinstance(value, list):
+        return 2 + sum(json_chars(v) + 1 for v in cast(list[object], value))
+    return len(str(value))
+
+
+def _message_chars(entry: MessageEntry) -> int:
+    chars = 0
+    for block in entry.details.message.content:
+        if block.type == "text":
+            chars += len(block.text)
+        elif block.type == "tool_call":
+            chars += len(block.name) + json_chars(block.input)
+        elif block.type == "tool_result":
+            chars += _result_chars(block.content)
+        elif block.type == "thinking":
+            chars += len(block.thinking)
+        else:
+            chars += IMAGE_TOKENS * CHARS_PER_TOKEN
+    return chars
+
+
+CONTEXT_TYPES = frozenset({"message", "tool_result"})
+
+
+def is_context(entry: SessionEntry) -> bool:
+    """Does the entry reach the model as a message? (Headers, checkpoints, permissions don't.)"""
+    return entry.type in CONTEXT_TYPES
+
+
+def estimate_entry(entry: SessionEntry) -> int:
+    """Tokens the entry costs in a provider request; 0 for entries that are not messages."""
+    if entry.type == "message":
+        chars = _message_chars(entry)
+    elif entry.type == "tool_result":
+        chars = _result_chars(entry.details.result.content)
+    else:
+        return 0
+    return -(-chars // CHARS_PER_TOKEN) + ENTRY_OVERHEAD_TOKENS
+
+
+def estimate_entries(entries: Sequence[SessionEntry]) -> int:
+    return sum(estimate_entry(e) for e in entries)

@@ -1,0 +1,35 @@
+"""Recall: search and expand a session lineage's full history through a rebuildable FTS5 cache.
+
+Public API:
+- `RecallTool(resolver)` — the `recall` tool; `resolver(session_id) -> [paths oldest first]`
+- `directory_resolver(sessions_dir)`, `lineage_paths(log)` — resolvers for SessionStore layouts
+- `Lineage.open(paths)`, `recall(lineage, RecallRequest(...))` — the same answers without a tool
+- `RecallIndex.open(log)` — one log's cache (`<log>.recall.sqlite`)
+"""
+
+from shard_core.engine.recall.index import RecallIndex, cache_path
+from shard_core.engine.recall.lineage import (
+    Lineage,
+    LineageResolver,
+    directory_resolver,
+    lineage_paths,
+)
+from shard_core.engine.recall.patterns import pattern_problem
+from shard_core.engine.recall.search import RecallAnswer, RecallRequest, recall
+from shard_core.engine.recall.tool import RecallTool, answer, parse_request
+
+__all__ = [
+    "Lineage",
+    "LineageResolver",
+    "RecallAnswer",
+    "RecallIndex",
+    "RecallRequest",
+    "RecallTool",
+    "answer",
+    "cache_path",
+    "directory_resolver",
+    "lineage_paths",
+    "parse_request",
+    "pattern_problem",
+    "recall",
+]

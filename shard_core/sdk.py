@@ -1,0 +1,304 @@
+"""SDK: build an agent in-process. The one bootstrap every surface uses (CLI, kernel, magics).
+
+    agent = await create_agent(cwd="project", model="scripted/demo")
+    async for event in agent.prompt("fix the failing test"):
+        ...
+    await agent.close()
+
+Bundled tools, modes, providers, the compactor and recall enter through the ExtensionHost like
+any third-party extension; then `shard.extensions` entry points, `SHARD_HOME/extensions/*.py`,
+and (only with `trust_project`) the project's `.shard/extensions/*.py`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from shard_core.contracts import Extension, ExtensionApi, UiBridge
+from shard_core.engine.compaction import DeterministicCompactor
+from shard_core.engine.config import ShardConfig, load_config
+from shard_core.engine.context_files import load_context_files
+from shard_core.engine.events import EventStream
+from shard_core.engine.extension_host import ExtensionHost
+from shard_core.engine.modes import bundled_modes
+from shard_core.engine.permissions.gate import RuleGate
+from shard_core.engine.prompt import identity_section
+from shard_core.engine.recall import RecallTool
+from shard_core.engine.session import AgentSession, SessionConfig
+from shard_core.engine.session_store import SessionStore, find_session, load_lineage
+from shard_core.engine.state import config_dir, shard_home, write_private
+from shard_core.protocol.events import Event, TurnEndEvent
+from shard_core.protocol.orchestrator import HeadlessPolicy
+from shard_core.providers.models import create_provider, parse_model, resolve_default_model
+from shard_core.tools import builtin_tools
+from shard_core.types import PermissionDetails, PermissionEntry
+from shard_core.types.errors import ConfigError
+
+__all__ = ["Agent", "AgentOptions", "create_agent", "run"]
+
+
+@dataclass
+class AgentOptions:
+    cwd: Path | str = "."
+    model: str | None = None
+    mode: str = "build"
+    agent_id: str | None = None
+    resume: str | Path | bool | None = None
+    home: Path | None = None
+    allow: Sequence[str] = ()
+    deny: Sequence[str] = ()
+    trust_project: bool = False
+    headless_policy: HeadlessPolicy | None = None
+    permission_timeout: float | None = None
+    ui: UiBridge | None = None
+    has_responder: Callable[[], bool] | None = None
+    extensions: Sequence[tuple[str, Extension]] = ()
+    config: ShardConfig | None = None
+    env: Mapping[str, str] | None = None
+    events: EventStream | None = None
+    diagnostics: list[str] = field(default_factory=list[str])
+
+
+class Agent:
+    """An assembled agent: the session plus what it was built from."""
+
+    def __init__(self, session: AgentSession, host: ExtensionHost, gate: RuleGate) -> None:
+        self.session = session
+        self.host = host
+        self.gate = gate
+
+    @property
+    def events(self) -> EventStream:
+        return self.session.events
+
+    @property
+    def agent_id(self) -> str:
+        return self.session.agent_id
+
+    def prompt(self, text: str) -> AsyncIterator[Event]:
+        return self.session.prompt(text)
+
+    async def run(self, text: str) -> TurnEndEvent:
+        return await self.session.run(text)
+
+    def steer(self, text: str) -> None:
+        self.session.steer(text)
+
+    def abort(self) -> bool:
+        return self.session.abort()
+
+    def set_mode(self, name: str) -> None:
+        self.session.set_mode(name)
+        self.gate.mode = self.session.modes[name]
+
+    def fork(self, entry_id: str | None = None) -> str:
+        """A new session in the same folder whose lineage starts at `entry_id` (default: now)."""
+        store = self.session.store
+        point = entry_id or store.leaf_id
+        if point is None or store.get(point) is None:
+            raise ConfigError(f"no entry {entry_id!r} in session {store.session_id}")
+        child = SessionStore.create(
+            store.path.parent,
+            self.session.config.cwd,
+            agent_id=self.agent_id,
+            parent=(store.session_id, point),
+        )
+        child.close()
+        return child.session_id
+
+    def list_sessions(self) -> list[dict[str, object]]:
+        folder = self.session.store.path.parent
+        return [
+            {"session_id": p.stem, "path": str(p), "bytes": p.stat().st_size}
+            for p in sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)
+        ]
+
+    async def close(self) -> None:
+        if self.session.running:
+            self.session.abort()
+        await self.host.shutdown()
+        self.session.store.close()
+
+
+def _bundled(
+    config: ShardConfig, env: Mapping[str, str], lineage: Callable[[], list[Path]]
+) -> list[tuple[str, Extension]]:
+    def tools(api: ExtensionApi) -> None:
+        for tool in builtin_tools():
+            api.register_tool(tool)
+
+    def modes(api: ExtensionApi) -> None:
+        for mode in bundled_modes():
+            api.register_mode(mode)
+
+    def providers(api: ExtensionApi) -> None:
+        for prefix in ("anthropic", "openai", "scripted"):
+            api.register_provider(
+                prefix, lambda spec, p=prefix: create_provider(f"{p}/{spec}", config, env)
+            )
+
+    def compaction(api: ExtensionApi) -> None:
+        api.register_compactor(
+            DeterministicCompactor(
+                threshold=config.compaction.threshold,
+                keep_recent_tokens=config.compaction.keep_recent_tokens,
+            )
+        )
+
+    def recall(api: ExtensionApi) -> None:
+        api.register_tool(RecallTool(lambda _session_id: lineage()))
+
+    return [
+        ("shard.tools", tools),
+        ("shard.modes", modes),
+        ("shard.providers", providers),
+        ("shard.compaction", compaction),
+        ("shard.recall", recall),
+    ]
+
+
+async def _install(
+    host: ExtensionHost, opts: AgentOptions, config: ShardConfig, store: SessionStore
+) -> None:
+    env = opts.env if opts.env is not None else os.environ
+    home = (opts.home or shard_home()).expanduser()
+    cwd = Path(opts.cwd).expanduser().resolve()
+
+    def lineage() -> list[Path]:
+        return [s.path for s in reversed(store.ancestors)] + [store.path]
+
+    for name, extension in [*_bundled(config, env, lineage), *opts.extensions]:
+        await host.install(name, extension)
+    await host.install_entry_points()
+    await host.install_folder(home / "extensions", trusted=True)
+    await host.install_folder(cwd / ".shard" / "extensions", trusted=opts.trust_project)
+
+
+def _open_store(opts: AgentOptions, home: Path, cwd: Path, agent_id: str) -> SessionStore:
+    """Resume or create the session; an agent's current session id is kept beside its logs."""
+    agent_dir = home / "agents" / agent_id
+    folder = agent_dir / "sessions" if opts.agent_id else home / "sessions"
+    pointer = agent_dir / "current-session"
+    resume = opts.resume
+    if resume is True and opts.agent_id and pointer.exists():
+        resume = pointer.read_text(encoding="utf-8").strip()
+    if isinstance(resume, Path) or (isinstance(resume, str) and resume.endswith(".jsonl")):
+        store = SessionStore.open(Path(resume))
+    elif isinstance(resume, str):
+        store = SessionStore.open(find_session(home, resume))
+    else:
+        store = SessionStore.create(folder, cwd, agent_id=agent_id)
+    if opts.agent_id:
+        write_private(pointer, store.session_id.encode("utf-8"))
+    load_lineage(store, home)
+    return store
+
+
+def _model(opts: AgentOptions, config: ShardConfig, env: Mapping[str, str]) -> tuple[str, bool]:
+    if opts.model:
+        parse_model(opts.model)  # a clear ConfigError for a bad string, before anything starts
+        return opts.model, opts.model.startswith("scripted/demo")
+    return resolve_default_model(config, env)
+
+
+async def create_agent(
+    cwd: Path | str = ".", model: str | None = None, mode: str = "build", **kwargs: Any
+) -> Agent:
+    """Assemble an agent. Keyword arguments are `AgentOptions` fields."""
+    opts = AgentOptions(cwd=cwd, model=model, mode=mode, **kwargs)
+    root = Path(opts.cwd).expanduser().resolve()
+    if not root.is_dir():
+        raise ConfigError(f"cwd {opts.cwd} is not a directory")
+    home = (opts.home or shard_home()).expanduser()
+    config = opts.config or load_config()
+    env = opts.env if opts.env is not None else os.environ
+    model_spec, demo = _model(opts, config, env)
+    agent_id = opts.agent_id or f"agent-{uuid.uuid4().hex[:12]}"
+
+    store = _open_store(opts, home, root, agent_id)
+    host = ExtensionHost()
+    host.bind_ui(opts.ui)
+    try:
+        await _install(host, opts, config, store)
+        return _assemble(opts, host, store, config, (root, model_spec, demo, agent_id))
+    except BaseException:
+        store.close()
+        raise
+
+
+def _assemble(
+    opts: AgentOptions,
+    host: ExtensionHost,
+    store: SessionStore,
+    config: ShardConfig,
+    facts: tuple[Path, str, bool, str],
+) -> Agent:
+    root, model_spec, demo, agent_id = facts
+    snap = host.snapshot
+    prefix, _, rest = model_spec.partition("/")
+    factory = snap.providers.get(prefix)
+    if factory is None:
+        raise ConfigError(f"no provider registered for {prefix!r} (model {model_spec!r})")
+    provider = factory(rest)
+    events = opts.events or EventStream(agent_id)
+
+    async def record(details: PermissionDetails) -> None:
+        store.append(PermissionEntry, details)
+        store.sync()
+
+    overrides: dict[str, object] = {}
+    if opts.headless_policy:
+        overrides["headless_policy"] = opts.headless_policy
+    if opts.permission_timeout:
+        overrides["timeout"] = opts.permission_timeout
+    gate = RuleGate.from_config(
+        config.permissions.model_copy(update=overrides),
+        agent_id=agent_id,
+        cwd=root,
+        record=record,
+        trust_project=opts.trust_project,
+        allow=tuple(opts.allow),
+        deny=tuple(opts.deny),
+        events=events,
+        ui=host.ui if opts.ui else None,
+        tools=snap.tools.get,
+        has_responder=opts.has_responder,
+    )
+
+    context = load_context_files(root, config_dir(), trusted=opts.trust_project)
+    opts.diagnostics.extend(context.diagnostics)
+    opts.diagnostics.extend(
+        f"{d.extension}: {d.message}" for d in host.diagnostics if d.level != "info"
+    )
+    session = AgentSession(
+        SessionConfig(agent_id=agent_id, cwd=root, roots=[root], mode=opts.mode, demo=demo),
+        store=store,
+        provider=provider,
+        tools=snap.tools,
+        modes=snap.modes,
+        gate=gate,
+        stable_sections=[identity_section(root), *context.sections],
+        compactor=snap.compactor,
+        events=events,
+    )
+    gate.mode = snap.modes[session.mode]
+    return Agent(session, host, gate)
+
+
+def run(prompt: str, **kwargs: Any) -> list[Event]:
+    """Blocking helper: one turn, returns its events."""
+
+    async def main() -> list[Event]:
+        agent = await create_agent(**kwargs)
+        try:
+            return [event async for event in agent.prompt(prompt)]
+        finally:
+            await agent.close()
+
+    return asyncio.run(main())

@@ -1,0 +1,125 @@
+"""CellOutput: the part of an agent's events that stays in the notebook, as Jupyter outputs.
+
+Assistant text streams into one markdown display (display_id + update_display_data, at most
+every `interval` seconds); each tool result, permission prompt and decision is a display_data
+with Shard's MIME type plus text fallbacks, so a saved notebook shows what happened.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+from typing import Any
+
+from shard_core.protocol.events import (
+    Event,
+    MessageCompleteEvent,
+    MessageDeltaEvent,
+    PermissionRequestEvent,
+    PermissionResolvedEvent,
+    ToolResultEvent,
+    TurnEndEvent,
+)
+from shard_core.types import KvDescriptor, KvPair, StatusDescriptor
+from shard_kernel.terminal.render import TerminalRenderer, format_usage
+
+RENDER_MIME = "application/vnd.shard.render+json"
+PERMISSION_MIME = "application/vnd.shard.permission+json"
+
+Send = Callable[[str, dict[str, Any]], None]
+
+
+class CellOutput:
+    """One cell's outputs. `send(msg_type, content)` publishes on IOPub under the cell."""
+
+    def __init__(self, send: Send, interval: float = 0.05) -> None:
+        self._send = send
+        self._interval = interval
+        self._text = ""
+        self._display_id: str | None = None
+        self._flushed_at = 0.0
+        self._plain = TerminalRenderer(io.StringIO(), color=False)
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, MessageDeltaEvent):
+            if event.channel == "text":
+                self._text += event.delta
+                if time.monotonic() - self._flushed_at >= self._interval:
+                    self._flush_text()
+        elif isinstance(event, MessageCompleteEvent):
+            self._text = event.message.text
+            self._flush_text()
+            self._text, self._display_id = "", None
+        elif isinstance(event, ToolResultEvent):
+            self._tool_result(event)
+        elif isinstance(event, PermissionRequestEvent):
+            self._permission(event)
+        elif isinstance(event, PermissionResolvedEvent):
+            self._resolved(event)
+        elif isinstance(event, TurnEndEvent):
+            self._usage(event)
+
+    def _flush_text(self) -> None:
+        if not self._text:
+            return
+        data = {"text/markdown": self._text, "text/plain": self._text}
+        if self._display_id is None:
+            self._display_id = f"shard-text-{time.monotonic_ns()}"
+            kind = "display_data"
+        else:
+            kind = "update_display_data"
+        self._send(
+            kind, {"data": data, "metadata": {}, "transient": {"display_id": self._display_id}}
+        )
+        self._flushed_at = time.monotonic()
+
+    def _display(self, data: dict[str, Any]) -> None:
+        self._send("display_data", {"data": data, "metadata": {}, "transient": {}})
+
+    def _tool_result(self, event: ToolResultEvent) -> None:
+        plain = self._plain.result_text(event)
+        self._display(
+            {
+                RENDER_MIME: {
+                    "version": 1,
+                    "descriptors": [d.model_dump(mode="json") for d in event.result.render],
+                    "event": event.model_dump(mode="json"),
+                },
+                "text/plain": plain,
+            }
+        )
+
+    def _permission(self, event: PermissionRequestEvent) -> None:
+        text = (
+            f"Permission needed: {event.prompt}\n"
+            f"Answer in a Shard client (the agent panel or the dialog widget); "
+            f"without an answer the agent's headless policy decides."
+        )
+        self._display({PERMISSION_MIME: event.model_dump(mode="json"), "text/plain": text})
+
+    def _resolved(self, event: PermissionResolvedEvent) -> None:
+        label = f"{event.decision} by {event.decided_by}"
+        if event.reason:
+            label += f": {event.reason}"
+        tone = "error" if event.decision == "deny" else "success"
+        descriptor = StatusDescriptor(label=label, tone=tone)
+        self._display(
+            {
+                RENDER_MIME: {"version": 1, "descriptors": [descriptor.model_dump(mode="json")]},
+                "text/plain": label,
+            }
+        )
+
+    def _usage(self, event: TurnEndEvent) -> None:
+        self._flush_text()
+        line = f"{event.reason} · {format_usage(event.usage)}"
+        descriptor = KvDescriptor(
+            pairs=[KvPair(k="turn", v=event.reason), KvPair(k="usage", v=format_usage(event.usage))]
+        )
+        self._display(
+            {
+                RENDER_MIME: {"version": 1, "descriptors": [descriptor.model_dump(mode="json")]},
+                "text/plain": line,
+            }
+        )

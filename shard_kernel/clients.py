@@ -1,0 +1,56 @@
+"""ClientRegistry: who is attached to this agent, in which role, and who can answer asks.
+
+A client attaches by opening a comm on target `shard`. It counts as a responder while its comm
+is open, its role is interactive, and it has been heard from (attach, heartbeat or any command)
+within `ttl` seconds — a closed browser tab stops counting without ever sending comm_close.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+HEARTBEAT_TTL = 60.0
+
+
+@dataclass
+class Client:
+    comm: Any
+    client_id: str
+    role: str
+    seen: float = field(default_factory=time.monotonic)
+
+    @property
+    def comm_id(self) -> str:
+        return str(self.comm.comm_id)
+
+
+class ClientRegistry:
+    def __init__(self, ttl: float = HEARTBEAT_TTL) -> None:
+        self.ttl = ttl
+        self._by_comm: dict[str, Client] = {}
+
+    def attach(self, comm: Any, client_id: str, role: str) -> Client:
+        client = Client(comm=comm, client_id=client_id, role=role)
+        self._by_comm[client.comm_id] = client
+        return client
+
+    def get(self, comm_id: str) -> Client | None:
+        return self._by_comm.get(comm_id)
+
+    def touch(self, comm_id: str) -> None:
+        if (client := self._by_comm.get(comm_id)) is not None:
+            client.seen = time.monotonic()
+
+    def detach(self, comm_id: str) -> Client | None:
+        return self._by_comm.pop(comm_id, None)
+
+    def clients(self) -> list[Client]:
+        return list(self._by_comm.values())
+
+    def has_responder(self) -> bool:
+        now = time.monotonic()
+        return any(
+            c.role == "interactive" and now - c.seen < self.ttl for c in self._by_comm.values()
+        )

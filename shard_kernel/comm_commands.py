@@ -1,0 +1,199 @@
+"""CommCommands: the per-agent protocol over comms — attach, sync, answers, steer, abort, ops.
+
+Every command is validated with the protocol's pydantic models; a bad one is answered with a
+`reply{ok: false}` naming what is wrong, never a traceback. Replies go back on the sender's comm.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from shard_core.protocol.commands import (
+    AbortCommand,
+    AttachCommand,
+    Command,
+    CommandReply,
+    HeartbeatCommand,
+    PermissionResponseCommand,
+    PromptCommand,
+    SessionOpCommand,
+    SetModeCommand,
+    SnapshotReply,
+    SteerCommand,
+    SyncCommand,
+    UiResponseCommand,
+)
+from shard_core.types.errors import ShardError
+
+if TYPE_CHECKING:
+    from shard_kernel.kernel import ShardKernel
+
+COMMAND: TypeAdapter[Command] = TypeAdapter(Command)
+
+
+def describe(exc: ValidationError) -> str:
+    parts: list[str] = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error["loc"]) or "message"
+        parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
+
+
+class CommCommands:
+    def __init__(self, kernel: ShardKernel) -> None:
+        self.kernel = kernel
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # ------------------------------------------------------------ attach
+
+    def open(self, comm: Any, data: dict[str, Any]) -> None:
+        try:
+            attach = AttachCommand.model_validate({**data, "type": "attach"})
+        except ValidationError as exc:
+            self.reply(comm, CommandReply(command="attach", ok=False, message=describe(exc)))
+            return
+        self.kernel.clients.attach(comm, attach.client_id, attach.role)
+        comm.on_msg(lambda msg: self.handle(comm, msg["content"].get("data")))
+        comm.on_close(lambda _msg: self.kernel.clients.detach(comm.comm_id))
+        self._spawn(self._snapshot(comm, attach.since, None, 500, attach.id))
+
+    async def _snapshot(
+        self, comm: Any, since: int, until: int | None, limit: int, command_id: str | None
+    ) -> None:
+        try:
+            agent = await self.kernel.ready_agent()
+        except ShardError as exc:
+            self.reply(
+                comm,
+                CommandReply(command_id=command_id, command="attach", ok=False, message=str(exc)),
+            )
+            return
+        log = self.kernel.event_log
+        events, more = log.read(since, until, limit) if log is not None else ([], False)
+        session = agent.session
+        snapshot = SnapshotReply(
+            command_id=command_id,
+            agent_id=agent.agent_id,
+            status=session.status,
+            mode=session.mode,
+            model=session.provider.model,
+            last_seq=session.events.last_seq,
+            pending_permissions=list(self.kernel.pending.values()),
+            events=events,
+            has_more=more,
+        )
+        self.reply(comm, snapshot)
+
+    # ------------------------------------------------------------ commands
+
+    def handle(self, comm: Any, data: Any) -> None:
+        self.kernel.clients.touch(comm.comm_id)
+        try:
+            command = COMMAND.validate_python(data)
+        except ValidationError as exc:
+            kind = data.get("type", "?") if isinstance(data, dict) else "?"
+            self.reply(comm, CommandReply(command=str(kind), ok=False, message=describe(exc)))
+            return
+        self._spawn(self._dispatch(comm, command))
+
+    async def _dispatch(self, comm: Any, command: Command) -> None:
+        try:
+            reply = await self._run(comm, command)
+        except ShardError as exc:
+            reply = CommandReply(command=command.type, ok=False, message=str(exc))
+        if reply is not None:
+            reply.command_id = command.id
+            self.reply(comm, reply)
+
+    async def _run(self, comm: Any, command: Command) -> CommandReply | SnapshotReply | None:
+        if isinstance(command, AttachCommand):
+            client = self.kernel.clients.get(comm.comm_id)
+            if client is not None:
+                client.role, client.client_id = command.role, command.client_id
+            await self._snapshot(comm, command.since, None, 500, command.id)
+            return None
+        if isinstance(command, SyncCommand):
+            await self._snapshot(comm, command.since, command.until, command.limit, command.id)
+            return None
+        if isinstance(command, HeartbeatCommand):
+            return CommandReply(command="heartbeat", ok=True)
+        agent = await self.kernel.ready_agent()
+        if isinstance(command, PermissionResponseCommand):
+            return self._answer(comm, command)
+        if isinstance(command, SteerCommand):
+            agent.steer(command.text)
+            return CommandReply(command="steer", ok=True, message="queued")
+        if isinstance(command, AbortCommand):
+            stopped = self.kernel.interrupt_turn()
+            return CommandReply(
+                command="abort", ok=stopped, message="" if stopped else "no turn is running"
+            )
+        if isinstance(command, SetModeCommand):
+            agent.set_mode(command.mode)
+            return CommandReply(command="set_mode", ok=True, message=command.mode)
+        if isinstance(command, PromptCommand):
+            return self._prompt(command)
+        if isinstance(command, SessionOpCommand):
+            return await self._session_op(command)
+        if isinstance(command, UiResponseCommand):
+            return CommandReply(command="ui_response", ok=False, message="no such ui request")
+        return None
+
+    def _answer(self, comm: Any, command: PermissionResponseCommand) -> CommandReply:
+        client = self.kernel.clients.get(comm.comm_id)
+        role = client.role if client is not None else "observer"
+        agent = self.kernel.agent
+        assert agent is not None
+        result = agent.gate.respond(
+            command.request_id,
+            command.decision,
+            command.client_id,
+            role,
+            reason=command.reason,
+            rule=command.rule,
+        )
+        return CommandReply(
+            command="permission_response", ok=result.accepted, message=result.message
+        )
+
+    def _prompt(self, command: PromptCommand) -> CommandReply:
+        agent = self.kernel.agent
+        assert agent is not None
+        if agent.session.running:
+            return CommandReply(command="prompt", ok=False, message="a turn is already running")
+        self._spawn(self._background_turn(command.text))
+        return CommandReply(command="prompt", ok=True, message="started")
+
+    async def _background_turn(self, text: str) -> None:
+        agent = await self.kernel.ready_agent()
+        await agent.run(text)
+
+    async def _session_op(self, command: SessionOpCommand) -> CommandReply:
+        agent = await self.kernel.ready_agent()
+        if command.op == "compact":
+            if agent.session.running:
+                return CommandReply(
+                    command="session_op", ok=False, message="busy: compaction runs between turns"
+                )
+            event = await agent.session.compact("manual")
+            message = "nothing to compact" if event is None else f"compaction {event.index}"
+            return CommandReply(command="session_op", ok=True, message=message)
+        if command.op == "fork":
+            session_id = agent.fork(command.entry_id)
+            return CommandReply(
+                command="session_op", ok=True, message=session_id, data={"session_id": session_id}
+            )
+        return CommandReply(command="session_op", ok=True, data={"sessions": agent.list_sessions()})
+
+    # ------------------------------------------------------------ plumbing
+
+    def reply(self, comm: Any, reply: CommandReply | SnapshotReply) -> None:
+        comm.send(reply.model_dump(mode="json"))
+
+    def _spawn(self, coro: Any) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

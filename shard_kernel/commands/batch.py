@@ -1,0 +1,55 @@
+"""`shard batch`: run a shard-kernel notebook headless through nbclient."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from shard_kernel.batch import BatchOptions, run_batch
+
+EXAMPLES = """examples:
+  shard batch tasks.ipynb                       # writes tasks.out.ipynb
+  shard batch tasks.ipynb -o done.ipynb --policy deny --allow 'Bash(pytest:*)'
+  shard batch tasks.ipynb --model scripted/demo --timeout 600
+"""
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "batch",
+        help="run a shard notebook unattended",
+        description="Execute every cell of a notebook whose kernel is `shard` (each cell is a "
+        "prompt); permission asks are decided by the headless policy.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("notebook", type=Path)
+    parser.add_argument(
+        "-o", "--output", type=Path, help="executed notebook (default: X.out.ipynb)"
+    )
+    parser.add_argument(
+        "--policy",
+        choices=["deny", "allow_if_rule_matches", "queue"],
+        help="headless policy for permission asks (default: deny mutating, allow read-only)",
+    )
+    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per cell")
+    parser.add_argument("--model", help="model string (default: notebook metadata or config)")
+    parser.add_argument("--cwd", type=Path, help="workspace (default: the notebook's folder)")
+    parser.add_argument("--allow", action="append", default=[], metavar="RULE")
+    parser.add_argument("--deny", action="append", default=[], metavar="RULE")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    opts = BatchOptions(
+        notebook=args.notebook,
+        output=args.output,
+        policy=args.policy,
+        timeout=args.timeout,
+        model=args.model,
+        allow=args.allow,
+        deny=args.deny,
+        cwd=args.cwd,
+    )
+    return run_batch(opts, sys.stdout)

@@ -1,0 +1,153 @@
+"""`shard session compact` and `shard session recall`: compaction and recall on a session log.
+
+    shard session compact ~/.shard/sessions/s-1a2b.jsonl --dry-run
+    shard session recall ~/.shard/sessions/s-1a2b.jsonl "refresh token" --scope compaction:0
+
+`compact` prints the summary a compaction would write now (`--dry-run`), or appends the
+compaction entry to the log. It takes the log's writer lock, so it refuses while the agent that
+owns the session is running (stop the agent first); nothing is ever rewritten. A fork's
+ancestors are read from the same folder. `recall` answers like the agent's recall tool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from shard_core.contracts.compactor import CompactionInput
+from shard_core.engine.compaction import (
+    DeterministicCompactor,
+    estimate_entries,
+    estimate_text,
+    live_context,
+)
+from shard_core.engine.compaction.tokens import ENTRY_OVERHEAD_TOKENS
+from shard_core.engine.recall import answer, lineage_paths, parse_request
+from shard_core.engine.session_store import SessionStore
+from shard_core.types import CompactionDetails, CompactionEntry, SessionEntry
+from shard_core.types.errors import ConfigError
+
+_EXAMPLES = """examples:
+  shard session compact ~/.shard/sessions/s-1a2b.jsonl --dry-run
+  shard session compact s-1a2b.jsonl --window 200000 --target 100000 --reason threshold
+  shard session recall s-1a2b.jsonl "refresh token"
+  shard session recall s-1a2b.jsonl "Error:.*timeout" --mode regex --scope latest
+  shard session recall s-1a2b.jsonl --expand 120 121
+"""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "session",
+        help="compact or search a session log",
+        description="Compact a session log, or search its whole history.",
+    )
+    actions = parser.add_subparsers(dest="session_action", metavar="ACTION")
+    _add_compact(actions)
+    _add_recall(actions)
+    parser.set_defaults(handler=lambda _args: _usage(parser))
+
+
+def _add_compact(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    compact = actions.add_parser(
+        "compact",
+        help="print or append the compaction summary of a session log",
+        description="Compact a session log deterministically (no model call).",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    compact.add_argument("file", type=Path, help="the session .jsonl")
+    compact.add_argument("--dry-run", action="store_true", help="print the summary, write nothing")
+    compact.add_argument("--window", type=int, default=200_000, help="context window (tokens)")
+    compact.add_argument(
+        "--target", type=int, default=None, help="tokens after (default: window/2)"
+    )
+    compact.add_argument("--keep", type=int, default=20_000, help="recent tokens kept verbatim")
+    compact.add_argument(
+        "--reason", choices=["manual", "threshold"], default="manual",
+        help="manual keeps the last turn; threshold keeps up to --keep tokens",
+    )  # fmt: skip
+    compact.set_defaults(handler=run_compact)
+
+
+def _add_recall(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    recall = actions.add_parser(
+        "recall",
+        help="search a session's full history, across compactions and forks",
+        description="Search a session log like the agent's recall tool does.",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    recall.add_argument("file", type=Path, help="the session .jsonl")
+    recall.add_argument("query", nargs="?", default=None, help="words, a regex or a path")
+    recall.add_argument("--scope", default="all", help="all | latest | compaction:N")
+    recall.add_argument("--mode", default="search", help="search | regex | touched")
+    recall.add_argument("--recent", type=int, default=None, help="results per page")
+    recall.add_argument("--cursor", default=None, help="the cursor a previous page gave")
+    recall.add_argument("--expand", type=int, nargs="+", default=[], metavar="N")
+    recall.set_defaults(handler=run_recall)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def _measure(branch: list[SessionEntry]) -> int:
+    summary, kept = live_context(branch)
+    return (estimate_text(summary) + ENTRY_OVERHEAD_TOKENS if summary else 0) + estimate_entries(
+        kept
+    )
+
+
+def _plan(store: SessionStore, args: argparse.Namespace) -> CompactionDetails | None:
+    ancestors = [SessionStore.read(p) for p in reversed(lineage_paths(store.path)[:-1])]
+    store.attach_parents(ancestors)
+    branch = store.branch()
+    data = CompactionInput(
+        branch=branch,
+        context_tokens=_measure(branch),
+        context_window=args.window,
+        target_tokens=args.target if args.target is not None else args.window // 2,
+        reason=args.reason,
+        index=sum(isinstance(e, CompactionEntry) for e in branch),
+    )
+    return DeterministicCompactor(keep_recent_tokens=args.keep).compact(data)
+
+
+def run_compact(args: argparse.Namespace) -> int:
+    path: Path = args.file
+    store = SessionStore.read(path) if args.dry_run else SessionStore.open(path)
+    try:
+        details = _plan(store, args)
+        if details is None:
+            print("nothing to compact: the live context already fits", file=sys.stderr)
+            return 0
+        print(details.summary, end="")
+        if not args.dry_run:
+            store.append(CompactionEntry, details)
+            store.sync()
+    finally:
+        if not args.dry_run:
+            store.close()
+    verb = "would fold" if args.dry_run else "folded"
+    print(
+        f"{verb} {details.range_first_id}..{details.range_last_id} as compaction "
+        f"{details.index}; ~{details.tokens_before:,} → ~{details.tokens_after:,} tokens",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def run_recall(args: argparse.Namespace) -> int:
+    raw: dict[str, object] = {"scope": args.scope, "mode": args.mode, "expand": args.expand}
+    for key in ("query", "recent", "cursor"):
+        if getattr(args, key) is not None:
+            raw[key] = getattr(args, key)
+    request = parse_request(raw)
+    if isinstance(request, str):
+        raise ConfigError(request)
+    result = answer(lineage_paths(args.file), request)
+    print(result.text)
+    return 1 if result.error else 0

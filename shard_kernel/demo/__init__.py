@@ -1,0 +1,1 @@
+"""`shard demo`: a real agent kernel fixes a small buggy project, offline."""

@@ -1,0 +1,111 @@
+"""DemoRunner: copy the buggy project, start a real `shard` kernel, stream its turn, verify."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any, TextIO
+
+from pydantic import TypeAdapter
+
+from shard_core.protocol.events import Event
+from shard_kernel.local_kernels import shard_kernel_manager
+from shard_kernel.terminal.render import TerminalRenderer
+
+PROJECT = Path(__file__).resolve().parent / "project"
+PROMPT = (
+    "The tests in this project fail. Find the bug, fix it with the smallest change, "
+    "and run the tests with `python -m pytest -q` to show they pass."
+)
+ALLOW = ("Edit(**)", "Bash(python -m pytest:*)")
+EVENTS = TypeAdapter(Event)
+
+
+def prepare_workspace() -> Path:
+    workspace = Path(tempfile.mkdtemp(prefix="shard-demo-"))
+    for item in PROJECT.iterdir():
+        if item.suffix == ".py":
+            shutil.copy(item, workspace / item.name)
+    return workspace
+
+
+def kernel_env(workspace: Path, model: str | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env["KERNEL_SHARD_AGENT_ID"] = f"agent-demo-{uuid.uuid4().hex[:8]}"
+    env["KERNEL_SHARD_CWD"] = str(workspace)
+    env["KERNEL_SHARD_ALLOW"] = "\n".join(ALLOW)
+    if model:
+        env["KERNEL_SHARD_MODEL"] = model
+    # The agent's bash runs `python`: make it this environment's interpreter.
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return env
+
+
+class DemoRunner:
+    def __init__(self, out: TextIO, *, model: str | None = None, timeout: float = 600) -> None:
+        self.out = out
+        self.model = model
+        self.timeout = timeout
+        self.render = TerminalRenderer(out)
+
+    def say(self, text: str) -> None:
+        print(self.render.style(text, "bold"), file=self.out, flush=True)
+
+    def run(self, keep: bool = False) -> int:
+        workspace = prepare_workspace()
+        self.say(f"shard demo: fixing a small buggy project in {workspace}")
+        print(self.render.style(f"allowed by rule: {', '.join(ALLOW)}", "dim"), file=self.out)
+        km = shard_kernel_manager()
+        km.start_kernel(env=kernel_env(workspace, self.model))
+        kc = km.client()
+        try:
+            kc.start_channels()
+            kc.wait_for_ready(timeout=120)
+            self.say(f"> {PROMPT}")
+            ok = self._turn(kc)
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=False)
+        passed = self._verify(workspace)
+        if not keep:
+            shutil.rmtree(workspace, ignore_errors=True)
+        return 0 if ok and passed else 1
+
+    def _turn(self, kc: Any) -> bool:
+        msg_id = kc.execute(PROMPT)
+        while True:
+            msg = kc.get_iopub_msg(timeout=self.timeout)
+            kind, content = msg["header"]["msg_type"], msg["content"]
+            if kind == "comm_msg" and content.get("comm_id") == "shard-events":
+                self.render(EVENTS.validate_python(content["data"]))
+            elif kind == "error":
+                print(self.render.style(f"✗ {content['evalue']}", "red"), file=self.out)
+            elif kind == "status" and content["execution_state"] == "idle" and _for(msg, msg_id):
+                break
+        reply = kc.get_shell_msg(timeout=self.timeout)
+        while reply["parent_header"].get("msg_id") != msg_id:
+            reply = kc.get_shell_msg(timeout=self.timeout)
+        return reply["content"]["status"] == "ok"
+
+    def _verify(self, workspace: Path) -> bool:  # the agent's word is not the proof
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+            cwd=workspace,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        tail = (result.stdout.strip().splitlines() or ["(no output)"])[-1]
+        tone = "green" if result.returncode == 0 else "red"
+        self.say("checking the project's tests myself:")
+        print(self.render.style(f"  {tail}", tone), file=self.out, flush=True)
+        return result.returncode == 0
+
+
+def _for(msg: dict[str, Any], msg_id: str) -> bool:
+    return msg["parent_header"].get("msg_id") == msg_id

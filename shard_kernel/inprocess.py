@@ -1,0 +1,111 @@
+"""InProcessAgent: an SDK agent on its own event-loop thread, driven from a notebook.
+
+The agent's loop runs in a daemon thread so a `%%shard` cell can return at once while the turn
+goes on (clicks on the widget reach the kernel's main thread and are handed over here), and so
+`%%shard --wait` can block the cell until the turn ends without stopping the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine
+from concurrent.futures import Future
+from typing import Any, TypeVar
+
+from shard_core.protocol.commands import CommandReply
+from shard_core.protocol.events import Event, TurnEndEvent
+from shard_core.sdk import Agent, create_agent
+from shard_widgets import AgentWidget
+
+T = TypeVar("T")
+
+
+class InProcessAgent:
+    """One agent, one loop thread, one widget per turn (all sharing the same controller)."""
+
+    def __init__(self, name: str, **options: Any) -> None:
+        self.name = name
+        self.widgets: list[AgentWidget] = []
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name=f"shard-{name}")
+        self._thread.daemon = True
+        self._thread.start()
+        options.setdefault("has_responder", lambda: bool(self.widgets))
+        self.agent: Agent = self.call(create_agent(**options))
+        self.agent.events.subscribe(self._fan_out)
+
+    def call(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        return self.submit(coro).result(timeout)
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def _fan_out(self, event: Event) -> None:
+        for widget in list(self.widgets):
+            widget.push(event)
+
+    def widget(self) -> AgentWidget:
+        session = self.agent.session
+        widget = AgentWidget(
+            controller=self,
+            status=session.status,
+            mode=session.mode,
+            modes=sorted(session.modes),
+            model=session.provider.model,
+            demo=session.config.demo,
+        )
+        self.widgets.append(widget)
+        return widget
+
+    def prompt(self, text: str) -> Future[TurnEndEvent]:
+        return self.submit(self.agent.run(text))
+
+    # ------------------------------------------------------------ AgentController
+
+    def respond_permission(
+        self,
+        request_id: str,
+        decision: str,
+        *,
+        client_id: str,
+        rule: str | None,
+        reason: str | None,
+    ) -> CommandReply:
+        def answer() -> CommandReply:
+            result = self.agent.gate.respond(
+                request_id, decision, client_id, "interactive", reason=reason, rule=rule
+            )
+            return CommandReply(
+                command="permission_response", ok=result.accepted, message=result.message
+            )
+
+        return self._on_loop(answer)
+
+    def respond_ui(self, request_id: str, value: object, *, client_id: str) -> CommandReply:
+        return CommandReply(command="ui_response", ok=False, message="no such ui request")
+
+    def abort(self) -> bool:
+        return self._on_loop(self.agent.abort)
+
+    def steer(self, text: str) -> bool:
+        self._on_loop(lambda: self.agent.steer(text))
+        return True
+
+    def set_mode(self, mode: str) -> bool:
+        self._on_loop(lambda: self.agent.set_mode(mode))
+        return True
+
+    def _on_loop(self, fn: Any) -> Any:
+        async def run() -> Any:
+            return fn()
+
+        return self.call(run(), timeout=10)
+
+    def close(self) -> None:
+        try:
+            self.call(self.agent.close(), timeout=10)
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=5)
+            self._loop.close()

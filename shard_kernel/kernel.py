@@ -1,0 +1,271 @@
+"""ShardKernel: an agent as a Jupyter kernel — cells are prompts, comms carry everything else.
+
+A thin adapter over `shard_core.sdk`: execute_request runs a turn; events go out once each on
+IOPub (a comm_msg on the `shard-events` comm id, which every client of the kernel receives);
+clients attach, answer permission prompts, steer and abort through comms on target `shard`,
+which ipykernel ≥ 7.4 dispatches while the turn's execute_request is still awaiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import traceback
+from typing import Any
+
+import comm
+import ipykernel.ipkernel  # noqa: F401  (points the `comm` package at ipykernel's CommManager)
+from ipykernel.kernelbase import Kernel
+
+from shard_core import __version__
+from shard_core.engine.event_log import EventLog
+from shard_core.engine.events import EventStream
+from shard_core.engine.state import private_dir, shard_home
+from shard_core.protocol.events import Event, PermissionRequestEvent, PermissionResolvedEvent
+from shard_core.sdk import Agent, create_agent
+from shard_core.types.errors import ShardError
+from shard_kernel.agent_env import AgentEnv, read_agent_env
+from shard_kernel.cell_output import CellOutput
+from shard_kernel.clients import ClientRegistry
+from shard_kernel.comm_commands import CommCommands
+from shard_kernel.recovery import recover
+from shard_kernel.slash import SLASH_COMMANDS, run_slash
+
+EVENTS_COMM_ID = "shard-events"
+COMM_TARGET = "shard"
+
+
+class ShardKernel(Kernel):
+    implementation = "shard"
+    implementation_version = __version__
+    language_info = {
+        "name": "shard",
+        "mimetype": "text/markdown",
+        "file_extension": ".md",
+        "pygments_lexer": "markdown",
+        "codemirror_mode": "markdown",
+    }
+    banner = f"Shard {__version__}: each cell is a prompt to the agent; /help lists commands."
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.comm_manager = comm.get_comm_manager()
+        for msg_type in ("comm_open", "comm_msg", "comm_close"):
+            self.shell_handlers[msg_type] = getattr(self.comm_manager, msg_type)
+        self.comm_manager.register_target(COMM_TARGET, self._on_comm_open)
+        self.clients = ClientRegistry()
+        self.pending: dict[str, PermissionRequestEvent] = {}
+        self.agent: Agent | None = None
+        self.boot_error: str | None = None
+        self._ready = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._cell: CellOutput | None = None
+        self._events_parent: dict[str, Any] | None = None
+        self.event_log: EventLog | None = None
+        self.commands = CommCommands(self)
+
+    # ------------------------------------------------------------ startup
+
+    def start(self) -> None:
+        super().start()
+        signal.signal(signal.SIGINT, self._on_sigint)
+        self.io_loop.add_callback(self._boot)
+
+    def pre_handler_hook(self) -> None:
+        """ipykernel installs the default SIGINT handler here; ours stays (interrupt = abort)."""
+
+    def post_handler_hook(self) -> None:
+        pass
+
+    async def _boot(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        try:
+            env = read_agent_env()
+            self.agent = await self._create(env)
+        except Exception as exc:  # reported on every cell instead of a dead kernel
+            self.boot_error = f"{type(exc).__name__}: {exc}"
+            self.log.error("shard agent failed to start: %s", self.boot_error)
+        finally:
+            self._ready.set()
+
+    async def _create(self, env: AgentEnv) -> Agent:
+        folder = private_dir(shard_home() / "agents" / env.agent_id)
+        self.event_log = EventLog(folder / "events.jsonl")
+        events = EventStream(env.agent_id, start_seq=self.event_log.next_seq)
+        events.subscribe(self._on_event)
+        agent = await create_agent(
+            cwd=env.cwd,
+            model=env.model,
+            mode=env.mode,
+            agent_id=env.agent_id,
+            resume=True,
+            allow=env.allow,
+            deny=env.deny,
+            trust_project=env.trust_project,
+            headless_policy=env.headless_policy,
+            permission_timeout=env.permission_timeout,
+            has_responder=self.clients.has_responder,
+            events=events,
+        )
+        recover(agent, self.event_log)
+        if env.generated_id:
+            agent.session.emit_status(
+                f"no KERNEL_SHARD_AGENT_ID was given; this kernel created agent {env.agent_id}"
+            )
+        else:
+            agent.session.emit_status()
+        return agent
+
+    async def ready_agent(self) -> Agent:
+        await self._ready.wait()
+        if self.agent is None:
+            raise ShardError(f"the agent could not start: {self.boot_error}")
+        return self.agent
+
+    # ------------------------------------------------------------ events out
+
+    def _on_event(self, event: Event) -> None:
+        if self.event_log is not None:
+            self.event_log.append(event)
+        if isinstance(event, PermissionRequestEvent):
+            self.pending[event.request_id] = event
+        elif isinstance(event, PermissionResolvedEvent):
+            self.pending.pop(event.request_id, None)
+        self.publish_comm(EVENTS_COMM_ID, event.model_dump(mode="json"))
+        if self._cell is not None:
+            self._cell.handle(event)
+
+    def publish_comm(self, comm_id: str, data: dict[str, Any]) -> None:
+        """One comm_msg on IOPub: every client of the kernel receives it."""
+        session: Any = self.session
+        if session is None:
+            return
+        session.send(
+            self.iopub_socket,
+            "comm_msg",
+            {"comm_id": comm_id, "data": data},
+            parent=self._events_parent or self.get_parent("shell"),
+            ident=self._topic("comm_msg"),
+        )
+
+    # ------------------------------------------------------------ cells
+
+    async def do_execute(  # type: ignore[override]
+        self,
+        code: str,
+        silent: bool,
+        store_history: bool = True,
+        user_expressions: dict[str, Any] | None = None,
+        allow_stdin: bool = False,
+        *,
+        cell_meta: dict[str, Any] | None = None,
+        cell_id: str | None = None,
+    ) -> dict[str, Any]:
+        if not silent:
+            self.execution_count += 1
+        text = code.strip()
+        parent = self.get_parent("shell")
+        try:
+            agent = await self.ready_agent()
+            if not text:
+                return self._ok()
+            if text.startswith("/"):
+                return await self._slash(agent, text, parent)
+            return await self._turn(agent, text, parent)
+        except ShardError as exc:
+            return self._error(type(exc).__name__, str(exc), parent)
+
+    async def _turn(self, agent: Agent, text: str, parent: dict[str, Any]) -> dict[str, Any]:
+        self._cell = CellOutput(lambda kind, content: self._send_output(kind, content, parent))
+        self._events_parent = parent
+        try:
+            end = await agent.run(text)
+        except asyncio.CancelledError:
+            return self._error("Interrupted", "the turn was stopped", parent)
+        finally:
+            self._cell = None
+            self._events_parent = None
+        if end.reason == "completed":
+            return self._ok()
+        if end.reason == "aborted":
+            return self._error("Interrupted", "the turn was stopped before it finished", parent)
+        return self._error("TurnError", end.error or f"the turn ended: {end.reason}", parent)
+
+    async def _slash(self, agent: Agent, text: str, parent: dict[str, Any]) -> dict[str, Any]:
+        markdown = await run_slash(self, agent, text)
+        self._send_output(
+            "display_data",
+            {"data": {"text/markdown": markdown, "text/plain": markdown}, "metadata": {}},
+            parent,
+        )
+        return self._ok()
+
+    def _send_output(self, kind: str, content: dict[str, Any], parent: dict[str, Any]) -> None:
+        session: Any = self.session
+        if session is not None:
+            session.send(self.iopub_socket, kind, content, parent=parent, ident=self._topic(kind))
+
+    def _ok(self) -> dict[str, Any]:
+        return {
+            "status": "ok",
+            "execution_count": self.execution_count,
+            "payload": [],
+            "user_expressions": {},
+        }
+
+    def _error(self, ename: str, evalue: str, parent: dict[str, Any]) -> dict[str, Any]:
+        content = {"ename": ename, "evalue": evalue, "traceback": [f"{ename}: {evalue}"]}
+        self._send_output("error", content, parent)
+        return {"status": "error", "execution_count": self.execution_count, **content}
+
+    async def do_complete(self, code: str, cursor_pos: int) -> dict[str, Any]:  # type: ignore[override]
+        prefix = code[:cursor_pos]
+        matches: list[str] = []
+        start = 0
+        if prefix.startswith("/") and " " not in prefix:
+            matches = [c for c in SLASH_COMMANDS if c.startswith(prefix)]
+        elif prefix.startswith("/mode ") and self.agent is not None:
+            word = prefix[len("/mode ") :]
+            start = len("/mode ")
+            matches = [m for m in sorted(self.agent.session.modes) if m.startswith(word)]
+        return {
+            "status": "ok",
+            "matches": matches,
+            "cursor_start": start,
+            "cursor_end": cursor_pos,
+            "metadata": {},
+        }
+
+    async def do_is_complete(self, code: str) -> dict[str, Any]:  # type: ignore[override]
+        if code.strip() == "/mode":
+            return {"status": "incomplete", "indent": ""}
+        return {"status": "complete"}
+
+    # ------------------------------------------------------------ comms in
+
+    def _on_comm_open(self, comm: Any, msg: dict[str, Any]) -> None:
+        self.commands.open(comm, msg["content"].get("data") or {})
+
+    # ------------------------------------------------------------ interrupt and shutdown
+
+    def _on_sigint(self, signum: int, frame: object) -> None:
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self.interrupt_turn)
+
+    def interrupt_turn(self) -> bool:
+        """Withdraw pending asks, then cancel the running turn."""
+        if self.agent is None:
+            return False
+        for request_id in list(self.pending):
+            self.agent.gate.withdraw(request_id, "the turn was interrupted", by="interrupt")
+        return self.agent.abort()
+
+    async def do_shutdown(self, restart: bool) -> dict[str, Any]:  # type: ignore[override]
+        try:
+            if self.agent is not None:
+                await self.agent.close()
+            if self.event_log is not None:
+                self.event_log.close()
+        except Exception:
+            self.log.error("error while shutting down the agent:\n%s", traceback.format_exc())
+        return {"status": "ok", "restart": restart}

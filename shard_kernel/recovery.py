@@ -1,0 +1,82 @@
+"""Restart = resume: what a previous agent process left unfinished, closed out and announced."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shard_core.engine.event_log import EventLog
+from shard_core.protocol.events import (
+    Event,
+    PermissionRequestEvent,
+    PermissionResolvedEvent,
+    RestartedEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+)
+from shard_core.sdk import Agent
+
+LOOKBACK = 5000
+
+
+@dataclass
+class Dangling:
+    turn_id: str | None = None
+    calls: dict[str, str] = field(default_factory=dict[str, str])
+    asks: dict[str, PermissionRequestEvent] = field(
+        default_factory=dict[str, PermissionRequestEvent]
+    )
+
+
+def find_dangling(events: list[Event]) -> Dangling:
+    state = Dangling()
+    for event in events:
+        if isinstance(event, TurnStartEvent):
+            state = Dangling(turn_id=event.turn_id)
+        elif isinstance(event, TurnEndEvent):
+            state = Dangling()
+        elif isinstance(event, ToolCallEvent):
+            command = event.call.input.get("command") if event.call.name == "bash" else None
+            state.calls[event.call.id] = f"a running {event.call.name}" + (
+                f": {command}" if command else ""
+            )
+        elif isinstance(event, ToolResultEvent):
+            state.calls.pop(event.tool_call_id, None)
+        elif isinstance(event, PermissionRequestEvent):
+            state.asks[event.request_id] = event
+        elif isinstance(event, PermissionResolvedEvent):
+            state.asks.pop(event.request_id, None)
+    return state
+
+
+def recover(agent: Agent, log: EventLog) -> RestartedEvent | None:
+    """Close what the last process left open; announce `restarted` if this is a resume."""
+    resumed = any(e.type == "message" for e in agent.session.store.entries)
+    events, _ = log.read(max(-1, log.next_seq - LOOKBACK - 1), limit=LOOKBACK)
+    state = find_dangling(events)
+    lost = list(state.calls.values())
+    emit = agent.events.emit
+    for request in state.asks.values():
+        lost.append(f"a pending permission request for {request.tool}")
+        emit(
+            PermissionResolvedEvent,
+            request_id=request.request_id,
+            decision="deny",
+            decided_by="restart",
+            source="abort",
+            reason="the agent process stopped while waiting for an answer",
+        )
+    agent.session.close_dangling_calls("aborted: the agent process stopped while this tool ran")
+    if state.turn_id is not None:
+        lost.append(f"the turn in progress ({state.turn_id})")
+        emit(
+            TurnEndEvent,
+            turn_id=state.turn_id,
+            reason="aborted",
+            error="the agent process stopped during this turn",
+        )
+    if not resumed and not lost:
+        return None
+    agent.session.store.sync()
+    return emit(RestartedEvent, lost=lost, entries=len(agent.session.store.entries))

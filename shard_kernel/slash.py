@@ -1,0 +1,121 @@
+"""Slash commands in a shard cell: /mode, /compact, /recall, /fork, /status, /grants, /help."""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING
+
+from shard_core.contracts import ToolContext
+from shard_core.sdk import Agent
+from shard_core.types.errors import ConfigError
+from shard_kernel.terminal.render import format_usage
+
+if TYPE_CHECKING:
+    from shard_kernel.kernel import ShardKernel
+
+SLASH_COMMANDS = ("/mode", "/compact", "/recall", "/fork", "/status", "/grants", "/help")
+
+HELP = """**Shard cell commands** (anything else is a prompt to the agent)
+
+| command | what it does |
+|---|---|
+| `/mode plan` · `/mode build` | switch mode (plan: read-only tools, ends with a plan) |
+| `/compact` | compact the conversation now (deterministic, no model call) |
+| `/recall QUERY` | search everything this agent ever did |
+| `/fork [ENTRY_ID]` | copy the conversation into a new session from an entry |
+| `/status` | status, mode, model, context use, usage, attached clients |
+| `/grants` · `/grants revoke RULE` | list or revoke "always allow" grants |
+| `/help` | this table |
+"""
+
+
+async def run_slash(kernel: ShardKernel, agent: Agent, text: str) -> str:
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise ConfigError(f"could not parse {text!r}: {exc}") from None
+    name, args = words[0], words[1:]
+    if name == "/help":
+        return HELP
+    if name == "/mode":
+        return _mode(agent, args)
+    if name == "/compact":
+        event = await agent.session.compact("manual")
+        if event is None:
+            return "Nothing to compact."
+        return (
+            f"Compaction {event.index}: {event.entries_folded} entries folded, "
+            f"{event.tokens_before} → {event.tokens_after} tokens."
+        )
+    if name == "/recall":
+        return await _recall(agent, " ".join(args))
+    if name == "/fork":
+        session_id = agent.fork(args[0] if args else None)
+        return f"Forked into `{session_id}`; continue it with `shard run --resume {session_id}`."
+    if name == "/status":
+        return _status(kernel, agent)
+    if name == "/grants":
+        return _grants(agent, args)
+    raise ConfigError(f"unknown command {name}; try /help")
+
+
+def _mode(agent: Agent, args: list[str]) -> str:
+    modes = ", ".join(f"`{m}`" for m in sorted(agent.session.modes))
+    if not args:
+        return f"Mode: **{agent.session.mode}** (available: {modes})"
+    agent.set_mode(args[0])
+    return f"Mode: **{agent.session.mode}**"
+
+
+async def _recall(agent: Agent, query: str) -> str:
+    tool = agent.session.tools.get("recall")
+    if tool is None:
+        return "Recall is not available for this agent."
+    s = agent.session
+    ctx = ToolContext(
+        cwd=s.config.cwd,
+        roots=s.config.roots,
+        agent_id=s.agent_id,
+        session_id=s.store.session_id,
+        call_id="slash-recall",
+    )
+    args: dict[str, object] = {"scope": "all"}
+    if query:
+        args["query"] = query
+    result = await tool.execute(args, ctx)
+    return f"```\n{result.text}\n```"
+
+
+def _status(kernel: ShardKernel, agent: Agent) -> str:
+    s = agent.session
+    meter = s.meter
+    clients = kernel.clients.clients()
+    rows = [
+        ("agent", s.agent_id),
+        ("status", s.status),
+        ("mode", s.mode),
+        ("model", s.provider.model + (" (scripted demo)" if s.config.demo else "")),
+        ("session", s.store.session_id),
+        ("cwd", str(s.config.cwd)),
+        (
+            "context",
+            f"{meter.context_tokens} / {meter.context_window} tokens ({meter.fraction:.0%})",
+        ),
+        ("usage", format_usage(meter.total)),
+        ("clients", ", ".join(f"{c.client_id} ({c.role})" for c in clients) or "none"),
+        ("pending asks", str(len(kernel.pending))),
+    ]
+    return "| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows)
+
+
+def _grants(agent: Agent, args: list[str]) -> str:
+    store = agent.gate.grants
+    if args[:1] == ["revoke"]:
+        if len(args) != 2:
+            raise ConfigError("usage: /grants revoke RULE")
+        removed = store.revoke(args[1])
+        return f"Revoked `{args[1]}`." if removed else f"No grant `{args[1]}`."
+    grants = store.grants()
+    if not grants:
+        return "No grants: nothing is always allowed for this agent."
+    return "\n".join(f"- `{g.text}` (granted by {g.granted_by})" for g in grants)

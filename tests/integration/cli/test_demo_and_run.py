@@ -1,0 +1,64 @@
+"""The README's main job and `shard run`, as a user runs them: separate processes, temp homes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    out = dict(os.environ)
+    for name in ("JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_CONFIG_DIR", "IPYTHONDIR"):
+        out[name] = str(tmp_path / name.lower())
+    out["SHARD_HOME"] = str(tmp_path / "shard-home")
+    out["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        out.pop(key, None)
+    return out
+
+
+def _shard(
+    env: dict[str, str], *args: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "shard_kernel.cli", *args],
+        capture_output=True, text=True, env=env, cwd=cwd, timeout=300, check=False,
+    )  # fmt: skip
+
+
+def test_shard_demo_fixes_the_bug(env: dict[str, str]) -> None:
+    result = _shard(env, "demo")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "2 passed" in result.stdout
+    assert "+def add(a, b): return a + b" in result.stdout
+
+
+def test_shard_run_json_events(env: dict[str, str], tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "calc.py").write_text("def add(a, b): return a - b\n")
+    result = _shard(env, "run", "--model", "scripted/demo", "--json", "fix it", cwd=work)
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    assert kinds[0] in ("turn_start", "status")
+    assert "turn_end" in kinds
+    seqs = [e["seq"] for e in events]
+    assert seqs == sorted(seqs)
+    # without a terminal nobody can answer the edit's permission ask: the headless policy denies
+    denied = [e for e in events if e["type"] == "permission_resolved"]
+    assert denied
+    assert denied[0]["decision"] == "deny"
+    assert (work / "calc.py").read_text() == "def add(a, b): return a - b\n"
+
+
+def test_bad_model_is_a_clear_error(env: dict[str, str], tmp_path: Path) -> None:
+    result = _shard(env, "run", "--model", "nonsense", "hi", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith("shard: error:")
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,1 @@
+"""Real `shard` kernels through jupyter_client."""

@@ -1,0 +1,227 @@
+"""A real `shard` kernel: prompts as cells, outputs, comms while a turn awaits, interrupt."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from pathlib import Path
+
+from jupyter_client.manager import KernelManager
+
+from tests.integration.kernel.agent_client import AgentClient
+from tests.integration.kernel.conftest import StartKernel, another_client
+
+RENDER = "application/vnd.shard.render+json"
+PERMISSION = "application/vnd.shard.permission+json"
+SLEEPER = "echo $$ > pid; exec sleep 30"
+
+
+def _reply(kc: object, msg_id: str, timeout: float = 60) -> dict[str, object]:
+    reply = kc.get_shell_msg(timeout=timeout)  # type: ignore[attr-defined]
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = kc.get_shell_msg(timeout=timeout)  # type: ignore[attr-defined]
+    return reply["content"]
+
+
+def test_prompt_runs_a_turn_with_render_outputs(start_kernel: StartKernel, workspace: Path) -> None:
+    (workspace / "notes.txt").write_text("hello\n")
+    _, kc = start_kernel(
+        [
+            {"text": "Reading.", "tool_calls": [{"name": "read", "input": {"path": "notes.txt"}}]},
+            {"text": "It says hello."},
+        ]
+    )
+    client = AgentClient(kc, "a")
+    msg_id = kc.execute("what is in notes.txt?")
+    content = _reply(kc, msg_id)
+    assert content["status"] == "ok"
+    client.pump(0.5)
+    types = [e["type"] for e in client.events]
+    assert "turn_start" in types
+    assert types[-2:] == ["turn_end", "status"] or "turn_end" in types
+    seqs = [e["seq"] for e in client.events]
+    assert seqs == sorted(seqs)
+    data = [m["content"].get("data", {}) for m in client.outputs]
+    assert any(RENDER in d for d in data)
+    texts = [d.get("text/markdown", "") for d in data]
+    assert any("It says hello." in t for t in texts)
+
+
+def test_permission_answered_by_a_second_client_while_the_turn_awaits(
+    start_kernel: StartKernel, workspace: Path
+) -> None:
+    km, kc_a = start_kernel(
+        [
+            {"tool_calls": [{"name": "write", "input": {"path": "out.txt", "content": "hi\n"}}]},
+            {"text": "Wrote it."},
+        ]
+    )
+    kc_b = another_client(km)
+    try:
+        a = AgentClient(kc_a, "client-a")
+        b = AgentClient(kc_b, "client-b")
+        a.attach()
+        b.attach()
+        msg_id = kc_a.execute("write out.txt")
+        request = b.wait_event("permission_request")
+        reply_b = b.command(
+            {
+                "type": "permission_response",
+                "request_id": request["request_id"],
+                "decision": "allow",
+                "client_id": "client-b",
+            }
+        )
+        assert reply_b["ok"] is True
+        late = a.command(
+            {
+                "type": "permission_response",
+                "request_id": request["request_id"],
+                "decision": "deny",
+                "client_id": "client-a",
+            }
+        )
+        assert late["ok"] is False
+        assert "already decided by client-b" in late["message"]
+        assert _reply(kc_a, msg_id)["status"] == "ok"
+        assert (workspace / "out.txt").read_text() == "hi\n"
+        resolved = a.wait_event("permission_resolved")
+        assert resolved["decided_by"] == "client-b"
+        a.pump(0.3)
+        assert any(PERMISSION in m["content"].get("data", {}) for m in a.outputs)
+    finally:
+        kc_b.stop_channels()
+
+
+def test_late_attach_sees_the_pending_request_and_answers_it(
+    start_kernel: StartKernel, workspace: Path
+) -> None:
+    km, kc_a = start_kernel(
+        [
+            {"tool_calls": [{"name": "write", "input": {"path": "late.txt", "content": "x"}}]},
+            {"text": "done"},
+        ]
+    )
+    a = AgentClient(kc_a, "client-a")
+    a.attach()
+    msg_id = kc_a.execute("write late.txt")
+    a.wait_event("permission_request")
+    kc_d = another_client(km)
+    try:
+        d = AgentClient(kc_d, "client-d")
+        snapshot = d.attach(since=-1)
+        assert snapshot["status"] == "waiting_for_permission"
+        [pending] = snapshot["pending_permissions"]
+        assert any(e["type"] == "permission_request" for e in snapshot["events"])
+        reply = d.command(
+            {
+                "type": "permission_response",
+                "request_id": pending["request_id"],
+                "decision": "deny",
+                "reason": "not now",
+                "client_id": "client-d",
+            }
+        )
+        assert reply["ok"] is True
+        assert _reply(kc_a, msg_id)["status"] == "ok"
+        assert not (workspace / "late.txt").exists()
+    finally:
+        kc_d.stop_channels()
+
+
+def test_interrupt_during_sleep_ends_the_cell_and_the_kernel_lives(
+    start_kernel: StartKernel, workspace: Path
+) -> None:
+    km, kc = start_kernel(
+        [
+            {
+                "tool_calls": [
+                    {"name": "bash", "input": {"command": "echo $$ > pid; exec sleep 30"}}
+                ]
+            },
+            {"text": "never"},
+            {"text": "second cell works"},
+        ],
+        allow="Bash(echo:*)\nBash(sleep:*)\nWrite(pid)",
+    )
+    msg_id = kc.execute("sleep please")
+    pid_file = workspace / "pid"
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text().strip()):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    pid = int(pid_file.read_text())
+    started = time.monotonic()
+    km.interrupt_kernel()
+    content = _reply(kc, msg_id)
+    elapsed = time.monotonic() - started
+    assert content["status"] == "error"
+    assert content["ename"] == "Interrupted"
+    assert elapsed < 1.0
+    time.sleep(0.3)
+    try:
+        os.kill(pid, 0)
+        alive = _is_running(pid)
+    except ProcessLookupError:
+        alive = False
+    assert not alive
+    assert km.is_alive()
+    second = kc.execute("again")
+    assert _reply(kc, second)["status"] == "ok"
+
+
+def _is_running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def test_sigkill_mid_turn_restarts_and_resumes(start_kernel: StartKernel, workspace: Path) -> None:
+    km, kc = start_kernel(
+        [
+            {"text": "first answer"},
+            {"tool_calls": [{"name": "bash", "input": {"command": SLEEPER}}]},
+            {"text": "after restart"},
+        ],
+        allow="Bash(echo:*)\nBash(sleep:*)\nWrite(pid)",
+    )
+    client = AgentClient(kc, "a")
+    assert _reply(kc, kc.execute("first"))["status"] == "ok"
+    kc.execute("second")
+    client.wait_event("tool_call")
+    os.kill(km.provisioner.pid, signal.SIGKILL)  # type: ignore[union-attr]
+    _restart_after_crash(km)
+    kc.wait_for_ready(timeout=60)
+    snapshot = client.attach(since=-1)
+    [restarted] = [e for e in snapshot["events"] if e["type"] == "restarted"]
+    assert any("bash" in item for item in restarted["lost"])
+    seqs = [e["seq"] for e in snapshot["events"]]
+    assert seqs == sorted(set(seqs))
+    _kill_orphan(workspace)
+    msg_id = kc.execute("third")
+    assert _reply(kc, msg_id)["status"] == "ok"
+    store = Path(os.environ["SHARD_HOME"]) / "agents" / "agent-test" / "sessions"
+    [log] = list(store.glob("*.jsonl"))
+    text = log.read_text()
+    assert "first answer" in text
+    assert "after restart" in text
+
+
+def _kill_orphan(workspace: Path) -> None:
+    """SIGKILL of the kernel leaves its tool's process group behind; end it (we started it)."""
+    pid = int((workspace / "pid").read_text())
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _restart_after_crash(km: KernelManager) -> None:
+    # jupyter_server's restarter does this on its own; with a bare KernelManager we do it here.
+    deadline = time.monotonic() + 10
+    while km.is_alive():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    km.restart_kernel(now=True)

@@ -1,0 +1,57 @@
+"""`%shard` magics through a real IPython InteractiveShell, with the scripted provider."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+
+@pytest.fixture
+def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    monkeypatch.setenv("SHARD_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "shard_kernel")
+    yield ip
+    ip.run_line_magic("unload_ext", "shard_kernel")
+    InteractiveShell.clear_instance()
+
+
+def test_new_wait_list_mode_status(
+    shell: InteractiveShell, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "calc.py").write_text("def add(a, b): return a - b\n")
+    shell.run_line_magic(
+        "shard", f"new --name fixer --cwd {work} --model scripted/demo --allow Edit(**)"
+    )
+    shell.run_cell_magic("shard", "--wait", "fix the bug in calc.py")
+    assert (work / "calc.py").read_text() == "def add(a, b): return a + b\n"
+    shell.run_line_magic("shard", "list")
+    shell.run_line_magic("shard", "mode plan")
+    shell.run_line_magic("shard", "status")
+    out = capsys.readouterr().out
+    assert "agent fixer: demo (scripted demo" in out
+    assert "* fixer" in out
+    assert "fixer: plan mode" in out
+    assert "fixer: idle, plan mode" in out
+
+
+def test_bad_arguments_print_usage_not_a_traceback(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shell.run_line_magic("shard", "frobnicate")
+    shell.run_line_magic("shard", "new --mode")
+    shell.run_line_magic("shard", "mode")
+    out = capsys.readouterr()
+    assert out.out.count("%shard: error:") == 3
+    assert "unknown command 'frobnicate'" in out.out
+    assert "usage:" in out.out
+    assert "Traceback" not in out.out + out.err

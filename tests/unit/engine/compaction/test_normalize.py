@@ -1,0 +1,110 @@
+"""normalize: entries → blocks; every tool call paired with its result through the look-ahead."""
+
+from __future__ import annotations
+
+from shard_core.engine.compaction import normalize
+from shard_core.types import (
+    AssistantBlock,
+    BashBlock,
+    MessageDetails,
+    MessageEntry,
+    TextBlock,
+    ThinkingBlock,
+    ThinkingNBlock,
+    ToolCallNBlock,
+    ToolResult,
+    ToolResultBlock,
+    ToolResultNBlock,
+    UserBlock,
+    UserMessage,
+)
+from tests.fixtures.sessions.builders import SessionBuilder
+
+
+def test_a_small_session_flattens_to_blocks_in_log_order() -> None:
+    b = SessionBuilder()
+    b.user("Fix the parser")
+    b.read("src/p.py", "def parse(): ...", text="Reading it.")
+    b.bash("pytest -q", "1 failed", 1)
+    b.say("Done.")
+
+    assert normalize(b.entries) == [
+        UserBlock(entry_index=1, text="Fix the parser"),
+        AssistantBlock(entry_index=2, text="Reading it."),
+        ToolCallNBlock(entry_index=2, id="call_0001", name="read", args={"path": "src/p.py"}),
+        ToolResultNBlock(
+            entry_index=3,
+            id="call_0001",
+            name="read",
+            text="     1\tdef parse(): ...",
+            is_error=False,
+        ),
+        BashBlock(
+            entry_index=5, id="call_0002", command="pytest -q", output="1 failed", exit_code=1
+        ),
+        AssistantBlock(entry_index=6, text="Done."),
+    ]
+
+
+def test_bash_without_exit_code_detail_reads_it_from_the_text() -> None:
+    b = SessionBuilder()
+    call = b.new_call("bash", {"command": "make"})
+    b.say("", [call])
+    b.result(call, ToolResult.ok("cc: error\n\nexit code 2"))
+    assert normalize(b.entries) == [
+        BashBlock(entry_index=2, id=call.id, command="make", output="cc: error", exit_code=2)
+    ]
+
+
+def test_a_call_whose_result_never_arrived_is_kept_without_one() -> None:
+    b = SessionBuilder()
+    bash = b.new_call("bash", {"command": "sleep 100"})
+    read = b.new_call("read", {"path": "a.py"})
+    b.say("", [bash, read])
+    assert normalize(b.entries) == [
+        BashBlock(entry_index=1, id=bash.id, command="sleep 100", output="", exit_code=None),
+        ToolCallNBlock(entry_index=1, id=read.id, name="read", args={"path": "a.py"}),
+    ]
+
+
+def test_recall_traffic_is_dropped_and_thinking_kept() -> None:
+    b = SessionBuilder()
+    b.call("recall", {"query": "auth"}, ToolResult.ok("#3 [user] auth …"))
+    b.entries.append(
+        MessageEntry(
+            id="t1",
+            ts=1.0,
+            details=MessageDetails(message=UserMessage(content=[TextBlock(text="ok")])),
+        )
+    )
+    assert normalize(b.entries) == [UserBlock(entry_index=3, text="ok")]
+    thinking = MessageEntry(
+        id="t2",
+        ts=2.0,
+        details=MessageDetails(
+            message=UserMessage(content=[ThinkingBlock(thinking="hmm"), TextBlock(text=" ")])
+        ),
+    )
+    assert normalize([thinking]) == [ThinkingNBlock(entry_index=0, text="hmm")]
+
+
+def test_results_nested_in_a_user_message_pair_with_their_call() -> None:
+    b = SessionBuilder()
+    call = b.new_call("grep", {"pattern": "x"})
+    b.say("", [call])
+    nested = ToolResultBlock(tool_call_id=call.id, content=[TextBlock(text="a.py:1:x")])
+    b.entries.append(
+        MessageEntry(id="n1", ts=1.0, details=MessageDetails(message=UserMessage(content=[nested])))
+    )
+    blocks = normalize(b.entries)
+    assert blocks[-1] == ToolResultNBlock(
+        entry_index=2, id=call.id, name="grep", text="a.py:1:x", is_error=False
+    )
+
+
+def test_indices_map_positions_to_stable_entry_indices() -> None:
+    b = SessionBuilder()
+    b.user("hello there")
+    b.bash("ls", "a\nb", 0)
+    blocks = normalize(b.entries[1:], indices=[100, 101, 102])
+    assert [blk.entry_index for blk in blocks] == [100, 102]

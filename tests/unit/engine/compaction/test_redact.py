@@ -1,0 +1,62 @@
+"""Secret redaction: what is hidden, what is left alone, and that it is idempotent."""
+
+from __future__ import annotations
+
+import pytest
+
+from shard_core.engine.compaction import redact
+from shard_core.engine.compaction.excerpts import clip, head_tail
+
+CASES = [
+    (
+        "export ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnop_q",
+        "export ANTHROPIC_API_KEY=[REDACTED]",
+    ),
+    ("key sk-proj-ABCDEFGHIJKLMNOPQRSTUV123 here", "key [REDACTED] here"),
+    ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "token [REDACTED]"),
+    ("aws AKIAIOSFODNN7EXAMPLE", "aws [REDACTED]"),
+    ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def", "Authorization: Bearer [REDACTED]"),
+    ("password=hunter22", "password=[REDACTED]"),
+    ('db_password: "s3cr3tpw"', 'db_password: "[REDACTED]"'),
+    ('{"api_key": "abcd1234efgh"}', '{"api_key": "[REDACTED]"}'),
+    ("GITHUB_TOKEN=xyz12345 make", "GITHUB_TOKEN=[REDACTED] make"),
+    ("secret_key = 'abcdefg'", "secret_key = '[REDACTED]'"),
+    ("https://user:pa55word@github.com/x", "https://user:[REDACTED]@github.com/x"),
+    (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\n-----END RSA PRIVATE KEY-----\nafter",
+        "[REDACTED PRIVATE KEY]\nafter",
+    ),
+    ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA", "[REDACTED PRIVATE KEY]"),
+    (
+        "QUJDREVGR0hJSktMTU5PUFFSU1RVVldY\nQUJDREVGR0hJSktMTU5PUFFSU1RVVldY\n"
+        "-----END PRIVATE KEY-----",
+        "[REDACTED PRIVATE KEY]",
+    ),
+]
+KEPT = [
+    "max_tokens: 4096",
+    "author=John",
+    "token refresh logic",
+    "SK-not-a-key-really-long-string",
+    "the password is wrong",
+    "use a basic approach",
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CASES)
+def test_secrets_are_redacted(text: str, expected: str) -> None:
+    assert redact(text) == expected
+    assert redact(expected) == expected
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_a_key_straddling_an_excerpt_cut_is_still_redacted() -> None:
+    key = "sk-ant-api03-" + "Q" * 40
+    text = "x" * 170 + " " + key + " " + "y" * 5000
+    assert "QQQQ" not in clip(text, 200)
+    assert "QQQQ" not in head_tail(text, 200, 100)
+    assert "QQQQ" not in head_tail("y" * 5000 + " " + key + " " + "x" * 70, 200, 100)
