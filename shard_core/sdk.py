@@ -202,8 +202,7 @@ def _open_store(opts: AgentOptions, home: Path, cwd: Path, agent_id: str) -> Ses
 
 def _model(opts: AgentOptions, config: ShardConfig, env: Mapping[str, str]) -> tuple[str, bool]:
     if opts.model:
-        parse_model(opts.model)  # a clear ConfigError for a bad string, before anything starts
-        return opts.model, opts.model.startswith("scripted/demo")
+        return opts.model, opts.model == "scripted/demo"
     return resolve_default_model(config, env)
 
 
@@ -244,6 +243,7 @@ def _assemble(
     prefix, _, rest = model_spec.partition("/")
     factory = snap.providers.get(prefix)
     if factory is None:
+        parse_model(model_spec)  # says which model strings the bundled providers accept
         raise ConfigError(f"no provider registered for {prefix!r} (model {model_spec!r})")
     provider = factory(rest)
     events = opts.events or EventStream(agent_id)

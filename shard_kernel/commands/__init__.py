@@ -8,7 +8,16 @@ from __future__ import annotations
 import argparse
 import importlib
 
-SUBCOMMANDS: tuple[str, ...] = ("demo", "run", "batch", "session", "rules", "install-kernel")
+SUBCOMMANDS: tuple[str, ...] = (
+    "demo",
+    "run",
+    "agent",
+    "batch",
+    "sessions",
+    "session",
+    "rules",
+    "install-kernel",
+)
 """Module names under shard_kernel.commands, in the order `shard --help` lists them."""
 
 

@@ -6,8 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from shard_kernel.batch import BatchOptions, run_batch
-
 EXAMPLES = """examples:
   shard batch tasks.ipynb                       # writes tasks.out.ipynb
   shard batch tasks.ipynb -o done.ipynb --policy deny --allow 'Bash(pytest:*)'
@@ -42,6 +40,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from shard_kernel.batch import BatchOptions, run_batch
+
     opts = BatchOptions(
         notebook=args.notebook,
         output=args.output,

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from shard_kernel.demo.runner import DemoRunner
-
 EXAMPLES = """examples:
   shard demo                        # scripted demo provider when no key is configured
   shard demo --model anthropic/claude-sonnet-4-6   # the same task on a real model
@@ -29,4 +27,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from shard_kernel.demo.runner import DemoRunner
+
     return DemoRunner(sys.stdout, model=args.model).run(keep=args.keep)

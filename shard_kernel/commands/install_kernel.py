@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from shard_kernel.kernelspec import install_kernelspec
-
 EXAMPLES = """examples:
   shard install-kernel --sys-prefix   # into this environment (e.g. after pip install -e .)
   shard install-kernel --user         # into ~/.local/share/jupyter
@@ -29,6 +27,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     import sys
+
+    from shard_kernel.kernelspec import install_kernelspec
 
     prefix = sys.prefix if args.sys_prefix else args.prefix
     path = install_kernelspec(user=args.user, prefix=prefix)

@@ -62,3 +62,47 @@ def test_bad_model_is_a_clear_error(env: dict[str, str], tmp_path: Path) -> None
     assert result.returncode == 1
     assert result.stderr.startswith("shard: error:")
     assert "Traceback" not in result.stderr
+
+
+def test_agent_stdio_speaks_jsonl(env: dict[str, str], tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "calc.py").write_text("def add(a, b): return a - b\n")
+    lines = [
+        '{"type":"prompt","text":"fix it","id":"p1"}',
+        "this line is not json",
+        '{"type":"steer"}',
+    ]
+    result = subprocess.run(
+        [sys.executable, "-m", "shard_kernel.cli", "agent", "--stdio", "--model", "scripted/demo",
+         "--cwd", str(work), "--allow", "Edit(**)"],
+        input="\n".join(lines) + "\n", capture_output=True, text=True, env=env, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    replies = [r for r in records if r["type"] == "reply"]
+    assert [r["ok"] for r in replies] == [False, False]
+    assert replies[0]["message"].startswith("line 2: invalid JSON")
+    assert "text: Field required" in replies[1]["message"]
+    kinds = [r["type"] for r in records]
+    assert "turn_end" in kinds
+    assert (work / "calc.py").read_text() == "def add(a, b): return a + b\n"
+
+
+def test_sessions_list_show_fork(env: dict[str, str], tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    assert _shard(env, "run", "--model", "scripted/demo", "hello", cwd=work).returncode in (0, 1)
+    listing = _shard(env, "sessions", "list")
+    assert listing.returncode == 0
+    session_id = listing.stdout.split()[0]
+    shown = _shard(env, "sessions", "show", session_id)
+    assert "user" in shown.stdout
+    assert "hello" in shown.stdout
+    forked = _shard(env, "sessions", "fork", session_id)
+    assert forked.returncode == 0
+    assert f"forked {session_id}" in forked.stdout
+    missing = _shard(env, "sessions", "show", "s-nope")
+    assert missing.returncode == 1
+    assert "no session 's-nope'" in missing.stderr

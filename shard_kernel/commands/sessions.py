@@ -1,0 +1,109 @@
+"""`shard sessions list|show|fork`: browse and fork the session logs under SHARD_HOME."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from shard_core.engine.session_store import SessionStore, find_session
+from shard_core.engine.state import shard_home
+from shard_core.types import MessageEntry, SessionEntry, ToolResultEntry
+from shard_core.types.errors import ConfigError
+
+EXAMPLES = """examples:
+  shard sessions list
+  shard sessions show s-1a2b3c4d5e6f7a8b
+  shard sessions fork s-1a2b3c4d5e6f7a8b --entry 9f8e7d6c5b4a3210
+"""
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "sessions",
+        help="list, show and fork sessions",
+        description="Browse the session logs under SHARD_HOME and fork one from any entry.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="every session, newest last")
+    show = actions.add_parser("show", help="one session's transcript")
+    show.add_argument("session", help="session id or path to a .jsonl log")
+    fork = actions.add_parser("fork", help="a new session whose lineage points back")
+    fork.add_argument("session", help="session id or path to a .jsonl log")
+    fork.add_argument("--entry", help="fork point (default: the newest entry)")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    home = shard_home()
+    if args.action == "list":
+        return _list(home)
+    path = _path(home, args.session)
+    if args.action == "show":
+        return _show(path)
+    return _fork(path, args.entry)
+
+
+def _path(home: Path, session: str) -> Path:
+    if session.endswith(".jsonl"):
+        path = Path(session).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"no session log at {path}")
+        return path
+    return find_session(home, session)
+
+
+def _list(home: Path) -> int:
+    logs = [*home.glob("sessions/*.jsonl"), *home.glob("agents/*/sessions/*.jsonl")]
+    if not logs:
+        print(f"no sessions under {home}")
+        return 0
+    for path in sorted(logs, key=lambda p: p.stat().st_mtime):
+        store = SessionStore.read(path)
+        header = store.header
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
+        agent = header.details.agent_id if header and header.details.agent_id else "-"
+        cwd = header.details.cwd if header else "?"
+        print(f"{store.session_id}  {when}  {len(store.entries):>5} entries  {agent}  {cwd}")
+    return 0
+
+
+def _line(entry: SessionEntry) -> str | None:
+    if isinstance(entry, MessageEntry):
+        message = entry.details.message
+        texts = [getattr(b, "text", "") for b in message.content if b.type == "text"]
+        calls = [f"{b.name}(…)" for b in message.content if b.type == "tool_call"]
+        body = " ".join(t for t in texts if t)[:200]
+        return f"{entry.id}  {message.role:<9} {body} {' '.join(calls)}".rstrip()
+    if isinstance(entry, ToolResultEntry):
+        mark = "✗" if entry.details.result.is_error else "✓"
+        first = (entry.details.result.text.splitlines() or [""])[0][:120]
+        return f"{entry.id}  {mark} {entry.details.name:<7} {first}"
+    return f"{entry.id}  [{entry.type}]"
+
+
+def _show(path: Path) -> int:
+    store = SessionStore.read(path)
+    for entry in store.entries:
+        line = _line(entry)
+        if line:
+            print(line)
+    for problem in store.report.skipped:
+        print(f"! damaged entry skipped: {problem}")
+    return 0
+
+
+def _fork(path: Path, entry_id: str | None) -> int:
+    source = SessionStore.read(path)
+    point = entry_id or source.leaf_id
+    if point is None or source.get(point) is None:
+        raise ConfigError(f"no entry {entry_id!r} in {source.session_id}")
+    header = source.header
+    cwd = Path(header.details.cwd) if header else Path.cwd()
+    agent = header.details.agent_id if header else None
+    child = SessionStore.create(path.parent, cwd, agent_id=agent, parent=(source.session_id, point))
+    child.close()
+    print(f"forked {source.session_id} at {point} into {child.session_id} ({child.path})")
+    return 0
