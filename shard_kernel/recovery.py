@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from shard_core.engine.event_log import EventLog
 from shard_core.protocol.events import (
@@ -16,6 +19,7 @@ from shard_core.protocol.events import (
     TurnStartEvent,
 )
 from shard_core.sdk import Agent
+from shard_core.tools.bash import OWNER_VARIABLE
 
 LOOKBACK = 5000
 
@@ -50,12 +54,31 @@ def find_dangling(events: list[Event]) -> Dangling:
     return state
 
 
+def kill_orphans(agent_id: str) -> list[str]:
+    """End process groups a previous process of this agent left running (after a SIGKILL the
+    tools' groups survive it). They carry SHARD_AGENT_ID=<agent_id> in their environment."""
+    marker = f"{OWNER_VARIABLE}={agent_id}".encode() + b"\0"
+    killed: list[str] = []
+    me = os.getpid()
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            pid = int(proc.name)
+            if pid == me or marker not in (proc / "environ").read_bytes():
+                continue
+            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+            os.killpg(os.getpgid(pid), signal.SIGKILL)
+            killed.append(f"a leftover process ({command or pid}) was stopped")
+        except (OSError, ValueError):
+            continue  # gone meanwhile, or not ours to read
+    return killed
+
+
 def recover(agent: Agent, log: EventLog) -> RestartedEvent | None:
     """Close what the last process left open; announce `restarted` if this is a resume."""
     resumed = any(e.type == "message" for e in agent.session.store.entries)
     events, _ = log.read(max(-1, log.next_seq - LOOKBACK - 1), limit=LOOKBACK)
     state = find_dangling(events)
-    lost = list(state.calls.values())
+    lost = list(state.calls.values()) + kill_orphans(agent.agent_id)
     emit = agent.events.emit
     for request in state.asks.values():
         lost.append(f"a pending permission request for {request.tool}")

@@ -52,6 +52,9 @@ def scrubbed_env(base: Mapping[str, str]) -> dict[str, str]:
     }
 
 
+OWNER_VARIABLE = "SHARD_AGENT_ID"
+
+
 class BashTool:
     name: str = "bash"
     description: str = (
@@ -90,6 +93,9 @@ class BashTool:
         if ctx.cancel.is_set():
             return ToolResult.error("aborted", command=command, aborted=True)
         env = scrubbed_env(os.environ if ctx.env is None else ctx.env)
+        # Marks every process this call starts, so an agent restarted after a crash can find
+        # and end what its previous process left running (see shard_kernel.recovery).
+        env[OWNER_VARIABLE] = ctx.agent_id
         started = time.monotonic()
         proc = await start_group(
             self.shell, "-c", command,
