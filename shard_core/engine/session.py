@@ -57,6 +57,8 @@ from shard_core.types import (
 )
 from shard_core.types.errors import ConfigError, ProviderError, SessionError
 
+DEMO_NOTE = "demo: the scripted demo provider answers; no model is called"
+
 
 @dataclass
 class SessionConfig:
@@ -103,6 +105,7 @@ class AgentSession:
         self._abort_requested = False
         self._cancel = asyncio.Event()
         self._asking: set[str] = set()
+        self._announced = False
         self.projector = Projector()
         self.known_contexts: set[tuple[str, str]] = set()
         self.events.subscribe(self._track_asks)
@@ -249,8 +252,12 @@ class AgentSession:
         turn_id = f"turn-{uuid.uuid4().hex[:12]}"
         self.meter.start_turn()
         entry = self._log_user(text, turn_id)
+        # The status comes first: a client that sees nothing else still learns, from the first
+        # event, whether a real model answers or the scripted demo does.
+        note = DEMO_NOTE if self.config.demo and not self._announced else None
+        self._announced = True
+        self._emit_status("streaming", note)
         self.events.emit(TurnStartEvent, turn_id=turn_id, prompt=text, entry_id=entry.id)
-        self._emit_status("streaming")
         step = StepRunner(self, turn_id, self._cancel)
         try:
             reason = await self._steps(step)

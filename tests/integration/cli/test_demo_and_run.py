@@ -46,7 +46,8 @@ def test_shard_run_json_events(env: dict[str, str], tmp_path: Path) -> None:
     result = _shard(env, "run", "--model", "scripted/demo", "--json", "fix it", cwd=work)
     events = [json.loads(line) for line in result.stdout.splitlines()]
     kinds = [e["type"] for e in events]
-    assert kinds[0] in ("turn_start", "status")
+    assert kinds[0] == "status"
+    assert events[0]["demo"] is True
     assert "turn_end" in kinds
     seqs = [e["seq"] for e in events]
     assert seqs == sorted(seqs)
