@@ -16,17 +16,14 @@ from shard_core.protocol.commands import (
     AttachCommand,
     Command,
     CommandReply,
-    HeartbeatCommand,
-    PermissionResponseCommand,
     PromptCommand,
     SessionOpCommand,
-    SetModeCommand,
     SnapshotReply,
-    SteerCommand,
     SyncCommand,
     UiResponseCommand,
 )
 from shard_core.types.errors import ShardError
+from shard_kernel.agent_commands import run_common
 
 if TYPE_CHECKING:
     from shard_kernel.kernel import ShardKernel
@@ -118,22 +115,16 @@ class CommCommands:
         if isinstance(command, SyncCommand):
             await self._snapshot(comm, command.since, command.until, command.limit, command.id)
             return None
-        if isinstance(command, HeartbeatCommand):
-            return CommandReply(command="heartbeat", ok=True)
         agent = await self.kernel.ready_agent()
-        if isinstance(command, PermissionResponseCommand):
-            return self._answer(comm, command)
-        if isinstance(command, SteerCommand):
-            agent.steer(command.text)
-            return CommandReply(command="steer", ok=True, message="queued")
+        client = self.kernel.clients.get(comm.comm_id)
+        common = run_common(agent, command, client.role if client is not None else "observer")
+        if common is not None:
+            return common
         if isinstance(command, AbortCommand):
             stopped = self.kernel.interrupt_turn()
             return CommandReply(
                 command="abort", ok=stopped, message="" if stopped else "no turn is running"
             )
-        if isinstance(command, SetModeCommand):
-            agent.set_mode(command.mode)
-            return CommandReply(command="set_mode", ok=True, message=command.mode)
         if isinstance(command, PromptCommand):
             return self._prompt(command)
         if isinstance(command, SessionOpCommand):
@@ -141,23 +132,6 @@ class CommCommands:
         if isinstance(command, UiResponseCommand):
             return CommandReply(command="ui_response", ok=False, message="no such ui request")
         return None
-
-    def _answer(self, comm: Any, command: PermissionResponseCommand) -> CommandReply:
-        client = self.kernel.clients.get(comm.comm_id)
-        role = client.role if client is not None else "observer"
-        agent = self.kernel.agent
-        assert agent is not None
-        result = agent.gate.respond(
-            command.request_id,
-            command.decision,
-            command.client_id,
-            role,
-            reason=command.reason,
-            rule=command.rule,
-        )
-        return CommandReply(
-            command="permission_response", ok=result.accepted, message=result.message
-        )
 
     def _prompt(self, command: PromptCommand) -> CommandReply:
         agent = self.kernel.agent

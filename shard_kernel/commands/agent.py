@@ -18,17 +18,14 @@ from shard_core.protocol.commands import (
     AttachCommand,
     Command,
     CommandReply,
-    HeartbeatCommand,
-    PermissionResponseCommand,
     PromptCommand,
     SessionOpCommand,
-    SetModeCommand,
     SnapshotReply,
-    SteerCommand,
     SyncCommand,
 )
 from shard_core.protocol.framing import JsonlDecoder, encode_record
 from shard_core.sdk import Agent, create_agent
+from shard_kernel.agent_commands import run_common
 from shard_kernel.commands.common import add_agent_options
 
 COMMAND: TypeAdapter[Command] = TypeAdapter(Command)
@@ -128,22 +125,11 @@ class StdioAgent:
             self.turns.add(task)
             task.add_done_callback(self.turns.discard)
             return None
-        if isinstance(command, SteerCommand):
-            agent.steer(command.text)
-            return CommandReply(command="steer", ok=True, message="queued")
+        common = run_common(agent, command, "interactive")
+        if common is not None:
+            return common
         if isinstance(command, AbortCommand):
             return CommandReply(command="abort", ok=agent.abort())
-        if isinstance(command, PermissionResponseCommand):
-            result = agent.gate.respond(
-                command.request_id, command.decision, command.client_id, "interactive",
-                reason=command.reason, rule=command.rule,
-            )  # fmt: skip
-            return CommandReply(
-                command="permission_response", ok=result.accepted, message=result.message
-            )
-        if isinstance(command, SetModeCommand):
-            agent.set_mode(command.mode)
-            return CommandReply(command="set_mode", ok=True, message=command.mode)
         if isinstance(command, AttachCommand | SyncCommand):
             return SnapshotReply(
                 agent_id=agent.agent_id,
@@ -152,8 +138,6 @@ class StdioAgent:
                 model=session.provider.model,
                 last_seq=session.events.last_seq,
             )
-        if isinstance(command, HeartbeatCommand):
-            return CommandReply(command="heartbeat", ok=True)
         if isinstance(command, SessionOpCommand) and command.op == "fork":
             return CommandReply(command="session_op", ok=True, message=agent.fork(command.entry_id))
         return CommandReply(command=command.type, ok=False, message="not supported over stdio")

@@ -1,0 +1,41 @@
+"""The per-agent commands every transport handles the same way (kernel comms, stdio JSONL)."""
+
+from __future__ import annotations
+
+from shard_core.protocol.commands import (
+    Command,
+    CommandReply,
+    HeartbeatCommand,
+    PermissionResponseCommand,
+    SetModeCommand,
+    SteerCommand,
+)
+from shard_core.sdk import Agent
+
+
+def answer_permission(agent: Agent, command: PermissionResponseCommand, role: str) -> CommandReply:
+    """First valid answer wins; later ones (and observers) are told why not."""
+    result = agent.gate.respond(
+        command.request_id,
+        command.decision,
+        command.client_id,
+        role,
+        reason=command.reason,
+        rule=command.rule,
+    )
+    return CommandReply(command="permission_response", ok=result.accepted, message=result.message)
+
+
+def run_common(agent: Agent, command: Command, role: str) -> CommandReply | None:
+    """The reply for a command every transport treats alike, or None for the others."""
+    if isinstance(command, PermissionResponseCommand):
+        return answer_permission(agent, command, role)
+    if isinstance(command, SteerCommand):
+        agent.steer(command.text)
+        return CommandReply(command="steer", ok=True, message="queued")
+    if isinstance(command, SetModeCommand):
+        agent.set_mode(command.mode)
+        return CommandReply(command="set_mode", ok=True, message=command.mode)
+    if isinstance(command, HeartbeatCommand):
+        return CommandReply(command="heartbeat", ok=True)
+    return None
