@@ -13,6 +13,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "run",
     "agent",
     "batch",
+    "gateway",
     "sessions",
     "session",
     "rules",

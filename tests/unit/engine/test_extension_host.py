@@ -88,9 +88,7 @@ async def test_project_extensions_need_trust(tmp_path: Path) -> None:
     untrusted = ExtensionHost()
     await untrusted.install_folder(folder, trusted=False)
     assert untrusted.installed == []
-    assert untrusted.diagnostics[0].message == (
-        "skipped: project extensions need --trust-project"
-    )
+    assert untrusted.diagnostics[0].message == ("skipped: project extensions need --trust-project")
     trusted = ExtensionHost()
     await trusted.install_folder(folder, trusted=True)
     assert trusted.installed == ["extensions/hello.py"]

@@ -1,0 +1,21 @@
+"""Shard's jupyter_server extension: the agent registry REST API under `/shard/api/agents`.
+
+Enabled for `jupyter server` / `jupyter lab` by `jupyter-config/jupyter_server_config.d/
+shard_kernel.gateway.json`, and always by `shard gateway` (a headless server, see `app.py`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+EXTENSION = "shard_kernel.gateway"
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    return [{"module": EXTENSION}]
+
+
+def _load_jupyter_server_extension(serverapp: Any) -> None:
+    from shard_kernel.gateway.extension import load_extension
+
+    load_extension(serverapp)

@@ -1,0 +1,101 @@
+"""`shard gateway`: a headless jupyter_server with the Shard extension and a safe default setup.
+
+Loopback bind, a token always (given, from JUPYTER_TOKEN, or generated — and never printed
+unless asked), exact allowed origins, every handler authenticated, no browser and no
+token-bearing browser-open file. Kernels can live behind a kernel gateway (`--gateway-url`).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+from dataclasses import dataclass, field
+
+from shard_kernel.gateway import EXTENSION
+from shard_kernel.gateway.security import check_bind, origin_config
+
+IDENTITY = "shard_kernel.gateway.security.ShardIdentityProvider"
+SPECS = "shard_kernel.local_kernels.ShardSpecManager"
+"""Finds the `shard` kernelspec even when an editable install did not put it on Jupyter's path."""
+SHARD_IOPUB_MSG_RATE = 20000
+"""IOPub messages/s per client before jupyter_server drops them (its default, 1000, is one
+streaming agent's normal pace; drops are still detected and resynced by seq)."""
+
+
+@dataclass
+class GatewayOptions:
+    ip: str = "127.0.0.1"
+    port: int = 8888
+    token: str | None = None
+    allow_origins: list[str] = field(default_factory=list[str])
+    show_token: bool = False
+    gateway_url: str | None = None
+    allow_root: bool = False
+    settings: list[str] = field(default_factory=list[str])
+    """Extra `Class.trait=value` settings for the server, e.g. `GatewayClient.auth_token=…`."""
+
+
+def resolve_token(options: GatewayOptions) -> tuple[str, bool]:
+    """The server token and whether the user chose it (else it was generated here)."""
+    chosen = options.token or os.environ.get("JUPYTER_TOKEN")
+    return (chosen, True) if chosen else (secrets.token_urlsafe(32), False)
+
+
+def server_argv(options: GatewayOptions, token: str) -> list[str]:
+    """ServerApp command-line settings (command-line settings win over config files)."""
+    argv = [
+        f"--ServerApp.ip={options.ip}",
+        f"--ServerApp.port={options.port}",
+        "--ServerApp.port_retries=0",
+        "--ServerApp.open_browser=False",
+        "--ServerApp.allow_unauthenticated_access=False",
+        "--ServerApp.terminals_enabled=False",
+        f"--ServerApp.jpserver_extensions={{'{EXTENSION}': True}}",
+        f"--ServerApp.identity_provider_class={IDENTITY}",
+        f"--IdentityProvider.token={token}",
+        f"--ZMQChannelsWebsocketConnection.iopub_msg_rate_limit={SHARD_IOPUB_MSG_RATE}",
+    ]
+    for trait, value in origin_config(options.allow_origins).items():
+        argv.append(f"--ServerApp.{trait}={value}")
+    if options.gateway_url:
+        argv.append(f"--GatewayClient.url={options.gateway_url}")
+    elif not remote_kernels(options):
+        argv.append(f"--ServerApp.kernel_spec_manager_class={SPECS}")
+    if options.allow_root:
+        argv.append("--ServerApp.allow_root=True")
+    argv.extend(f"--{setting}" for setting in options.settings)
+    return argv
+
+
+def remote_kernels(options: GatewayOptions) -> bool:
+    """Kernels live on a kernel gateway (the server then manages specs through it)."""
+    configured = any(s.startswith("GatewayClient.url=") for s in options.settings)
+    return bool(options.gateway_url or configured or os.environ.get("JUPYTER_GATEWAY_URL"))
+
+
+def display_url(options: GatewayOptions, port: int, base_url: str, token: str) -> str:
+    host = f"[{options.ip}]" if ":" in options.ip else options.ip
+    query = f"?token={token}" if options.show_token else ""
+    return f"http://{host}:{port}{base_url}{query}"
+
+
+def run(options: GatewayOptions) -> int:
+    """Start the server and serve until interrupted or terminated."""
+    token, chosen = resolve_token(options)
+    check_bind(options.ip, token if chosen else None, options.allow_origins)
+    from jupyter_server.serverapp import ServerApp
+
+    app = ServerApp.instance()
+    app.initialize(argv=server_argv(options, token))
+    app.start_app()
+    url = display_url(options, app.port, app.base_url, token)
+    print(f"Shard gateway: {url}", flush=True)
+    if not options.show_token:
+        print(
+            "token: elided (--show-token prints it; `jupyter server list` shows it to you)",
+            flush=True,
+        )
+    sys.stdout.flush()
+    app.start_ioloop()
+    return 0

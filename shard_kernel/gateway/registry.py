@@ -1,0 +1,212 @@
+"""AgentRegistry: durable agents (manifests) and their kernels, through the kernel-manager API only.
+
+Kernels are started, listed and stopped with `MappingKernelManager` calls alone, so the same
+code drives local kernels and kernels a remote gateway hosts (`--GatewayClient.url`). Agent
+configuration reaches the kernel only as `KERNEL_SHARD_*` variables. One asyncio lock per agent
+makes concurrent attaches of a stopped agent start exactly one kernel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from jupyter_server.gateway.managers import GatewayMappingKernelManager
+from jupyter_server.utils import ensure_async
+
+from shard_core.protocol.orchestrator import AgentCreateCommand, AgentInfo, RuntimeState
+from shard_core.types import Usage
+from shard_kernel.gateway.history import EventHistory
+from shard_kernel.gateway.manifest import AgentManifest, ManifestStore, new_agent_id
+from shard_kernel.gateway.validation import kernel_env
+from shard_kernel.kernelspec import KERNEL_NAME
+
+
+class UnknownAgentError(KeyError):
+    """No manifest for this agent id (404)."""
+
+
+class NameTakenError(ValueError):
+    """Another agent already has this name (409)."""
+
+
+class StartError(RuntimeError):
+    """The kernel manager could not start the agent's kernel."""
+
+
+class AgentRegistry:
+    def __init__(self, kernel_manager: Any, home: Path, log: logging.Logger) -> None:
+        self.km = kernel_manager
+        self.log = log
+        self.store = ManifestStore(home, log)
+        self.manifests: dict[str, AgentManifest] = self.store.load_all()
+        self._kernel_ids: dict[str, str] = {}
+        self._starting: set[str] = set()
+        self._failed: set[str] = set()
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._histories: dict[str, EventHistory] = {}
+
+    # ------------------------------------------------------------ manifests
+
+    def get(self, agent_id: str) -> AgentManifest:
+        manifest = self.manifests.get(agent_id)
+        if manifest is None:
+            raise UnknownAgentError(agent_id)
+        return manifest
+
+    def create(self, command: AgentCreateCommand) -> AgentManifest:
+        """Write the manifest (no await: the name check and the insert are one step)."""
+        taken = {m.name for m in self.manifests.values()}
+        if command.name is not None and command.name in taken:
+            raise NameTakenError(command.name)
+        cwd = str(Path(command.cwd).expanduser().resolve())
+        manifest = AgentManifest(
+            id=new_agent_id(),
+            name=command.name or _free_name(Path(cwd).name or "agent", taken),
+            cwd=cwd,
+            model=command.model,
+            mode=command.mode,
+            permissions=command.permissions,
+            headless_policy=command.headless_policy,
+            permission_timeout=command.permission_timeout,
+            created=time.time(),
+        )
+        self.store.save(manifest)
+        self.manifests[manifest.id] = manifest
+        return manifest
+
+    # ------------------------------------------------------------ kernels
+
+    def kernel_id(self, agent_id: str) -> str | None:
+        kernel_id = self._kernel_ids.get(agent_id)
+        return kernel_id if kernel_id is not None and kernel_id in self.km else None
+
+    async def attach(self, agent_id: str) -> str:
+        """The agent's running kernel, started (resuming its session) if it is stopped."""
+        manifest = self.get(agent_id)
+        async with self._lock(agent_id):
+            running = self.kernel_id(agent_id)
+            if running is not None:
+                return running
+            self._starting.add(agent_id)
+            self._failed.discard(agent_id)
+            try:
+                kernel_id = await ensure_async(
+                    self.km.start_kernel(kernel_name=KERNEL_NAME, env=self._env(manifest))
+                )
+            except Exception as exc:
+                self._failed.add(agent_id)
+                self.log.error("shard: agent %s: kernel start failed: %r", agent_id, exc)
+                raise StartError(f"the kernel of agent {agent_id} could not start") from exc
+            finally:
+                self._starting.discard(agent_id)
+            self._kernel_ids[agent_id] = kernel_id
+            self.log.info("shard: agent %s runs in kernel %s", agent_id, kernel_id)
+            return kernel_id
+
+    async def kill(self, agent_id: str) -> None:
+        """Stop the kernel; the manifest, session and event log stay."""
+        self.get(agent_id)
+        async with self._lock(agent_id):
+            kernel_id = self.kernel_id(agent_id)
+            self._kernel_ids.pop(agent_id, None)
+            self._failed.discard(agent_id)
+            if kernel_id is not None:
+                await ensure_async(self.km.shutdown_kernel(kernel_id, now=False))
+                self.log.info("shard: agent %s stopped (kernel %s)", agent_id, kernel_id)
+
+    def _env(self, manifest: AgentManifest) -> dict[str, str]:
+        shard = kernel_env(manifest)
+        if isinstance(self.km, GatewayMappingKernelManager):
+            return shard  # the gateway client adds its own KERNEL_* and allowed variables
+        base = {k: v for k, v in os.environ.items() if not k.startswith("KERNEL_SHARD_")}
+        return {**base, **shard}  # a local kernel inherits the server's environment
+
+    def _lock(self, agent_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(agent_id, asyncio.Lock())
+
+    # ------------------------------------------------------------ views
+
+    async def infos(self, agent_ids: list[str] | None = None) -> list[AgentInfo]:
+        models = await self._kernel_models()
+        wanted = sorted(self.manifests.values(), key=lambda m: m.created)
+        if agent_ids is not None:
+            wanted = [self.get(a) for a in agent_ids]
+        return [self._info(m, models) for m in wanted]
+
+    async def info(self, agent_id: str) -> AgentInfo:
+        return (await self.infos([agent_id]))[0]
+
+    def history(self, agent_id: str) -> EventHistory:
+        self.get(agent_id)
+        if agent_id not in self._histories:
+            self._histories[agent_id] = EventHistory(self.store.events_path(agent_id))
+        return self._histories[agent_id]
+
+    async def _kernel_models(self) -> dict[str, dict[str, Any]]:
+        ours = [k for a in list(self._kernel_ids) if (k := self.kernel_id(a)) is not None]
+        if not ours:
+            return {}
+        try:
+            models = await ensure_async(self.km.list_kernels())
+        except Exception as exc:  # e.g. a kernel gateway with kernel listing turned off
+            self.log.warning("shard: listing kernels failed (%s); using cached states", exc)
+            models = [await ensure_async(self.km.kernel_model(k)) for k in ours]
+        return {str(m["id"]): m for m in models or [] if m}
+
+    def _info(self, manifest: AgentManifest, models: dict[str, dict[str, Any]]) -> AgentInfo:
+        kernel_id = self.kernel_id(manifest.id)
+        model = models.get(kernel_id) if kernel_id is not None else None
+        runtime = self._runtime(manifest.id, model)
+        try:
+            tail = self.history(manifest.id).tail()
+        except OSError:
+            tail = None
+        last = tail.status if tail is not None else None
+        usage = tail.usage if tail is not None else None
+        return AgentInfo(
+            id=manifest.id,
+            name=manifest.name,
+            cwd=manifest.cwd,
+            model=(last or {}).get("model") or manifest.model or "default",
+            mode=(last or {}).get("mode") or manifest.mode,
+            status=_status(runtime, last),
+            runtime_state=runtime,
+            clients=int((model or {}).get("connections") or 0),
+            usage=Usage.model_validate(usage["total"]) if usage else Usage(),
+            created=manifest.created,
+            kernel_id=kernel_id if runtime != "stopped" else None,
+            headless_policy=manifest.headless_policy,
+        )
+
+    def _runtime(self, agent_id: str, model: dict[str, Any] | None) -> RuntimeState:
+        if agent_id in self._starting:
+            return "starting"
+        if model is None:
+            return "failed" if agent_id in self._failed else "stopped"
+        # the kernel manager's "starting" lasts until a client talks to the kernel, but start_kernel
+        # only returned once the kernel answered: it is running
+        return "failed" if model.get("execution_state") == "dead" else "running"
+
+
+def _status(runtime: RuntimeState, last: dict[str, Any] | None) -> Any:
+    if runtime == "failed":
+        return "error"
+    if runtime == "stopped" or last is None:
+        return "idle"
+    return last.get("status") or "idle"
+
+
+def _free_name(base: str, taken: set[str]) -> str:
+    stem = "".join(c if c.isalnum() or c in "._-" else "-" for c in base)[:48].strip("-._")
+    stem = stem or "agent"
+    if stem not in taken:
+        return stem
+    n = 2
+    while f"{stem}-{n}" in taken:
+        n += 1
+    return f"{stem}-{n}"

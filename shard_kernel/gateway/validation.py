@@ -1,0 +1,129 @@
+"""Checking a create request, and turning a manifest into the kernel's `KERNEL_SHARD_*` env.
+
+Every problem is a `BadRequestError` whose message says what to fix; nothing here starts anything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from shard_core.engine.permissions.rules import parse_rule
+from shard_core.protocol.orchestrator import AgentCreateCommand
+from shard_core.providers.models import parse_model
+from shard_core.types.errors import ConfigError
+from shard_kernel.gateway.manifest import AgentManifest
+
+MODES = ("plan", "build")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}")
+
+
+class BadRequestError(Exception):
+    """A client mistake: answered with 400 and this message."""
+
+
+def parse_json_object(body: bytes) -> dict[str, Any]:
+    if not body.strip():
+        return {}
+    try:
+        value = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadRequestError(f"the request body is not valid JSON: {_json_problem(exc)}") from None
+    if not isinstance(value, dict):
+        raise BadRequestError("the request body must be a JSON object")
+    return value  # type: ignore[return-value]
+
+
+def _json_problem(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    return "it is not UTF-8"
+
+
+def parse_create(body: dict[str, Any]) -> AgentCreateCommand:
+    """A valid create command, or BadRequestError naming every field to fix."""
+    try:
+        command = AgentCreateCommand.model_validate({**body, "type": "agent_create"})
+    except ValidationError as exc:
+        raise BadRequestError(_describe(exc)) from None
+    _check_cwd(command.cwd)
+    if command.model is not None:
+        _check_model(command.model)
+    if command.mode not in MODES:
+        raise BadRequestError(f"mode {command.mode!r} is unknown: use one of {', '.join(MODES)}")
+    if command.name is not None and not NAME.fullmatch(command.name):
+        raise BadRequestError(
+            "name must be 1-64 letters, digits, spaces, '.', '_' or '-', starting with a "
+            "letter or digit"
+        )
+    _check_rules(command)
+    return command
+
+
+def _describe(exc: ValidationError) -> str:
+    parts: list[str] = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error["loc"]) or "body"
+        if error["type"] == "extra_forbidden":
+            parts.append(f"{where}: unknown field")
+        else:
+            parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def _check_cwd(cwd: str) -> None:
+    path = Path(cwd).expanduser()
+    if not path.is_absolute():
+        raise BadRequestError(f"cwd {cwd!r} must be an absolute path")
+    if not path.exists():
+        raise BadRequestError(f"cwd {cwd!r} does not exist")
+    if not path.is_dir():
+        raise BadRequestError(f"cwd {cwd!r} is not a directory")
+
+
+def _check_model(model: str) -> None:
+    try:
+        spec = parse_model(model)
+    except ConfigError as exc:
+        raise BadRequestError(str(exc)) from None
+    scripted_file = spec.provider == "scripted" and spec.model != "demo"
+    if scripted_file and not Path(spec.model).expanduser().is_file():
+        raise BadRequestError(f"model {model!r}: no script file at {spec.model}")
+
+
+def _check_rules(command: AgentCreateCommand) -> None:
+    permissions = command.permissions
+    if permissions.ask:
+        raise BadRequestError(
+            "permissions.ask is not supported yet: anything not allowed or denied is asked"
+        )
+    if command.skills:
+        raise BadRequestError("skills are not supported by the gateway yet: leave skills empty")
+    for kind, rules in (("allow", permissions.allow), ("deny", permissions.deny)):
+        for rule in rules:
+            if "\n" in rule or "\r" in rule:
+                raise BadRequestError(f"permissions.{kind}: a rule cannot contain a line break")
+            try:
+                parse_rule(rule)
+            except ConfigError as exc:
+                raise BadRequestError(f"permissions.{kind}: {exc}") from None
+
+
+def kernel_env(manifest: AgentManifest) -> dict[str, str]:
+    """The agent's configuration as the only thing a kernel (or a kernel gateway) is given."""
+    env = {
+        "KERNEL_SHARD_AGENT_ID": manifest.id,
+        "KERNEL_SHARD_CWD": manifest.cwd,
+        "KERNEL_SHARD_MODE": manifest.mode,
+        "KERNEL_SHARD_HEADLESS_POLICY": manifest.headless_policy,
+        "KERNEL_SHARD_PERMISSION_TIMEOUT": repr(manifest.permission_timeout),
+        "KERNEL_SHARD_ALLOW": "\n".join(manifest.permissions.allow),
+        "KERNEL_SHARD_DENY": "\n".join(manifest.permissions.deny),
+    }
+    if manifest.model:
+        env["KERNEL_SHARD_MODEL"] = manifest.model
+    return env
