@@ -56,8 +56,14 @@ class StepRunner:
         specs = [tool_spec(t) for t in s.modes[s.mode].filter_tools(s.tools.tools())]
         system = s.system_sections()
         _, kept = live_context(s.store.branch())
-        request = ProviderRequest(
-            model=s.provider.model, system=system, messages=s.projector.messages(kept), tools=specs
+        # Every part is an already-validated model: re-validating the whole history on each
+        # step would make a step's cost grow with the length of the session.
+        request = ProviderRequest.model_construct(
+            model=s.provider.model,
+            system=system,
+            messages=s.projector.messages(kept),
+            tools=specs,
+            max_tokens=8192,
         )
         record = self._record_context(system, specs)
         message, usage = await self._with_retry(request)
