@@ -21,9 +21,25 @@ else
 fi
 echo "== pytest"
 status=0
-.venv/bin/python -m pytest "$@" || status=$?
+.venv/bin/python -m pytest -m "not e2e" "$@" || status=$?
 if [ "$status" -eq 5 ]; then
   echo "pytest collected no tests: that is a failure of the suite" >&2
   exit 1
+fi
+
+echo "== e2e (JupyterLab + Debian chromium + Playwright; screenshots in test-artifacts/)"
+if [ "${SHARD_E2E:-1}" = 0 ]; then
+  echo "skipped: SHARD_E2E=0"
+elif [ ! -x /usr/bin/chromium ]; then
+  echo "e2e needs Debian's chromium (never playwright install): apt-get update && apt-get install -y chromium" >&2
+  exit 1
+else
+  e2e_status=0
+  .venv/bin/python -m pytest -m e2e tests/e2e || e2e_status=$?
+  if [ "$e2e_status" -eq 5 ]; then
+    echo "the e2e run collected no tests: that is a failure of the suite" >&2
+    e2e_status=1
+  fi
+  [ "$status" -ne 0 ] || status=$e2e_status
 fi
 exit "$status"

@@ -57,6 +57,7 @@ class AgentOptions:
     headless_policy: HeadlessPolicy | None = None
     permission_timeout: float | None = None
     ui: UiBridge | None = None
+    extension_ui: UiBridge | None = None  # `api.ui` for extensions, when it differs from `ui`
     has_responder: Callable[[], bool] | None = None
     extensions: Sequence[tuple[str, Extension]] = ()
     config: ShardConfig | None = None
@@ -222,7 +223,7 @@ async def create_agent(
 
     store = _open_store(opts, home, root, agent_id)
     host = ExtensionHost()
-    host.bind_ui(opts.ui)
+    host.bind_ui(opts.extension_ui or opts.ui)
     try:
         await _install(host, opts, config, store)
         return _assemble(opts, host, store, config, (root, model_spec, demo, agent_id))

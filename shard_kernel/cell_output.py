@@ -21,7 +21,7 @@ from shard_core.protocol.events import (
     ToolResultEvent,
     TurnEndEvent,
 )
-from shard_core.types import KvDescriptor, KvPair, StatusDescriptor
+from shard_core.types import KvDescriptor, KvPair, StatusDescriptor, TextDescriptor
 from shard_kernel.terminal.render import TerminalRenderer, format_usage
 
 RENDER_MIME = "application/vnd.shard.render+json"
@@ -63,7 +63,13 @@ class CellOutput:
     def _flush_text(self) -> None:
         if not self._text:
             return
-        data = {"text/markdown": self._text, "text/plain": self._text}
+        # Never text/markdown: Lab renders a live output's markdown as trusted HTML, so a model
+        # echoing tool output could run script. Shard's renderer draws the markdown as DOM.
+        descriptor = TextDescriptor(text=self._text, format="markdown")
+        data = {
+            RENDER_MIME: {"version": 1, "descriptors": [descriptor.model_dump(mode="json")]},
+            "text/plain": self._text,
+        }
         if self._display_id is None:
             self._display_id = f"shard-text-{time.monotonic_ns()}"
             kind = "display_data"

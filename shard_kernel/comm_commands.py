@@ -79,6 +79,7 @@ class CommCommands:
             model=session.provider.model,
             last_seq=session.events.last_seq,
             pending_permissions=list(self.kernel.pending.values()),
+            pending_ui=list(self.kernel.pending_ui.values()),
             events=events,
             has_more=more,
         )
@@ -130,7 +131,15 @@ class CommCommands:
         if isinstance(command, SessionOpCommand):
             return await self._session_op(command)
         if isinstance(command, UiResponseCommand):
-            return CommandReply(command="ui_response", ok=False, message="no such ui request")
+            client = self.kernel.clients.get(comm.comm_id)
+            if client is None or client.role != "interactive" or self.kernel.ui is None:
+                return CommandReply(
+                    command="ui_response", ok=False, message="observers cannot answer"
+                )
+            ok, message = self.kernel.ui.respond(
+                command.request_id, command.value, command.client_id
+            )
+            return CommandReply(command="ui_response", ok=ok, message=message)
         return None
 
     def _prompt(self, command: PromptCommand) -> CommandReply:

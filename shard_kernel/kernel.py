@@ -21,7 +21,13 @@ from shard_core import __version__
 from shard_core.engine.event_log import EventLog
 from shard_core.engine.events import EventStream
 from shard_core.engine.state import private_dir, shard_home
-from shard_core.protocol.events import Event, PermissionRequestEvent, PermissionResolvedEvent
+from shard_core.protocol.events import (
+    Event,
+    PermissionRequestEvent,
+    PermissionResolvedEvent,
+    UiRequestEvent,
+    UiResolvedEvent,
+)
 from shard_core.sdk import Agent, create_agent
 from shard_core.types.errors import ShardError
 from shard_kernel.agent_env import AgentEnv, read_agent_env
@@ -30,6 +36,8 @@ from shard_kernel.clients import ClientRegistry
 from shard_kernel.comm_commands import CommCommands
 from shard_kernel.recovery import recover
 from shard_kernel.slash import SLASH_COMMANDS, run_slash
+from shard_kernel.ui_bridge import CommUiBridge
+from shard_kernel.widget_host import WidgetHost
 
 EVENTS_COMM_ID = "shard-events"
 COMM_TARGET = "shard"
@@ -55,6 +63,8 @@ class ShardKernel(Kernel):
         self.comm_manager.register_target(COMM_TARGET, self._on_comm_open)
         self.clients = ClientRegistry()
         self.pending: dict[str, PermissionRequestEvent] = {}
+        self.pending_ui: dict[str, UiRequestEvent] = {}
+        self.ui: CommUiBridge | None = None
         self.agent: Agent | None = None
         self.boot_error: str | None = None
         self._ready = asyncio.Event()
@@ -63,6 +73,7 @@ class ShardKernel(Kernel):
         self._events_parent: dict[str, Any] | None = None
         self.event_log: EventLog | None = None
         self.commands = CommCommands(self)
+        self.widgets = WidgetHost(self)
 
     # ------------------------------------------------------------ startup
 
@@ -93,6 +104,9 @@ class ShardKernel(Kernel):
         self.event_log = EventLog(folder / "events.jsonl")
         events = EventStream(env.agent_id, start_seq=self.event_log.next_seq)
         events.subscribe(self._on_event)
+        self.ui = CommUiBridge(
+            events, self.clients.has_responder, timeout=env.permission_timeout or 60.0
+        )
         agent = await create_agent(
             cwd=env.cwd,
             model=env.model,
@@ -104,8 +118,9 @@ class ShardKernel(Kernel):
             trust_project=env.trust_project,
             headless_policy=env.headless_policy,
             permission_timeout=env.permission_timeout,
-            has_responder=self.clients.has_responder,
+            has_responder=lambda: self.clients.has_responder() or self.widgets.has_responder(),
             events=events,
+            extension_ui=self.ui,
         )
         recover(agent, self.event_log)
         if env.generated_id:
@@ -131,9 +146,14 @@ class ShardKernel(Kernel):
             self.pending[event.request_id] = event
         elif isinstance(event, PermissionResolvedEvent):
             self.pending.pop(event.request_id, None)
+        elif isinstance(event, UiRequestEvent) and event.ui != "notify":
+            self.pending_ui[event.request_id] = event
+        elif isinstance(event, UiResolvedEvent):
+            self.pending_ui.pop(event.request_id, None)
         self.publish_comm(EVENTS_COMM_ID, event.model_dump(mode="json"))
         if self._cell is not None:
             self._cell.handle(event)
+        self.widgets.handle(event, self._events_parent)
 
     def publish_comm(self, comm_id: str, data: dict[str, Any]) -> None:
         """One comm_msg on IOPub: every client of the kernel receives it."""
@@ -253,11 +273,11 @@ class ShardKernel(Kernel):
             self._loop.call_soon_threadsafe(self.interrupt_turn)
 
     def interrupt_turn(self) -> bool:
-        """Withdraw pending asks, then cancel the running turn."""
+        """Cancel the running turn. A pending ask is withdrawn by the gate as the cancellation
+        reaches it (withdrawing first would race it: on Python 3.11 `wait_for` returns a result
+        that arrives with the cancellation and swallows the cancel)."""
         if self.agent is None:
             return False
-        for request_id in list(self.pending):
-            self.agent.gate.withdraw(request_id, "the turn was interrupted", by="interrupt")
         return self.agent.abort()
 
     async def do_shutdown(self, restart: bool) -> dict[str, Any]:  # type: ignore[override]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import TYPE_CHECKING
 
@@ -83,7 +84,15 @@ async def _recall(agent: Agent, query: str) -> str:
     if query:
         args["query"] = query
     result = await tool.execute(args, ctx)
-    return f"```\n{result.text}\n```"
+    return fenced(result.text)
+
+
+def fenced(text: str) -> str:
+    """A code block that no backtick run inside `text` can close: session text (which tools
+    and models wrote) stays text when Jupyter renders the markdown as HTML."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
 
 
 def _status(kernel: ShardKernel, agent: Agent) -> str:

@@ -71,16 +71,18 @@ class AgentWidget(ShardWidget):
         if not fresh:
             return
         ops = self._transcript.extend([e for e in fresh if e["type"] not in TRAIT_ONLY])
-        if ops.reset:
-            self.send_state("events")  # changed in place, so traitlets saw nothing
-        for message in ops.messages(self._transcript.max_events):
-            self.send(message)
+        # Traits first: a permission item that reaches the browser before its request is in
+        # `pending` is drawn closed ("No longer pending") and the view never reopens it.
         with self.hold_sync():
             for event in fresh:
                 if event["type"] in TRAIT_ONLY:
                     self._apply_latest(event)
             for event in ops.accepted:
                 self._track(event)
+        if ops.reset:
+            self.send_state("events")  # changed in place, so traitlets saw nothing
+        for message in ops.messages(self._transcript.max_events):
+            self.send(message)
 
     def apply_snapshot(self, snapshot: SnapshotReply | dict[str, Any]) -> None:
         """A page of events from an attach or sync answer, then its state (which wins)."""

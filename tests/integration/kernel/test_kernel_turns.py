@@ -44,7 +44,7 @@ def test_prompt_runs_a_turn_with_render_outputs(start_kernel: StartKernel, works
     assert seqs == sorted(seqs)
     data = [m["content"].get("data", {}) for m in client.outputs]
     assert any(RENDER in d for d in data)
-    texts = [d.get("text/markdown", "") for d in data]
+    texts = [d.get("text/plain", "") for d in data if RENDER in d]
     assert any("It says hello." in t for t in texts)
 
 

@@ -1,0 +1,201 @@
+"""LabServer: a throwaway `jupyter lab` on 127.0.0.1 with its own Jupyter dirs and the shard spec.
+
+Every Jupyter and Shard directory is a temp one (nothing leaks into the home directory), the
+`shard` kernelspec is copied into the temp data dir, and the announcements plugin is disabled
+(no news toast over the notebook). `stop` shuts the server down through its API, which shuts its
+kernels down, then ends whatever is left of the processes it started, by pid.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from shard_kernel.kernelspec import spec_source
+
+DIRS = {
+    "JUPYTER_CONFIG_DIR": "jconfig",
+    "JUPYTER_DATA_DIR": "jdata",
+    "JUPYTER_RUNTIME_DIR": "jruntime",
+    "IPYTHONDIR": "ipython",
+    "SHARD_HOME": "shard-home",
+    "XDG_CONFIG_HOME": "xdg",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LabServer:
+    def __init__(self, base: Path, kernel_env: dict[str, str]) -> None:
+        self.base = base
+        self.root = base / "notebooks"
+        self.workspace = base / "workspace"
+        self.port = free_port()
+        self.token = secrets.token_hex(16)
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = self._environment(kernel_env)
+        self.log_path = base / "lab.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.kernel_pids: set[int] = set()
+
+    def _environment(self, kernel_env: dict[str, str]) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env.pop("OPENAI_BASE_URL", None)
+        for name, sub in DIRS.items():
+            (self.base / sub).mkdir(parents=True)
+            env[name] = str(self.base / sub)
+        env["JUPYTER_PLATFORM_DIRS"] = "1"
+        env.update(kernel_env)
+        return env
+
+    def start(self, timeout: float = 60) -> None:
+        self.root.mkdir()
+        self.workspace.mkdir()
+        shutil.copytree(spec_source(), self.base / "jdata" / "kernels" / "shard")
+        labconfig = self.base / "jconfig" / "labconfig"
+        labconfig.mkdir()
+        disabled = {"@jupyterlab/apputils-extension:announcements": True}
+        (labconfig / "page_config.json").write_text(json.dumps({"disabledExtensions": disabled}))
+        argv = [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--ip",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            f"--ServerApp.token={self.token}",
+            f"--ServerApp.root_dir={self.root}",
+            "--allow-root",
+            "--LabApp.expose_app_in_browser=True",
+        ]
+        with self.log_path.open("wb") as log:
+            self.process = subprocess.Popen(
+                argv, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + timeout
+        while not self._answers():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"jupyter lab did not start; its log:\n{self.log()}")
+            time.sleep(0.2)
+
+    def _answers(self) -> bool:
+        try:
+            self.api("GET", "/api/status")
+        except OSError:
+            return False
+        return True
+
+    def api(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(
+            self.url + path,
+            data=data,
+            method=method,
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            text = response.read()
+        return json.loads(text) if text else None
+
+    def notebook(self, name: str, kernel: str, cells: list[str]) -> str:
+        """Writes `name` with these code cells for `kernel`; returns the URL that opens it."""
+        spec = {
+            "shard": {"name": "shard", "display_name": "Shard", "language": "shard"},
+            "python3": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        }[kernel]
+        notebook = {
+            "nbformat": 4,
+            "nbformat_minor": 5,
+            "metadata": {"kernelspec": spec},
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "id": f"cell-{i}",
+                    "source": source,
+                    "metadata": {},
+                    "outputs": [],
+                    "execution_count": None,
+                }
+                for i, source in enumerate(cells)
+            ],
+        }
+        (self.root / name).write_text(json.dumps(notebook))
+        return f"{self.url}/lab/tree/{name}?reset&token={self.token}"
+
+    def kernel_connection_file(self, notebook: str, timeout: float = 30) -> Path:
+        """The connection file of the kernel Lab started for `notebook` (to attach a client)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for session in self.api("GET", "/api/sessions"):
+                if session["path"] == notebook and session.get("kernel"):
+                    path = self.base / "jruntime" / f"kernel-{session['kernel']['id']}.json"
+                    if path.exists():
+                        return path
+            time.sleep(0.2)
+        raise TimeoutError(f"no kernel for {notebook}")
+
+    def shutdown_kernels(self) -> None:
+        for session in self.api("GET", "/api/sessions"):
+            self.api("DELETE", f"/api/sessions/{session['id']}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def _children(self) -> set[int]:
+        if self.process is None:
+            return set()
+        found: set[int] = set()
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == self.process.pid:  # ppid
+                found.add(int(stat.parent.name))
+        return found
+
+    def stop(self) -> list[int]:
+        """Stops Lab and its kernels; returns the pids that had to be killed (should be none)."""
+        if self.process is None:
+            return []
+        self.kernel_pids |= self._children()
+        if self.process.poll() is None:
+            with contextlib.suppress(OSError):
+                self.api("POST", "/api/shutdown")
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=5)
+        killed = [pid for pid in sorted(self.kernel_pids) if _alive(pid)]
+        for pid in killed:
+            os.kill(pid, signal.SIGKILL)
+        self.process = None
+        return killed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
