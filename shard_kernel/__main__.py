@@ -13,9 +13,23 @@ def main() -> None:
 
     from shard_kernel.kernel import ShardKernel
 
+    class ShardKernelApp(IPKernelApp):
+        def start(self) -> None:
+            super().start()  # returns once shutdown_request has stopped the shell loop
+            # The control thread still publishes a last `idle` on IOPub after shutdown_reply. At
+            # exit, atexit stops the IOPub thread (before app.close(), which joins the control
+            # thread); a stop that lands between that publish's `is_alive()` check and its
+            # wake-up send leaves the send blocked for good, and close() joins forever: the
+            # kernel never exits by itself (ipykernel 7.4; 5 shutdowns in 91 here). So let the
+            # control thread finish while IOPub is still running.
+            control = self.control_thread
+            if control is not None and control.is_alive():
+                control.stop()
+                control.join(timeout=5)
+
     # outstream_class=None: the agent never prints to stdout, and without IPython's OutStream there
     # is no flush to a stopped IOPub thread to wait on at shutdown (the 2.6 s shutdown stall).
-    IPKernelApp.launch_instance(kernel_class=ShardKernel, outstream_class=None)
+    ShardKernelApp.launch_instance(kernel_class=ShardKernel, outstream_class=None)
 
 
 if __name__ == "__main__":

@@ -181,8 +181,7 @@ class ShardKernel(Kernel):
         cell_meta: dict[str, Any] | None = None,
         cell_id: str | None = None,
     ) -> dict[str, Any]:
-        if not silent:
-            self.execution_count += 1
+        # kernelbase's execute_request has already counted this cell
         text = code.strip()
         parent = self.get_parent("shell")
         try:
