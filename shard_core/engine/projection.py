@@ -24,13 +24,9 @@ from shard_core.types import (
 MISSING_RESULT = "[no result was recorded for this tool call: the agent process stopped first]"
 
 
-def to_messages(entries: Sequence[SessionEntry]) -> list[Message]:
-    """Messages in log order; tool results become user messages of tool_result blocks."""
-    return Projector().messages(entries)
-
-
 class Projector:
-    """`to_messages` with a per-entry cache: entries never change, so each is projected once."""
+    """Entries → messages in log order (tool results become user messages of tool_result
+    blocks), with a per-entry cache: entries never change, so each is projected once."""
 
     def __init__(self) -> None:
         self._cache: dict[str, tuple[Message | None, tuple[ToolCallBlock, ...]]] = {}
