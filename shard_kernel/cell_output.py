@@ -97,12 +97,9 @@ class CellOutput:
         )
 
     def _permission(self, event: PermissionRequestEvent) -> None:
-        text = (
-            f"Permission needed: {event.prompt}\n"
-            f"Answer in a Shard client (the agent panel or the dialog widget); "
-            f"without an answer the agent's headless policy decides."
-        )
-        self._display({PERMISSION_MIME: event.model_dump(mode="json"), "text/plain": text})
+        transient = {"display_id": permission_display_id(event.request_id)}
+        content = {"data": permission_bundle(event), "metadata": {}, "transient": transient}
+        self._send("display_data", content)
 
     def _resolved(self, event: PermissionResolvedEvent) -> None:
         label = f"{event.decision} by {event.decided_by}"
@@ -129,3 +126,18 @@ class CellOutput:
                 "text/plain": line,
             }
         )
+
+
+def permission_display_id(request_id: str) -> str:
+    """The prompt's output; the kernel-hosted dialog replaces it in place (one output, not two)."""
+    return f"shard-permission-{request_id}"
+
+
+def permission_bundle(event: PermissionRequestEvent) -> dict[str, Any]:
+    """The prompt as data any front end can show: Shard's MIME type and a text fallback."""
+    text = (
+        f"Permission needed: {event.prompt}\n"
+        f"Answer in a Shard client (the agent panel or the dialog widget); "
+        f"without an answer the agent's headless policy decides."
+    )
+    return {PERMISSION_MIME: event.model_dump(mode="json"), "text/plain": text}

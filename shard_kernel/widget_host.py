@@ -28,6 +28,7 @@ from shard_core.protocol import (
     PermissionResponseCommand,
 )
 from shard_core.protocol.events import Event
+from shard_kernel.cell_output import permission_bundle, permission_display_id
 
 if TYPE_CHECKING:
     from shard_kernel.kernel import ShardKernel
@@ -98,12 +99,14 @@ class WidgetHost:
         dialog = PermissionDialog(event, on_answer=self._answer)
         self.dialogs[event.request_id] = dialog
         view, metadata = _widget_view(dialog)
-        data = {
-            WIDGET_VIEW_MIME: view,
-            "text/plain": f"Permission dialog: {event.tool} ({event.request_id})",
-        }
+        # Replace the prompt's own output: a front end that renders widgets shows the dialog,
+        # any other (a saved notebook, nbconvert) keeps the prompt's MIME data and text.
+        data = {WIDGET_VIEW_MIME: view, **permission_bundle(event)}
+        transient = {"display_id": permission_display_id(event.request_id)}
         self.kernel._send_output(
-            "display_data", {"data": data, "metadata": metadata, "transient": {}}, parent
+            "update_display_data",
+            {"data": data, "metadata": metadata, "transient": transient},
+            parent,
         )
 
     def _close(self, event: PermissionResolvedEvent) -> None:

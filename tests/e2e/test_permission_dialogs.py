@@ -105,6 +105,10 @@ def test_shard_kernel_dialog_resumes_the_cell_and_closes_when_another_client_ans
         first.wait_for(timeout=60_000)
         expect(first.locator(".shard-tool-name")).to_have_text("write")
         expect(notebook.cell(0).locator(".jp-InputPrompt")).to_contain_text("*")
+        # the dialog took the place of the prompt's text fallback: one output, not two
+        expect(notebook.cell(0).locator(".jp-OutputArea")).not_to_contain_text(
+            "Answer in a Shard client"
+        )
         assert not (lab.workspace / "one.txt").exists()
         first.get_by_role("button", name="Allow once").click()
         expect(notebook.cell(0).locator(".jp-OutputArea")).to_contain_text("Wrote one.")

@@ -20,6 +20,7 @@ from tests.integration.kernel.conftest import StartKernel, another_client
 pytestmark = pytest.mark.integration
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+PERMISSION = "application/vnd.shard.permission+json"
 WRITE = [
     {"tool_calls": [{"name": "write", "input": {"path": "out.txt", "content": "hi\n"}}]},
     {"text": "Wrote it."},
@@ -70,7 +71,7 @@ class WidgetFrontEnd:
     def dialog_shown(self, comm_id: str) -> dict[str, Any]:
         return self.wait(
             lambda m: (
-                m["header"]["msg_type"] == "display_data"
+                m["header"]["msg_type"] == "update_display_data"
                 and m["content"]["data"].get(WIDGET_VIEW, {}).get("model_id") == comm_id
             )
         )
@@ -143,6 +144,17 @@ def test_a_click_on_the_hosted_dialog_resumes_the_cell(
     shown = front.dialog_shown(comm_id)
     assert shown["parent_header"]["msg_id"] == msg_id
     assert shown["content"]["data"][WIDGET_VIEW]["version_major"] == 2
+    # the dialog replaces the prompt's own output, which keeps its data as the fallback
+    prompts = [
+        m
+        for m in front.iopub
+        if m["header"]["msg_type"] == "display_data" and PERMISSION in m["content"]["data"]
+    ]
+    assert len(prompts) == 1
+    display_id = prompts[0]["content"]["transient"]["display_id"]
+    assert shown["content"]["transient"]["display_id"] == display_id
+    assert shown["content"]["data"][PERMISSION]["request_id"] == request["request_id"]
+    assert "Permission needed" in shown["content"]["data"]["text/plain"]
     assert not (workspace / "out.txt").exists()
 
     front.click(comm_id, answer(request["request_id"], "allow", "widget-page-1", "w1"), subshell)
