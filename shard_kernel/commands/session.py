@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from shard_core.contracts.compactor import CompactionInput
 from shard_core.engine.compaction import (
@@ -27,6 +26,7 @@ from shard_core.engine.recall import answer, lineage_paths, parse_request
 from shard_core.engine.session_store import SessionStore
 from shard_core.types import CompactionDetails, CompactionEntry, SessionEntry
 from shard_core.types.errors import ConfigError
+from shard_kernel.commands.sessions import resolve_session
 
 _EXAMPLES = """examples:
   shard session compact ~/.shard/sessions/s-1a2b.jsonl --dry-run
@@ -57,7 +57,7 @@ def _add_compact(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -
         epilog=_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    compact.add_argument("file", type=Path, help="the session .jsonl")
+    compact.add_argument("file", help="the session .jsonl, or its id")
     compact.add_argument("--dry-run", action="store_true", help="print the summary, write nothing")
     compact.add_argument("--window", type=int, default=200_000, help="context window (tokens)")
     compact.add_argument(
@@ -79,7 +79,7 @@ def _add_recall(actions: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog=_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    recall.add_argument("file", type=Path, help="the session .jsonl")
+    recall.add_argument("file", help="the session .jsonl, or its id")
     recall.add_argument("query", nargs="?", default=None, help="words, a regex or a path")
     recall.add_argument("--scope", default="all", help="all | latest | compaction:N")
     recall.add_argument("--mode", default="search", help="search | regex | touched")
@@ -117,7 +117,7 @@ def _plan(store: SessionStore, args: argparse.Namespace) -> CompactionDetails | 
 
 
 def run_compact(args: argparse.Namespace) -> int:
-    path: Path = args.file
+    path = resolve_session(args.file)
     store = SessionStore.read(path) if args.dry_run else SessionStore.open(path)
     try:
         details = _plan(store, args)
@@ -148,6 +148,6 @@ def run_recall(args: argparse.Namespace) -> int:
     request = parse_request(raw)
     if isinstance(request, str):
         raise ConfigError(request)
-    result = answer(lineage_paths(args.file), request)
+    result = answer(lineage_paths(resolve_session(args.file)), request)
     print(result.text)
     return 1 if result.error else 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 
@@ -47,12 +48,36 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _path(home: Path, session: str) -> Path:
-    if session.endswith(".jsonl"):
-        path = Path(session).expanduser()
-        if not path.is_file():
+    return resolve_session(session, home)
+
+
+def resolve_session(session: str, home: Path | None = None) -> Path:
+    """A session log named by its path or by its id (`s-…`, looked up under SHARD_HOME).
+
+    A file that is not a Shard session log (its first line is not the session header, e.g. an
+    agent's events.jsonl) is refused with the reason, before anything reads or locks it."""
+    path = Path(session).expanduser()
+    if not path.is_file():
+        if session.endswith(".jsonl") or "/" in session:
             raise ConfigError(f"no session log at {path}")
-        return path
-    return find_session(home, session)
+        path = find_session(home or shard_home(), session)
+    _check_header(path)
+    return path
+
+
+def _check_header(path: Path) -> None:
+    try:
+        with path.open("rb") as f:
+            first = f.readline(64 * 1024)
+        kind = json.loads(first).get("type") if first.strip() else "session"
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ConfigError(f"{path} is not a Shard session log ({exc})") from None
+    if kind != "session":
+        raise ConfigError(
+            f"{path} is not a Shard session log: its first line is a {kind!r} record, not the "
+            "session header (session logs are SHARD_HOME/agents/<agent>/sessions/<id>.jsonl; "
+            "`shard sessions list` shows them)"
+        )
 
 
 def _list(home: Path) -> int:
