@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
 import logging
 import os
 import socket
@@ -74,8 +75,21 @@ class _WriterLock:
 
 
 def _read_entries(path: Path) -> tuple[list[SessionEntry], LoadReport, int]:
-    """Parse every line; returns entries, the report and the byte length of the intact part."""
-    data = path.read_bytes()
+    """Parse every line; returns entries, the report and the byte length of the intact part.
+
+    The cyclic GC waits until the parse is done: it would walk every entry parsed so far again
+    and again (three quarters of the load time of a 28k-entry log), and entries make no cycles.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse_lines(path.read_bytes())
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _parse_lines(data: bytes) -> tuple[list[SessionEntry], LoadReport, int]:
     entries: list[SessionEntry] = []
     report = LoadReport()
     offset = 0

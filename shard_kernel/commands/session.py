@@ -1,12 +1,14 @@
-"""`shard session compact` and `shard session recall`: compaction and recall on a session log.
+"""`shard session compact`, `recall` and `search`: compaction and recall on session logs.
 
     shard session compact ~/.shard/sessions/s-1a2b.jsonl --dry-run
     shard session recall ~/.shard/sessions/s-1a2b.jsonl "refresh token" --scope compaction:0
+    shard session search "refresh token"
 
 `compact` prints the summary a compaction would write now (`--dry-run`), or appends the
 compaction entry to the log. It takes the log's writer lock, so it refuses while the agent that
 owns the session is running (stop the agent first); nothing is ever rewritten. A fork's
 ancestors are read from the same folder. `recall` answers like the agent's recall tool.
+`search` ranks the entries of every session under SHARD_HOME through one rebuildable cache.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from shard_core.engine.compaction import (
     live_context,
 )
 from shard_core.engine.compaction.tokens import ENTRY_OVERHEAD_TOKENS
-from shard_core.engine.recall import answer, lineage_paths, parse_request
+from shard_core.engine.recall import answer, lineage_paths, parse_request, search_home
 from shard_core.engine.session_store import SessionStore
+from shard_core.engine.state import shard_home
 from shard_core.types import CompactionDetails, CompactionEntry, SessionEntry
 from shard_core.types.errors import ConfigError
 from shard_kernel.commands.sessions import resolve_session
@@ -34,6 +37,7 @@ _EXAMPLES = """examples:
   shard session recall s-1a2b.jsonl "refresh token"
   shard session recall s-1a2b.jsonl "Error:.*timeout" --mode regex --scope latest
   shard session recall s-1a2b.jsonl --expand 120 121
+  shard session search "refresh token" --limit 20
 """
 
 
@@ -46,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     actions = parser.add_subparsers(dest="session_action", metavar="ACTION")
     _add_compact(actions)
     _add_recall(actions)
+    _add_search(actions)
     parser.set_defaults(handler=lambda _args: _usage(parser))
 
 
@@ -87,6 +92,19 @@ def _add_recall(actions: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     recall.add_argument("--cursor", default=None, help="the cursor a previous page gave")
     recall.add_argument("--expand", type=int, nargs="+", default=[], metavar="N")
     recall.set_defaults(handler=run_recall)
+
+
+def _add_search(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    search = actions.add_parser(
+        "search",
+        help="search every session under SHARD_HOME",
+        description="Ranked word search over every session log under SHARD_HOME.",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    search.add_argument("query", help="words (stemmed: rotation finds rotates)")
+    search.add_argument("--limit", type=int, default=10, help="results (default 10)")
+    search.set_defaults(handler=run_search)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -151,3 +169,12 @@ def run_recall(args: argparse.Namespace) -> int:
     result = answer(lineage_paths(resolve_session(args.file)), request)
     print(result.text)
     return 1 if result.error else 0
+
+
+def run_search(args: argparse.Namespace) -> int:
+    hits = search_home(shard_home(), args.query, max(1, args.limit))
+    for hit in hits:
+        print(f"{hit.session} #{hit.pos} {hit.label}: {' '.join(hit.snippet.split())[:240]}")
+    if not hits:
+        print(f'no session under {shard_home()} has "{args.query}"')
+    return 0 if hits else 1

@@ -23,12 +23,13 @@ from shard_core.contracts.codeintel import CodeIntelligenceProvider
 from shard_core.contracts.compactor import CompactionInput, Extractor
 from shard_core.engine.compaction.context import SectionContext
 from shard_core.engine.compaction.cut import (
+    MARKER_TYPES,
     Cut,
-    Window,
-    boundaries,
+    Scan,
     choose_cut,
     last_turn_tokens,
     live_window,
+    scan_window,
 )
 from shard_core.engine.compaction.format import format_summary
 from shard_core.engine.compaction.normalize import normalize
@@ -36,15 +37,12 @@ from shard_core.engine.compaction.sections import build_sections
 from shard_core.engine.compaction.tokens import (
     CHARS_PER_TOKEN,
     ENTRY_OVERHEAD_TOKENS,
-    estimate_entry,
     estimate_text,
 )
 from shard_core.types import (
     CompactionDetails,
-    CompactionEntry,
     PlanCheckpoint,
     SessionEntry,
-    SessionHeaderEntry,
 )
 
 Numbering = Callable[[Sequence[SessionEntry]], Sequence[int]]
@@ -54,11 +52,35 @@ is what recall numbers when the lineage is linear (see recall/lineage.py)."""
 Reason = Literal["threshold", "overflow", "manual"]
 
 
-def latest_plan(branch: Sequence[SessionEntry]) -> PlanCheckpoint | None:
-    for entry in reversed(branch):
+def latest_plan(branch: Sequence[SessionEntry], start: int = 0) -> PlanCheckpoint | None:
+    """The newest plan checkpoint among `branch[start:]`."""
+    for i in range(len(branch) - 1, start - 1, -1):
+        entry = branch[i]
         if entry.type == "checkpoint" and entry.details.kind == "plan":
             return entry.details
     return None
+
+
+class _PlanMemo:
+    """`latest_plan(branch)` without rescanning what the previous compaction scanned: with the
+    loop compacting a 28k-entry branch, that scan was the one cost growing with the session.
+
+    A branch is the chain from the root to a leaf, so the entry at position k fixes every entry
+    before it: when the very object remembered at k is still there, only later entries are new.
+    Anything else (another branch, a shorter one) scans in full, so the answer is always what
+    `latest_plan(branch)` returns."""
+
+    def __init__(self) -> None:
+        self._seen: tuple[SessionEntry, int, PlanCheckpoint | None] | None = None
+
+    def latest(self, branch: Sequence[SessionEntry]) -> PlanCheckpoint | None:
+        seen, start, before = self._seen, 0, None
+        if seen is not None and seen[1] < len(branch) and branch[seen[1]] is seen[0]:
+            start, before = seen[1] + 1, seen[2]
+        plan = latest_plan(branch, start) or before
+        if branch:
+            self._seen = (branch[-1], len(branch) - 1, plan)
+        return plan
 
 
 def branch_positions(branch: Sequence[SessionEntry]) -> Sequence[int]:
@@ -89,6 +111,7 @@ class DeterministicCompactor:
         self.extractors = extractors
         self.code_index = code_index
         self.numbering = numbering
+        self._plans = _PlanMemo()
 
     def should_compact(self, context_tokens: int, context_window: int) -> bool:
         return context_window > 0 and context_tokens >= self.threshold * context_window
@@ -100,17 +123,18 @@ class DeterministicCompactor:
     def _compact(self, data: CompactionInput) -> CompactionDetails | None:
         branch = data.branch
         window = live_window(branch)
-        tokens = [estimate_entry(branch[p]) for p in window.positions]
+        scan = scan_window(branch, window.positions)
+        tokens = scan.tokens
         previous = window.previous.details.summary if window.previous is not None else None
         live = sum(tokens) + (estimate_text(previous) + ENTRY_OVERHEAD_TOKENS if previous else 0)
         overhead = max(0, data.context_tokens - live)
         room = max(0, data.target_tokens - overhead - ENTRY_OVERHEAD_TOKENS)
         summary_budget = min(self.summary_tokens, room // 2)
-        cut = self._cut(branch, window, tokens, room - summary_budget, data.reason)
+        cut = self._cut(scan, room - summary_budget, data.reason)
         if not any(tokens[: cut.keep_from]):
             return None  # nothing new to fold: the kept tail already fits
         end = window.positions[cut.keep_from] if cut.keep_from < len(tokens) else len(branch)
-        folded = [i for i in range(window.start, end) if not _is_marker(branch[i])]
+        folded = [i for i in range(window.start, end) if branch[i].type not in MARKER_TYPES]
         summary = self._summary(branch, folded, previous, data.index, summary_budget)
         after = overhead + estimate_text(summary) + ENTRY_OVERHEAD_TOKENS + cut.kept_tokens
         if after >= data.context_tokens:
@@ -127,15 +151,8 @@ class DeterministicCompactor:
             reason=_reason(data.reason),
         )
 
-    def _cut(
-        self,
-        branch: Sequence[SessionEntry],
-        window: Window,
-        tokens: list[int],
-        room: int,
-        reason: str,
-    ) -> Cut:
-        safe, user = boundaries(branch, window.positions)
+    def _cut(self, scan: Scan, room: int, reason: str) -> Cut:
+        tokens, safe, user = scan.tokens, scan.safe, scan.user
         budget = min(self.keep_recent_tokens, room)
         if reason == "manual":  # keep only the last user turn (when there is an earlier one)
             last = last_turn_tokens(tokens, safe, user)
@@ -157,7 +174,7 @@ class DeterministicCompactor:
             code_index=self.code_index,
             previous_summary=previous,
             compaction_index=index,
-            plan=latest_plan(branch),
+            plan=self._plans.latest(branch),
         )
         sections = build_sections(blocks, ctx, self.extractors)
         return format_summary(sections, previous, max_chars=budget * CHARS_PER_TOKEN)
@@ -175,11 +192,6 @@ def _paused_gc() -> Generator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def _is_marker(entry: SessionEntry) -> bool:
-    """Headers and earlier compaction entries sit inside a folded range but are not its content."""
-    return isinstance(entry, CompactionEntry | SessionHeaderEntry)
 
 
 def _reason(reason: str) -> Reason:

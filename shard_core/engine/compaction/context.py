@@ -18,9 +18,9 @@ class ToolIndex:
         self.calls: dict[str, ToolCallNBlock] = {}
         self.results: dict[str, ToolResultNBlock] = {}
         for block in blocks:
-            if isinstance(block, ToolCallNBlock):
+            if block.kind == "tool_call":
                 self.calls[block.id] = block
-            elif isinstance(block, ToolResultNBlock):
+            elif block.kind == "tool_result":
                 self.results[block.id] = block
 
     def call_of(self, block: ToolResultNBlock) -> ToolCallNBlock | None:
@@ -30,7 +30,7 @@ class ToolIndex:
         return self.results.get(block.id)
 
     def path_of(self, block: ToolCallNBlock | ToolResultNBlock) -> str | None:
-        call = block if isinstance(block, ToolCallNBlock) else self.calls.get(block.id)
+        call = block if block.kind == "tool_call" else self.calls.get(block.id)
         return call_path(call) if call is not None else None
 
 

@@ -10,12 +10,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shard_core.engine.compaction.tokens import CONTEXT_TYPES
+from shard_core.engine.compaction.tokens import (
+    CHARS_PER_TOKEN,
+    CONTEXT_TYPES,
+    ENTRY_OVERHEAD_TOKENS,
+    IMAGE_TOKENS,
+    estimate_entry,
+    json_chars,
+    result_chars,
+)
 from shard_core.types import (
     CompactionEntry,
     SessionEntry,
-    SessionHeaderEntry,
 )
+
+MARKER_TYPES = frozenset({"compaction", "session"})
+"""Entry types that mark a branch (header, earlier compactions) and are no conversation."""
 
 
 @dataclass(frozen=True)
@@ -54,49 +64,75 @@ def live_context(branch: Sequence[SessionEntry]) -> tuple[str | None, list[Sessi
     summary = window.previous.details.summary if window.previous is not None else None
     kept: list[SessionEntry] = []
     for entry in branch[window.start :]:
-        if not isinstance(entry, CompactionEntry | SessionHeaderEntry):
+        if entry.type not in MARKER_TYPES:
             kept.append(entry)
     return summary, kept
 
 
-def _result_positions(branch: Sequence[SessionEntry], positions: Sequence[int]) -> dict[str, int]:
-    found: dict[str, int] = {}
-    for p in positions:
-        entry = branch[p]
-        if entry.type == "tool_result":
-            found[entry.details.tool_call_id] = p
-        elif entry.type == "message":
-            for block in entry.details.message.content:
-                if block.type == "tool_result":
-                    found[block.tool_call_id] = p
-    return found
+@dataclass(frozen=True)
+class Scan:
+    """Per live position: its token estimate, may the kept tail start there (safe), and does a
+    user turn start there."""
+
+    tokens: list[int]
+    safe: list[bool]
+    user: list[bool]
 
 
-def boundaries(
-    branch: Sequence[SessionEntry], positions: Sequence[int]
-) -> tuple[list[bool], list[bool]]:
-    """For each live position: may the kept tail start there (safe), and does a user turn
-    start there? A tail may start at a message that carries no tool results, when no call
-    before it has its result after it."""
-    results = _result_positions(branch, positions)
-    safe: list[bool] = []
-    user: list[bool] = []
-    open_until = -1  # the latest result position owed by a call seen so far
+_Row = tuple[bool, bool, list[str]] | None
+"""(carries a tool result, is a user turn start, ids of the calls it makes); None: no message."""
+
+
+def scan_window(branch: Sequence[SessionEntry], positions: Sequence[int]) -> Scan:
+    """Token estimates and boundaries in one pass over the entries (then one over plain rows):
+    a tail may start at a message that carries no tool results, when no call before it has its
+    result after it."""
+    tokens: list[int] = []
+    rows: list[_Row] = []
+    results: dict[str, int] = {}  # call id → position of its result
     for p in positions:
         entry = branch[p]
         if entry.type != "message":
+            tokens.append(estimate_entry(entry))
+            if entry.type == "tool_result":
+                results[entry.details.tool_call_id] = p
+            rows.append(None)
+            continue
+        message = entry.details.message
+        has_result = has_text = False
+        calls: list[str] = []
+        chars = 0  # what estimate_entry counts, in the same walk over the blocks
+        for block in message.content:
+            if block.type == "text":
+                has_text = True
+                chars += len(block.text)
+            elif block.type == "tool_result":
+                has_result = True
+                results[block.tool_call_id] = p
+                chars += result_chars(block.content)
+            elif block.type == "tool_call":
+                calls.append(block.id)
+                chars += len(block.name) + json_chars(block.input)
+            elif block.type == "thinking":
+                chars += len(block.thinking)
+            else:
+                chars += IMAGE_TOKENS * CHARS_PER_TOKEN
+        tokens.append(-(-chars // CHARS_PER_TOKEN) + ENTRY_OVERHEAD_TOKENS)
+        rows.append((has_result, has_text and message.role == "user", calls))
+    safe: list[bool] = []
+    user: list[bool] = []
+    open_until = -1  # the latest result position owed by a call seen so far
+    for p, row in zip(positions, rows, strict=True):
+        if row is None:
             safe.append(False)
             user.append(False)
             continue
-        content = entry.details.message.content
-        kinds = {b.type for b in content}
-        safe.append(open_until < p and "tool_result" not in kinds)
-        user.append(entry.details.message.role == "user" and "text" in kinds)
-        if "tool_call" in kinds:
-            for block in content:
-                if block.type == "tool_call" and block.id in results:
-                    open_until = max(open_until, results[block.id])
-    return safe, user
+        has_result, starts_turn, calls = row
+        safe.append(open_until < p and not has_result)
+        user.append(starts_turn)
+        for call in calls:
+            open_until = max(open_until, results.get(call, -1))
+    return Scan(tokens, safe, user)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ recall tool's own traffic is dropped: it only repeats older entries.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, NamedTuple
 
 from pydantic import TypeAdapter
@@ -38,7 +38,9 @@ class _Result(NamedTuple):
     details: dict[str, Any]
 
 
-def result_text(content: Iterable[ResultContent]) -> str:
+def result_text(content: Sequence[ResultContent]) -> str:
+    if len(content) == 1 and content[0].type == "text":
+        return content[0].text  # the usual shape: no generator, no join
     return "\n".join(b.text if b.type == "text" else "[image]" for b in content)
 
 
@@ -97,7 +99,8 @@ class _Builder:
             if block.type == "text":
                 texts.append(block.text)
                 continue
-            self._flush(texts, index, kind)
+            if texts:
+                self._flush(texts, index, kind)
             if block.type == "tool_call":
                 self.call(block, index)
             elif block.type == "tool_result":
@@ -106,44 +109,50 @@ class _Builder:
                 self.blocks.append(
                     {"kind": "thinking", "entry_index": index, "text": block.thinking}
                 )
-        self._flush(texts, index, kind)
+        if texts:
+            self._flush(texts, index, kind)
 
     def _flush(self, texts: list[str], index: int, kind: str) -> None:
-        if texts:
-            text = (texts[0] if len(texts) == 1 else "\n".join(texts)).strip()
-            texts.clear()
-            if text:
-                self.blocks.append({"kind": kind, "entry_index": index, "text": text})
+        text = (texts[0] if len(texts) == 1 else "\n".join(texts)).strip()
+        texts.clear()
+        if text:
+            self.blocks.append({"kind": kind, "entry_index": index, "text": text})
 
     def call(self, block: ToolCallBlock, index: int) -> None:
-        self.names[block.id] = block.name
-        if block.name in self.skip:
+        name = block.name
+        self.names[block.id] = name
+        if name in self.skip:
             self.folded.add(block.id)
-        elif block.name in BASH_TOOLS:
+        elif name in BASH_TOOLS:
             self.folded.add(block.id)
             self.blocks.append(self._bash(block, index))
         else:
-            raw = {"entry_index": index, "id": block.id, "name": block.name, "args": block.input}
-            self.blocks.append({"kind": "tool_call", **raw})
+            self.blocks.append(
+                {"kind": "tool_call", "entry_index": index, "id": block.id, "name": name,
+                 "args": block.input}
+            )  # fmt: skip
 
     def _bash(self, block: ToolCallBlock, index: int) -> Raw:
         command = str(block.input.get("command", ""))
-        raw: Raw = {"kind": "bash", "entry_index": index, "id": block.id, "command": command}
         found = self.results.get(block.id)
         if found is None:
-            return raw | {"output": "", "exit_code": None}
+            return {"kind": "bash", "entry_index": index, "id": block.id, "command": command,
+                    "output": "", "exit_code": None}  # fmt: skip
         code = _exit_code(found.details, found.text)
         output = _strip_exit_line(found.text) if code is not None else found.text
         output = "" if output.strip() == NO_OUTPUT else output
-        return raw | {"entry_index": found.at, "output": output, "exit_code": code}
+        return {"kind": "bash", "entry_index": found.at, "id": block.id, "command": command,
+                "output": output, "exit_code": code}  # fmt: skip
 
     def result(self, call_id: str, name: str, index: int) -> None:
         found = self.results.get(call_id)
-        if call_id in self.folded or name in self.skip or found is None:
+        if found is None or call_id in self.folded or name in self.skip:
             return
         shown = self.names.get(call_id, name or found.name or "tool")
-        raw = {"entry_index": index, "id": call_id, "name": shown, "text": found.text}
-        self.blocks.append({"kind": "tool_result", **raw, "is_error": found.is_error})
+        self.blocks.append(
+            {"kind": "tool_result", "entry_index": index, "id": call_id, "name": shown,
+             "text": found.text, "is_error": found.is_error}
+        )  # fmt: skip
 
 
 _BLOCKS: TypeAdapter[list[NormalizedBlock]] = TypeAdapter(list[NormalizedBlock])

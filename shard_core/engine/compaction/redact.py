@@ -7,6 +7,7 @@ was hidden (`password=[REDACTED]`) because "a password was set here" is itself u
 
 from __future__ import annotations
 
+import functools
 import re
 
 REDACTED = "[REDACTED]"
@@ -31,7 +32,8 @@ _PATTERNS = (
     # credentials inside a URL: scheme://user:password@host
     r"(?P<url>\b[a-z][a-z0-9+.\-]{0,15}://[^\s:/@]+:)(?P<url_value>[^\s@/]{3,})(?=@)",
 )
-_SECRET = re.compile("|".join(_PATTERNS), re.IGNORECASE | re.DOTALL)
+_FLAGS = re.IGNORECASE | re.DOTALL
+_SECRET = re.compile("|".join(_PATTERNS), _FLAGS)
 _CASED_PREFIXES = (
     "sk-",
     "gh",
@@ -47,32 +49,61 @@ _CASED_PREFIXES = (
 
 
 def _replace(match: re.Match[str]) -> str:
-    groups = match.groupdict()
-    if groups["pem"] is not None or groups["pemtail"] is not None:
+    groups = match.groupdict()  # only the alternatives _secret_for kept have their groups
+    if groups.get("pem") is not None or groups.get("pemtail") is not None:
         return "[REDACTED PRIVATE KEY]"
-    if groups["key"] is not None:
+    key = groups.get("key")
+    if key is not None:
         # IGNORECASE lets `Bearer`/`PASSWORD` match; real key prefixes are case-exact
-        key = groups["key"]
         return REDACTED if key.startswith(_CASED_PREFIXES) else key
     for name in ("bearer", "assign", "url"):
-        if groups[name] is not None:
-            value = groups[f"{name}_value"] or ""
+        if groups.get(name) is not None:
+            value = groups.get(f"{name}_value") or ""
             if value == REDACTED or value.startswith("[REDACTED"):
                 return match.group(0)
             return groups[name] + REDACTED
     return match.group(0)  # pragma: no cover - every alternative is named
 
 
-_HINTS = (
+_KEY_HINTS = (
     "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "aiza", "akia",
-    "asia", "hf_", "npm_", "bearer", "basic", "pass", "secret", "token", "key", "pwd", "://",
+    "asia", "hf_", "npm_",
 )  # fmt: skip
-"""Substrings one of which every secret pattern contains: a cheap test that skips the regex."""
+_PATTERN_HINTS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("key",),),  # pem: ... PRIVATE KEY
+    (("key",),),  # pemtail
+    (_KEY_HINTS,),
+    (("bearer", "basic"),),
+    (("pass", "secret", "token", "key", "pwd"), (":", "=")),  # assign: api_key=…, token: …
+    (("://",),),  # url
+)
+"""Per alternative of _PATTERNS, what every match holds: one substring (lowercase) of each
+tuple."""
+_HINTS = tuple(dict.fromkeys(h for needs in _PATTERN_HINTS for h in needs[0]))
+_GATE = re.compile("|".join(re.escape(h) for h in _HINTS))
+"""Does the lowered text hold any hint at all: one scan instead of a test per hint."""
+
+
+@functools.cache
+def _secret_for(alternatives: tuple[int, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(_PATTERNS[i] for i in alternatives), _FLAGS)
 
 
 def redact(text: str) -> str:
-    """`text` with secrets replaced by `[REDACTED]`; idempotent."""
+    """`text` with secrets replaced by `[REDACTED]`; idempotent.
+
+    Most text holds no hint and is returned as is. Otherwise only the alternatives whose hints
+    occur are tried: one that cannot match anywhere changes no match when left out, and the
+    full alternation is several times slower. That holds for ASCII text; other text (where
+    IGNORECASE also folds a few non-ASCII letters onto ASCII ones) gets the full alternation."""
     lowered = text.lower()
-    if not any(hint in lowered for hint in _HINTS):
+    if _GATE.search(lowered) is None:
         return text
-    return _SECRET.sub(_replace, text)
+    if not text.isascii():
+        return _SECRET.sub(_replace, text)
+    alternatives = tuple(
+        i
+        for i, needs in enumerate(_PATTERN_HINTS)
+        if all(any(h in lowered for h in hints) for hints in needs)
+    )
+    return _secret_for(alternatives).sub(_replace, text) if alternatives else text

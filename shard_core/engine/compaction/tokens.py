@@ -21,7 +21,7 @@ def estimate_text(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
-def _result_chars(content: Iterable[ResultContent]) -> int:
+def result_chars(content: Iterable[ResultContent]) -> int:
     chars = 0
     for block in content:
         chars += len(block.text) if block.type == "text" else IMAGE_TOKENS * CHARS_PER_TOKEN
@@ -33,10 +33,15 @@ def json_chars(value: object) -> int:
     if isinstance(value, str):
         return len(value) + 2
     if isinstance(value, dict):
-        items = cast(dict[str, object], value).items()
-        return 2 + sum(len(k) + 4 + json_chars(v) for k, v in items)
+        chars = 2
+        for key, item in cast(dict[str, object], value).items():
+            chars += len(key) + 4 + (len(item) + 2 if isinstance(item, str) else json_chars(item))
+        return chars
     if isinstance(value, list):
-        return 2 + sum(json_chars(v) + 1 for v in cast(list[object], value))
+        chars = 2
+        for item in cast(list[object], value):
+            chars += json_chars(item) + 1
+        return chars
     return len(str(value))
 
 
@@ -48,7 +53,7 @@ def _message_chars(entry: MessageEntry) -> int:
         elif block.type == "tool_call":
             chars += len(block.name) + json_chars(block.input)
         elif block.type == "tool_result":
-            chars += _result_chars(block.content)
+            chars += result_chars(block.content)
         elif block.type == "thinking":
             chars += len(block.thinking)
         else:
@@ -69,7 +74,7 @@ def estimate_entry(entry: SessionEntry) -> int:
     if entry.type == "message":
         chars = _message_chars(entry)
     elif entry.type == "tool_result":
-        chars = _result_chars(entry.details.result.content)
+        chars = result_chars(entry.details.result.content)
     else:
         return 0
     return -(-chars // CHARS_PER_TOKEN) + ENTRY_OVERHEAD_TOKENS

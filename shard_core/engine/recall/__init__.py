@@ -5,8 +5,11 @@ Public API:
 - `directory_resolver(sessions_dir)`, `lineage_paths(log)` — resolvers for SessionStore layouts
 - `Lineage.open(paths)`, `recall(lineage, RecallRequest(...))` — the same answers without a tool
 - `RecallIndex.open(log)` — one log's cache (`<log>.recall.sqlite`)
+- `search_home(sessions_dir, query)` — ranked search across every session log in a folder,
+  through one cache for the folder (`HomeIndex`)
 """
 
+from shard_core.engine.recall.home import HomeHit, HomeIndex, search_home
 from shard_core.engine.recall.index import RecallIndex, cache_path
 from shard_core.engine.recall.lineage import (
     Lineage,
@@ -19,6 +22,8 @@ from shard_core.engine.recall.search import RecallAnswer, RecallRequest, recall
 from shard_core.engine.recall.tool import RecallTool, answer, parse_request
 
 __all__ = [
+    "HomeHit",
+    "HomeIndex",
     "Lineage",
     "LineageResolver",
     "RecallAnswer",
@@ -32,4 +37,5 @@ __all__ = [
     "parse_request",
     "pattern_problem",
     "recall",
+    "search_home",
 ]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from shard_core.contracts import ExtensionApi, ModeContext, Tool
+from shard_core.contracts import ExtensionApi, ModeContext, Tool, ToolContext
 from shard_core.engine.config import ShardConfig
 from shard_core.sdk import Agent, create_agent
 from shard_core.types import (
@@ -25,6 +25,7 @@ from shard_core.types import (
     MessageEntry,
     PlanCheckpoint,
     ProviderRequest,
+    ToolResultEntry,
     Usage,
 )
 from tests.fixtures.function_provider import FunctionProvider, Reply, scripted
@@ -219,8 +220,18 @@ async def test_the_task_survives_a_threshold_compaction(home: Path) -> None:
         assert any(isinstance(e, CompactionEntry) for e in agent.session.store.entries)
         await agent.run("go on")
         system = _systems(agent)[-1]
+        fact, whole = await _recall_a_folded_fact(agent, home)
     finally:
         await agent.close()
+    best = fact.splitlines()[1]  # found by recall, the folded read ranked first
+    assert "tool_result read: " in best
+    assert "[calculator] keeps its [history] here" in best
+    read = next(
+        e.details.result.text
+        for e in agent.session.store.entries
+        if isinstance(e, ToolResultEntry) and "# note 5: the calculator" in e.details.result.text
+    )
+    assert whole == read  # expand returns the entry whole, page after page
     last = provider.requests[-1]
     assert "# Compacted session summary" in system
     assert system == "\n".join(x.text for x in last.system)
@@ -230,3 +241,30 @@ async def test_the_task_survives_a_threshold_compaction(home: Path) -> None:
     assert "exit code 3" in seen  # the unresolved failure
     assert "next I will fix add()" in seen  # the next action
     assert "note 5: the calculator" not in seen  # the big read was folded away
+
+
+async def _recall_a_folded_fact(agent: Agent, work: Path) -> tuple[str, str]:
+    """Ask the agent's own recall tool for a fact the compaction folded, then expand it."""
+    tool = agent.session.tools.get("recall")
+    assert tool is not None
+    ctx = ToolContext(
+        cwd=work,
+        roots=[work],
+        agent_id=agent.agent_id,
+        session_id=agent.session.store.session_id,
+        call_id="c-test",
+    )
+    found = await tool.execute({"query": "calculator history note"}, ctx)
+    assert not found.is_error, found.text
+    index = found.details["indices"][0]
+    pages: list[str] = []
+    cursor: str | None = None
+    while True:  # a long entry comes in pages of characters, each naming the next
+        page = await tool.execute(
+            {"expand": [index], **({"cursor": cursor} if cursor else {})}, ctx
+        )
+        assert not page.is_error, page.text
+        pages.append(page.text.split("\n", 1)[1].rsplit("\n\nmore of it: ", 1)[0])
+        cursor = page.details.get("next_cursor")
+        if cursor is None:
+            return found.text, "".join(pages)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import stat
@@ -127,3 +128,17 @@ def test_fork_sees_its_lineage(tmp_path: Path) -> None:
             assert texts == ["a", "c"]
             assert child.header is not None
             assert child.header.details.parent_session == parent.session_id
+
+
+def test_loading_pauses_the_cyclic_gc_and_gives_it_back_as_it_was(tmp_path: Path) -> None:
+    with SessionStore.create(tmp_path, tmp_path) as store:
+        _say(store, "hello")
+        path = store.path
+    assert _texts(SessionStore.read(path)) == ["hello"]
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert _texts(SessionStore.read(path)) == ["hello"]
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -76,7 +76,7 @@ class TypeCatalog:
         tools = tool_index(blocks, ctx)
         latest: dict[str, ToolResultNBlock] = {}
         for block in blocks:
-            if isinstance(block, ToolResultNBlock) and block.name in READ_TOOLS:
+            if block.kind == "tool_result" and block.name in READ_TOOLS:
                 path = tools.path_of(block)
                 if path is not None and not block.is_error:
                     latest.pop(path, None)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from shard_core.contracts.compactor import ExtractorContext
 from shard_core.engine.compaction.context import call_path, tool_index
 from shard_core.engine.compaction.excerpts import with_crumb
-from shard_core.types import BashBlock, NormalizedBlock, ToolCallNBlock
+from shard_core.types import NormalizedBlock
 
 WRITE_TOOLS = frozenset({"write", "Write", "write_file", "create_file"})
 EDIT_TOOLS = frozenset({"edit", "Edit", "MultiEdit", "edit_file", "str_replace"})
@@ -80,12 +80,12 @@ class FilesAndChanges:
         tools = tool_index(blocks, ctx)
         log = FileLog()
         for block in blocks:
-            if isinstance(block, BashBlock):
+            if block.kind == "bash":
                 if block.exit_code == 0:
                     for path, status in shell_file_ops(block.command):
                         log.add(path, status, block.entry_index)
                 continue
-            if not isinstance(block, ToolCallNBlock):
+            if block.kind != "tool_call":
                 continue
             if block.name not in WRITE_TOOLS and block.name not in EDIT_TOOLS:
                 continue

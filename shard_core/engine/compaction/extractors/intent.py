@@ -23,6 +23,11 @@ _SCOPE = re.compile(
     r"|also (?:add|implement|handle|support|make))\b",
     re.IGNORECASE,
 )
+_SCOPE_WORDS = (
+    "instead", "change of plan", "forget", "scratch that", "new task", "switch", "pivot",
+    "different approach", "never", "actually", "now", "next", "also",
+)  # fmt: skip
+"""Substrings every scope-change phrase contains (see _maybe_scope)."""
 _PREFERENCE = re.compile(
     r"^(?:please\s+)?(?:always|never|don'?t|do not|avoid|prefer|make sure|be sure to|only use"
     r"|stop)\b"
@@ -32,13 +37,17 @@ _PREFERENCE = re.compile(
     r"|\buse\s+\S+\s+instead of\b",
     re.IGNORECASE,
 )
-_HINT = re.compile(
-    r"always|never|don'?t|do not|avoid|prefer|make sure|be sure|only use|stop|rather|want you"
-    r"|from now on|going forward|in the future|by default|instead of"
-    r"|please\s+(?:use|avoid|keep|write|run|add|follow|stick|prefer|always|never|don|do not)",
-    re.IGNORECASE,
-)
-"""Words every preference pattern contains: a cheap test before splitting into sentences."""
+_HINTS = (
+    "always", "never", "don", "do not", "avoid", "prefer", "make sure", "be sure", "only use",
+    "stop", "rather", "want you", "like you to", "from now on", "going forward", "in the future",
+    "by default", "instead of",
+)  # fmt: skip
+_PLEASE = re.compile(r"please\s+(?:use|avoid|keep|write|run|add|follow|stick|prefer)")
+"""Words every preference pattern contains: a cheap test (substrings of the casefolded text, no
+case-insensitive regex scan) before splitting into sentences. A superset is harmless."""
+_HINT = re.compile("|".join([*(re.escape(h) for h in _HINTS), _PLEASE.pattern]), re.IGNORECASE)
+"""The same test for non-ASCII text, where IGNORECASE also folds a few non-ASCII letters onto
+ASCII ones (which casefold() does not)."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 GOAL_CHARS = 300
 SHORT_GOAL = 60
@@ -46,9 +55,44 @@ PREFERENCE_CHARS = 200
 MAX_PREFERENCES = 12
 
 
+def _maybe_scope(text: str) -> bool:
+    """A cheap superset test before the case-insensitive _SCOPE scan, which tries every
+    position of the text (non-ASCII text goes straight to the scan)."""
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return any(word in lowered for word in _SCOPE_WORDS)
+
+
+def _maybe_preference(text: str) -> bool:
+    if not text.isascii():
+        return _HINT.search(text) is not None
+    lowered = text.lower()
+    return any(h in lowered for h in _HINTS) or _PLEASE.search(lowered) is not None
+
+
 def is_substantive(text: str) -> bool:
     flat = squash(text)
     return len(flat) >= 8 and not _NOISE.match(flat)
+
+
+def _states_goal(summary: str | None, title: str) -> bool:
+    """Does a previous summary carry a goal (not only a change of scope)? When the first
+    compaction folded no substantive user turn, the next one still has to find the goal."""
+    if summary is None:
+        return False
+    head = f"## {title}\n"
+    at = summary.find(head)
+    while at > 0 and summary[at - 1] != "\n":
+        at = summary.find(head, at + 1)
+    if at == -1:
+        return False
+    for line in summary[at + len(head) :].splitlines():
+        if not line.startswith("- "):
+            break
+        if not line[2:].startswith(SCOPE_PREFIX):
+            return True
+    return False
 
 
 class SessionGoal:
@@ -61,7 +105,7 @@ class SessionGoal:
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         users = [b for b in blocks if b.kind == "user"]
         goals: list[UserBlock] = []
-        if ctx.previous_summary is None:  # otherwise the previous summary states the goal
+        if not _states_goal(ctx.previous_summary, self.title):  # else it is sticky there
             for block in users:
                 if len(goals) == 2 or (goals and len(squash(goals[0].text)) >= SHORT_GOAL):
                     break
@@ -70,7 +114,11 @@ class SessionGoal:
         lines = [with_crumb(clip(b.text, GOAL_CHARS), [b.entry_index]) for b in goals]
         after = users.index(goals[-1]) + 1 if goals else 0
         for block in reversed(users[after:]):
-            if _SCOPE.search(block.text) and is_substantive(block.text):
+            if (
+                _maybe_scope(block.text)
+                and _SCOPE.search(block.text)
+                and is_substantive(block.text)
+            ):
                 text = SCOPE_PREFIX + clip(block.text, GOAL_CHARS)
                 lines.append(with_crumb(text, [block.entry_index]))
                 break
@@ -79,7 +127,7 @@ class SessionGoal:
 
 def preference_sentences(text: str) -> list[str]:
     found: list[str] = []
-    if not _HINT.search(text):
+    if not _maybe_preference(text):
         return found  # most turns state no preference: skip the per-sentence work
     for sentence in _SENTENCE.split(text):
         flat = squash(sentence).lstrip("-*• ")

@@ -17,7 +17,7 @@ from shard_core.contracts.compactor import ExtractorContext
 from shard_core.engine.compaction.context import ToolIndex, call_path, tool_index
 from shard_core.engine.compaction.excerpts import clip, squash, with_crumb
 from shard_core.engine.compaction.extractors.files import EDIT_TOOLS, WRITE_TOOLS
-from shard_core.types import BashBlock, NormalizedBlock, ThinkingNBlock, ToolResultNBlock
+from shard_core.types import BashBlock, NormalizedBlock, ToolResultNBlock
 
 TAIL_BLOCKS = 25
 MAX_FINDINGS = 10
@@ -140,9 +140,9 @@ class Fix:
 
 
 def _fix(block: NormalizedBlock, tools: ToolIndex) -> Fix | None:
-    if isinstance(block, BashBlock) and block.exit_code == 0:
+    if block.kind == "bash" and block.exit_code == 0:
         return Fix(command=squash(block.command))
-    if isinstance(block, ToolResultNBlock) and not block.is_error:
+    if block.kind == "tool_result" and not block.is_error:
         call = tools.call_of(block)
         if call is not None and (call.name in WRITE_TOOLS or call.name in EDIT_TOOLS):
             return Fix(path=call_path(call))
@@ -171,7 +171,7 @@ def classify(blocks: Sequence[NormalizedBlock], tools: ToolIndex) -> list[Findin
     """Findings in the tail, latest per key, each marked resolved when a later block fixed it:
     the same command or one of its family passed, the same program passed on the same subject
     (`python -m x` after `python -m pkg.x`), or a file the finding names was written."""
-    tail = [b for b in blocks if not isinstance(b, ThinkingNBlock)][-TAIL_BLOCKS:]
+    tail = [b for b in blocks if b.kind != "thinking"][-TAIL_BLOCKS:]
     findings: list[Finding] = []
     for block in tail:
         fix = _fix(block, tools)
@@ -183,9 +183,9 @@ def classify(blocks: Sequence[NormalizedBlock], tools: ToolIndex) -> list[Findin
                 for f in findings
             ]
         found = None
-        if isinstance(block, BashBlock):
+        if block.kind == "bash":
             found = _bash_finding(block)
-        elif isinstance(block, ToolResultNBlock):
+        elif block.kind == "tool_result":
             found = _result_finding(block, tools)
         if found is not None:
             findings = [f for f in findings if not (found.key and f.key == found.key)]

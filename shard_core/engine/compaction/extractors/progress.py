@@ -10,7 +10,7 @@ from shard_core.engine.compaction.context import plan_of, tool_index
 from shard_core.engine.compaction.excerpts import clip, with_crumb
 from shard_core.engine.compaction.extractors.intent import is_substantive
 from shard_core.engine.compaction.extractors.outstanding import Finding, classify, family
-from shard_core.types import AssistantBlock, BashBlock, NormalizedBlock, PlanCheckpoint, UserBlock
+from shard_core.types import AssistantBlock, NormalizedBlock, PlanCheckpoint
 
 MAX_STEPS = 8
 STEP_CHARS = 140
@@ -27,7 +27,7 @@ def _plan_lines(plan: PlanCheckpoint) -> list[str]:
 
 def _last_test_run(blocks: Sequence[NormalizedBlock]) -> str | None:
     for block in reversed(blocks):
-        if isinstance(block, BashBlock) and family(block.command) == "tests":
+        if block.kind == "bash" and family(block.command) == "tests":
             code = block.exit_code
             outcome = "passed" if code == 0 else f"failed (exit {code})"
             return with_crumb(
@@ -48,7 +48,7 @@ def _next_action(
     if blocks and isinstance(blocks[-1], AssistantBlock):
         return None  # the last turn ended with an answer: nothing is half done
     for block in reversed(blocks):
-        if isinstance(block, UserBlock) and is_substantive(block.text):
+        if block.kind == "user" and is_substantive(block.text):
             text = f"in progress: {clip(block.text, 200)}"
             return with_crumb(text, [block.entry_index])
     return None

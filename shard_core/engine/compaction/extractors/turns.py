@@ -23,7 +23,6 @@ from shard_core.types import (
     BashBlock,
     NormalizedBlock,
     ToolCallNBlock,
-    ToolResultNBlock,
     UserBlock,
 )
 
@@ -38,7 +37,7 @@ def split_turns(blocks: Sequence[NormalizedBlock]) -> list[list[NormalizedBlock]
     """Blocks grouped by user turn; blocks before the first user block form their own group."""
     turns: list[list[NormalizedBlock]] = []
     for block in blocks:
-        if isinstance(block, UserBlock) or not turns:
+        if block.kind == "user" or not turns:
             turns.append([])
         turns[-1].append(block)
     return turns
@@ -47,9 +46,7 @@ def split_turns(blocks: Sequence[NormalizedBlock]) -> list[list[NormalizedBlock]
 def _changed(turn: list[NormalizedBlock], tools: ToolIndex) -> list[str]:
     paths: list[str] = []
     for block in turn:
-        if isinstance(block, ToolCallNBlock) and (
-            block.name in WRITE_TOOLS or block.name in EDIT_TOOLS
-        ):
+        if block.kind == "tool_call" and (block.name in WRITE_TOOLS or block.name in EDIT_TOOLS):
             result = tools.result_of(block)
             path = call_path(block)
             if result is not None and not result.is_error and path is not None:
@@ -60,13 +57,13 @@ def _changed(turn: list[NormalizedBlock], tools: ToolIndex) -> list[str]:
 def turn_line(turn: list[NormalizedBlock], tools: ToolIndex) -> str:
     head = turn[0]
     asked = clip(head.text, 100) if isinstance(head, UserBlock) else CONTINUED
-    calls = sum(isinstance(b, ToolCallNBlock | BashBlock) for b in turn)
+    calls = sum(b.kind in ("tool_call", "bash") for b in turn)
     parts: list[str] = [f"{calls} tool call{'s' if calls != 1 else ''}"] if calls else []
     changed = _changed(turn, tools)
     if changed:
         more = f" +{len(changed) - 2}" if len(changed) > 2 else ""
         parts.append("changed " + ", ".join(changed[:2]) + more)
-    tests = [b for b in turn if isinstance(b, BashBlock) and family(b.command) == "tests"]
+    tests = [b for b in turn if b.kind == "bash" and family(b.command) == "tests"]
     if tests:
         parts.append("tests passed" if tests[-1].exit_code == 0 else "tests failed")
     said = [b for b in turn if isinstance(b, AssistantBlock)]
@@ -150,15 +147,15 @@ def _call_line(block: ToolCallNBlock, tools: ToolIndex) -> str:
 
 def render_block(block: NormalizedBlock, tools: ToolIndex) -> str | None:
     """One transcript line for a block; None for thinking and for results shown with calls."""
-    if isinstance(block, UserBlock):
+    if block.kind == "user":
         return _said("user", block, 400, 200)
-    if isinstance(block, AssistantBlock):
+    if block.kind == "assistant":
         return _said("assistant", block, 500, 300)
-    if isinstance(block, BashBlock):
+    if block.kind == "bash":
         return _bash_line(block)
-    if isinstance(block, ToolCallNBlock):
+    if block.kind == "tool_call":
         return _call_line(block, tools)
-    if isinstance(block, ToolResultNBlock) and tools.call_of(block) is None:
+    if block.kind == "tool_result" and tools.call_of(block) is None:
         outcome = _outcome(block.text, block.entry_index, block.is_error)
         return f"  ← {block.name}: {outcome} (#{block.entry_index})"
     return None

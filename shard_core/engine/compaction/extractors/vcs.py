@@ -46,7 +46,7 @@ class Commits:
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         commits: dict[str, str] = {}
         for block in blocks:
-            if not isinstance(block, BashBlock) or "git" not in block.command:
+            if block.kind != "bash" or "git" not in block.command:
                 continue
             for short, line, made in commits_in(block):
                 if short not in commits or made:

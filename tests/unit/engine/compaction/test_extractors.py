@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from shard_core.contracts.codeintel import Symbol
 from shard_core.contracts.compactor import ExtractorContext
 from shard_core.engine.compaction import SectionContext, build_sections, normalize
@@ -15,8 +20,10 @@ from shard_core.engine.compaction.extractors import (
     SessionGoal,
     TypeCatalog,
     UserPreferences,
+    intent,
 )
 from shard_core.engine.compaction.extractors.files import shell_file_ops
+from shard_core.engine.compaction.extractors.intent import preference_sentences
 from shard_core.types import NormalizedBlock, PlanCheckpoint, PlanStep
 from tests.fixtures.sessions.builders import SessionBuilder
 
@@ -48,8 +55,31 @@ def test_a_short_first_goal_takes_the_next_turn_too_and_later_spans_only_track_s
         "Fix the login bug (recall: expand=[1])",
         "Users get a 500 after resetting their password. (recall: expand=[2])",
     ]
-    later = ExtractorContext(code_index=None, previous_summary="# earlier", compaction_index=1)
+    stated = "# earlier\n\n## Session Goal\n- Fix the signup bug (recall: expand=[1])\n"
+    later = ExtractorContext(code_index=None, previous_summary=stated, compaction_index=1)
     assert SessionGoal()(blocks_of(b), later) == []
+
+
+def test_a_later_span_finds_the_goal_when_the_previous_summary_has_none() -> None:
+    b = SessionBuilder()
+    b.user("Fix the login bug")
+    scope_only = "# earlier\n\n## Session Goal\n- scope change: use sqlite instead\n"
+    for previous in ("# earlier", scope_only):
+        later = ExtractorContext(code_index=None, previous_summary=previous, compaction_index=1)
+        assert SessionGoal()(blocks_of(b), later) == ["Fix the login bug (recall: expand=[1])"]
+
+
+def test_cheap_prefilters_miss_nothing_the_patterns_find() -> None:
+    asked = "I'd like you to run ruff before every commit."
+    assert preference_sentences(asked) == [asked]
+    assert preference_sentences(f"Café first. {asked}") == [asked]  # non-ASCII: regex test
+    assert preference_sentences("We fixed the café menu.") == []
+    b = SessionBuilder()
+    b.user("Fix the login bug in the café app: users get a 500 after resetting a password")
+    b.user("Actually, let's rewrite the café search in Rust")
+    assert SessionGoal()(blocks_of(b), CTX)[-1] == (
+        "scope change: Actually, let's rewrite the café search in Rust (recall: expand=[2])"
+    )
 
 
 def test_preferences_are_explicit_standing_instructions_deduplicated() -> None:
@@ -259,3 +289,21 @@ def test_build_sections_shares_one_index_and_survives_a_broken_extractor() -> No
         ("goal", ("hello world, do something (recall: expand=[1])",), "sticky-goal"),
         ("broken", (), "replace"),
     ]
+
+
+WORDS = [
+    "I'd like you to", "please use ruff", "Never", "PREFER tabs", "instead of", "ok.",
+    "\u0131nstead", "\u017ftop", "\u0130 would prefer", "actually, let's", "now add", "\n",
+]  # fmt: skip
+"""Preference and scope phrases, some with the letters IGNORECASE folds onto ASCII."""
+PHRASES = st.lists(st.one_of(st.sampled_from(WORDS), st.text(max_size=6)), max_size=8).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=PHRASES)
+def test_the_prefilters_are_supersets_of_the_patterns(text: str) -> None:
+    with mock.patch.object(intent, "_maybe_preference", return_value=True):
+        unfiltered = preference_sentences(text)
+    assert preference_sentences(text) == unfiltered
+    if intent._SCOPE.search(text):  # pyright: ignore[reportPrivateUsage]
+        assert intent._maybe_scope(text)  # pyright: ignore[reportPrivateUsage]

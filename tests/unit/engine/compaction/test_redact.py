@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shard_core.engine.compaction import redact
 from shard_core.engine.compaction.excerpts import clip, head_tail
+from shard_core.engine.compaction.redact import _HINTS, _SECRET, _replace  # pyright: ignore[reportPrivateUsage]
 
 CASES = [
     (
@@ -60,3 +63,23 @@ def test_a_key_straddling_an_excerpt_cut_is_still_redacted() -> None:
     assert "QQQQ" not in clip(text, 200)
     assert "QQQQ" not in head_tail(text, 200, 100)
     assert "QQQQ" not in head_tail("y" * 5000 + " " + key + " " + "x" * 70, 200, 100)
+
+
+PIECES = st.sampled_from(
+    [
+        "token", "TOKEN=abcd1234", "api_key: 'zzzz9999'", "Bearer abcdefghijklmnop", "pass",
+        "sk-ant-abcdefgh123", "ghp_abcdefghijklmnopqrstuvwxyz", "https://u:pw123@h", "key",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIE", "-----END PRIVATE KEY-----", "secret",
+        "AKIAIOSFODNN7EXAMPLE", "\u017fecret=abcd", "bas\u0131c abcdefghijklmn", " ", "\n", "=",
+        ":", "_", "-",
+    ]
+)  # fmt: skip
+"""Secrets, hints and separators; `\u017f` and `\u0131` fold onto ASCII under IGNORECASE."""
+TEXTS = st.lists(st.one_of(PIECES, st.text(max_size=8)), max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TEXTS)
+def test_trying_only_the_hinted_alternatives_redacts_like_the_full_pattern(text: str) -> None:
+    full = _SECRET.sub(_replace, text) if any(h in text.lower() for h in _HINTS) else text
+    assert redact(text) == full

@@ -73,3 +73,17 @@ def test_recall_prints_what_the_tool_would_answer(
     assert run("recall", str(log), "(a+)+$", "--mode", "regex") == 1
     with pytest.raises(ConfigError, match="scope must be"):
         run("recall", str(log), "x", "--scope", "yesterday")
+
+
+def test_search_ranks_the_entries_of_every_session_under_shard_home(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHARD_HOME", str(tmp_path))
+    preferences_session().save(tmp_path / "sessions" / "s-prefs.jsonl")
+    assert run("search", "capsys fixture", "--limit", "1") == 0
+    assert capsys.readouterr().out == (
+        "s-prefs #16 user: Please use pytest's [capsys] [fixture] for the output tests, "
+        "not subprocess.\n"
+    )
+    assert run("search", "kubernetes") == 1
+    assert capsys.readouterr().out == f'no session under {tmp_path} has "kubernetes"\n'
