@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from shard_core.contracts.codeintel import CodeIntelligenceProvider
 from shard_core.types import CompactionDetails, NormalizedBlock, SessionEntry
@@ -44,3 +44,12 @@ class Compactor(Protocol):
     def compact(self, data: CompactionInput) -> CompactionDetails | None:
         """Pure: the compaction entry to append, or None when there is nothing to fold."""
         ...
+
+
+@runtime_checkable
+class ObservingCompactor(Compactor, Protocol):
+    """A Compactor that prepares per-entry work as entries arrive. The turn loop calls
+    `observe` after each turn with the active branch; a compactor without it is simply not
+    told. Output must not depend on it: an entry never observed is worked out when needed."""
+
+    def observe(self, branch: Sequence[SessionEntry]) -> None: ...

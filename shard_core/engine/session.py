@@ -22,6 +22,7 @@ from shard_core.contracts import (
     PermissionGate,
     Provider,
 )
+from shard_core.contracts.compactor import ObservingCompactor
 from shard_core.engine.compaction import live_context
 from shard_core.engine.events import EventStream
 from shard_core.engine.projection import Projector
@@ -313,6 +314,8 @@ class AgentSession:
 
     async def after_turn(self) -> None:
         """The default compaction tier: between turns, above the threshold."""
+        if isinstance(self.compactor, ObservingCompactor):
+            self.compactor.observe(self.store.branch())  # the per-entry work, as it arrives
         if self.compactor and self.compactor.should_compact(
             self.meter.context_tokens, self.meter.context_window
         ):

@@ -7,6 +7,12 @@ tail at most `keep_recent_tokens`, both shrunk so the total stays within `target
 tail over budget is re-cut at a later safe boundary; an entry bigger than the whole budget is
 folded and shown in the summary cut head + tail with a recall breadcrumb.
 
+Incremental: `observe` (the turn loop calls it after each turn) does the per-entry work as
+entries arrive — token scan, blocks, pairing, extractor facts (cache.py, span.py) — so the
+boundary only cuts, folds cached results and merges. Output never depends on it: entries it
+did not see are worked out at the boundary, a cold compactor takes the plain one-pass
+functions, and both give the same bytes.
+
 Convergence: compacting the result again with the same measurements folds nothing (the kept
 tail already fits) and returns None, so a loop that calls `compact` until `should_compact` is
 false cannot spin. A compaction that would not shrink the context is not made (None) either.
@@ -21,26 +27,34 @@ from typing import Literal
 
 from shard_core.contracts.codeintel import CodeIntelligenceProvider
 from shard_core.contracts.compactor import CompactionInput, Extractor
-from shard_core.engine.compaction.context import SectionContext
+from shard_core.engine.compaction.cache import EntryCache
+from shard_core.engine.compaction.context import NO_FACTS, SectionContext
 from shard_core.engine.compaction.cut import (
     MARKER_TYPES,
     Cut,
     Scan,
+    Window,
     choose_cut,
     last_turn_tokens,
     live_window,
+    scan_rows,
     scan_window,
 )
+from shard_core.engine.compaction.extractors import warm_facts
 from shard_core.engine.compaction.format import format_summary
 from shard_core.engine.compaction.normalize import normalize
+from shard_core.engine.compaction.redact import redact
 from shard_core.engine.compaction.sections import build_sections
+from shard_core.engine.compaction.span import WindowSpan
 from shard_core.engine.compaction.tokens import (
     CHARS_PER_TOKEN,
+    CONTEXT_TYPES,
     ENTRY_OVERHEAD_TOKENS,
     estimate_text,
 )
 from shard_core.types import (
     CompactionDetails,
+    NormalizedBlock,
     PlanCheckpoint,
     SessionEntry,
 )
@@ -50,6 +64,8 @@ Numbering = Callable[[Sequence[SessionEntry]], Sequence[int]]
 is what recall numbers when the lineage is linear (see recall/lineage.py)."""
 
 Reason = Literal["threshold", "overflow", "manual"]
+_Source = tuple[Scan, Callable[[int], list[NormalizedBlock]], bool]
+"""A window's scan, its blocks before a cut, and whether they came from the cache."""
 
 
 def latest_plan(branch: Sequence[SessionEntry], start: int = 0) -> PlanCheckpoint | None:
@@ -112,6 +128,8 @@ class DeterministicCompactor:
         self.code_index = code_index
         self.numbering = numbering
         self._plans = _PlanMemo()
+        self._cache = EntryCache()
+        self._span: WindowSpan | None = None
 
     def should_compact(self, context_tokens: int, context_window: int) -> bool:
         return context_window > 0 and context_tokens >= self.threshold * context_window
@@ -120,10 +138,58 @@ class DeterministicCompactor:
         with _paused_gc():
             return self._compact(data)
 
+    def stats(self) -> dict[str, int]:
+        """The cache's size and how many entries it has worked out so far (benches)."""
+        return self._cache.stats()
+
+    def observe(self, branch: Sequence[SessionEntry]) -> None:
+        """Work out the per-entry part of the next compaction for entries not seen yet (the
+        turn loop calls this after each turn), so the boundary only pairs, folds and merges."""
+        with _paused_gc():
+            self._observe(branch)
+
+    def _observe(self, branch: Sequence[SessionEntry]) -> None:
+        numbering = self.numbering(branch)
+        span = self._span
+        if span is not None and _extends(span, branch):
+            start = span.last_position + 1
+        else:  # the first call, a compaction since, another branch: start at the window
+            window = live_window(branch)
+            self._cache.keep_only([branch[p] for p in window.positions])  # the folded go
+            span = self._span = WindowSpan()
+            start = window.start
+        new = [p for p in range(start, len(branch)) if branch[p].type in CONTEXT_TYPES]
+        parts = self._cache.parts([branch[p] for p in new], [numbering[p] for p in new])
+        if self._cache.fresh:
+            warm_facts(self._cache.blocks(self._cache.fresh), self._cache.facts, self._cache.redact)
+        span.extend(parts, new, branch)
+        self._plans.latest(branch)  # the boundary then scans only what came after
+
+    def _source(self, branch: Sequence[SessionEntry], window: Window) -> _Source:
+        """The window's scan and its blocks by cut: from the observed span, from the cache
+        when most entries are in it, else from the plain one-pass functions (a cold start:
+        a restart, a session file), keeping nothing."""
+        numbering = self.numbering(branch)
+        entries = [branch[p] for p in window.positions]
+        indices = [numbering[p] for p in window.positions]
+        span = self._span
+        if span is not None and span.starts(entries, indices):
+            rest = range(len(span.entries), len(entries))  # a mid-turn compaction: this turn's
+            parts = self._cache.parts([entries[i] for i in rest], [indices[i] for i in rest])
+            span.extend(parts, [window.positions[i] for i in rest], branch)
+            if span.matches(entries, indices):
+                return span.scan(), span.blocks, True
+        if self._cache.mostly_held(entries, indices):
+            parts = self._cache.parts(entries, indices)
+            scan = scan_rows(window.positions, [p.scan for p in parts])
+            return scan, lambda k: self._cache.blocks(parts[:k]), True
+        scan = scan_window(branch, window.positions)
+        return scan, lambda k: normalize(entries[:k], indices=indices[:k]), False
+
     def _compact(self, data: CompactionInput) -> CompactionDetails | None:
         branch = data.branch
         window = live_window(branch)
-        scan = scan_window(branch, window.positions)
+        scan, blocks_before, warm = self._source(branch, window)
         tokens = scan.tokens
         previous = window.previous.details.summary if window.previous is not None else None
         live = sum(tokens) + (estimate_text(previous) + ENTRY_OVERHEAD_TOKENS if previous else 0)
@@ -134,16 +200,18 @@ class DeterministicCompactor:
         if not any(tokens[: cut.keep_from]):
             return None  # nothing new to fold: the kept tail already fits
         end = window.positions[cut.keep_from] if cut.keep_from < len(tokens) else len(branch)
-        folded = [i for i in range(window.start, end) if branch[i].type not in MARKER_TYPES]
-        summary = self._summary(branch, folded, previous, data.index, summary_budget)
+        first = next(i for i in range(window.start, end) if branch[i].type not in MARKER_TYPES)
+        last = next(i for i in range(end - 1, first - 1, -1) if branch[i].type not in MARKER_TYPES)
+        blocks = blocks_before(cut.keep_from)
+        summary = self._summary(branch, blocks, previous, data.index, summary_budget, warm)
         after = overhead + estimate_text(summary) + ENTRY_OVERHEAD_TOKENS + cut.kept_tokens
         if after >= data.context_tokens:
             return None  # the summary would cost more than what it folds: not worth an entry
         return CompactionDetails(
             summary=summary,
             first_kept_entry_id=branch[end].id if end < len(branch) else None,
-            range_first_id=branch[folded[0]].id,
-            range_last_id=branch[folded[-1]].id,
+            range_first_id=branch[first].id,
+            range_last_id=branch[last].id,
             tokens_before=max(0, data.context_tokens),
             tokens_after=after,
             compactor=self.name,
@@ -162,22 +230,24 @@ class DeterministicCompactor:
     def _summary(
         self,
         branch: Sequence[SessionEntry],
-        folded: list[int],
+        blocks: list[NormalizedBlock],
         previous: str | None,
         index: int,
         budget: int,
+        warm: bool,
     ) -> str:
-        numbering = self.numbering(branch)
-        entries = [branch[i] for i in folded]
-        blocks = normalize(entries, indices=[numbering[i] for i in folded])
         ctx = SectionContext(
             code_index=self.code_index,
             previous_summary=previous,
             compaction_index=index,
             plan=self._plans.latest(branch),
+            facts=self._cache.facts if warm else NO_FACTS,
         )
         sections = build_sections(blocks, ctx, self.extractors)
-        return format_summary(sections, previous, max_chars=budget * CHARS_PER_TOKEN)
+        redactor = self._cache.redact if warm else redact
+        return format_summary(
+            sections, previous, max_chars=budget * CHARS_PER_TOKEN, redactor=redactor
+        )
 
 
 @contextlib.contextmanager
@@ -192,6 +262,14 @@ def _paused_gc() -> Generator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def _extends(span: WindowSpan, branch: Sequence[SessionEntry]) -> bool:
+    """Does `branch` continue the span's (same last entry, no compaction since)?"""
+    at = span.last_position
+    if at >= len(branch) or (at >= 0 and branch[at] is not span.last_entry):
+        return False
+    return all(branch[p].type != "compaction" for p in range(at + 1, len(branch)))
 
 
 def _reason(reason: str) -> Reason:

@@ -2,13 +2,54 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar, cast
 
 from shard_core.contracts.compactor import ExtractorContext
 from shard_core.types import NormalizedBlock, PlanCheckpoint, ToolCallNBlock, ToolResultNBlock
 
 PATH_KEYS = ("path", "file_path", "filePath", "file")
+B = TypeVar("B")
+D = TypeVar("D")
+T = TypeVar("T")
+
+
+class Facts:
+    """Memo of pure per-block helpers, `fn(block, dep) -> value`, kept by the compactor across
+    compactions: a block (cached with its entry, see cache.py) is worked on once, as it
+    arrives, and a boundary only looks its facts up. A hit needs the very same block and an
+    equal `dep` (what else the value depends on, e.g. the result paired with a call), so a
+    value is always what `fn` would return now."""
+
+    def __init__(self) -> None:
+        self._memo: dict[tuple[Callable[..., Any], int], tuple[object, object, object]] = {}
+
+    def of(self, fn: Callable[[B, D], T], block: B, dep: D) -> T:
+        key = (fn, id(block))
+        hit = self._memo.get(key)
+        if hit is not None and hit[0] is block and (hit[1] is dep or hit[1] == dep):
+            return cast(T, hit[2])
+        value = fn(block, dep)
+        self._memo[key] = (block, dep, value)
+        return value
+
+    def keep_only(self, blocks: Collection[int]) -> None:
+        """Forget the facts of every block whose id is not in `blocks`."""
+        self._memo = {k: v for k, v in self._memo.items() if k[1] in blocks}
+
+    def __len__(self) -> int:
+        return len(self._memo)
+
+
+class _NoFacts(Facts):
+    """No memo: an extractor used without a compactor's cache computes everything."""
+
+    def of(self, fn: Callable[[B, D], T], block: B, dep: D) -> T:
+        return fn(block, dep)
+
+
+NO_FACTS: Facts = _NoFacts()
 
 
 class ToolIndex:
@@ -48,6 +89,7 @@ class SectionContext(ExtractorContext):
 
     tools: ToolIndex | None = None
     plan: PlanCheckpoint | None = None
+    facts: Facts = NO_FACTS
 
 
 def tool_index(blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> ToolIndex:
@@ -59,3 +101,7 @@ def tool_index(blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> Tool
 
 def plan_of(ctx: ExtractorContext) -> PlanCheckpoint | None:
     return ctx.plan if isinstance(ctx, SectionContext) else None
+
+
+def facts_of(ctx: ExtractorContext) -> Facts:
+    return ctx.facts if isinstance(ctx, SectionContext) else NO_FACTS

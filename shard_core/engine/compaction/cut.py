@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from shard_core.engine.compaction.tokens import (
     CHARS_PER_TOKEN,
@@ -83,46 +84,63 @@ _Row = tuple[bool, bool, list[str]] | None
 """(carries a tool result, is a user turn start, ids of the calls it makes); None: no message."""
 
 
+class EntryScan(NamedTuple):
+    """What the scan needs of one entry, independent of where it sits in the branch."""
+
+    tokens: int
+    row: _Row
+    results: tuple[str, ...]
+    """Ids of the calls whose results the entry carries."""
+
+
+def scan_entry(entry: SessionEntry) -> EntryScan:
+    """Token estimate and boundary facts of one context entry, in one walk over its blocks."""
+    if entry.type != "message":
+        if entry.type == "tool_result":
+            return EntryScan(estimate_entry(entry), None, (entry.details.tool_call_id,))
+        return EntryScan(estimate_entry(entry), None, ())
+    message = entry.details.message
+    has_text = False
+    calls: list[str] = []
+    results: list[str] = []
+    chars = 0  # what estimate_entry counts, in the same walk over the blocks
+    for block in message.content:
+        if block.type == "text":
+            has_text = True
+            chars += len(block.text)
+        elif block.type == "tool_result":
+            results.append(block.tool_call_id)
+            chars += result_chars(block.content)
+        elif block.type == "tool_call":
+            calls.append(block.id)
+            chars += len(block.name) + json_chars(block.input)
+        elif block.type == "thinking":
+            chars += len(block.thinking)
+        else:
+            chars += IMAGE_TOKENS * CHARS_PER_TOKEN
+    tokens = -(-chars // CHARS_PER_TOKEN) + ENTRY_OVERHEAD_TOKENS
+    row = (bool(results), has_text and message.role == "user", calls)
+    return EntryScan(tokens, row, tuple(results))
+
+
 def scan_window(branch: Sequence[SessionEntry], positions: Sequence[int]) -> Scan:
-    """Token estimates and boundaries in one pass over the entries (then one over plain rows):
-    a tail may start at a message that carries no tool results, when no call before it has its
-    result after it."""
-    tokens: list[int] = []
-    rows: list[_Row] = []
+    """Token estimates and boundaries: a tail may start at a message that carries no tool
+    results, when no call before it has its result after it."""
+    return scan_rows(positions, [scan_entry(branch[p]) for p in positions])
+
+
+def scan_rows(positions: Sequence[int], scans: Sequence[EntryScan]) -> Scan:
+    """The Scan from per-entry facts (fresh or cached): one pass over plain rows."""
     results: dict[str, int] = {}  # call id → position of its result
-    for p in positions:
-        entry = branch[p]
-        if entry.type != "message":
-            tokens.append(estimate_entry(entry))
-            if entry.type == "tool_result":
-                results[entry.details.tool_call_id] = p
-            rows.append(None)
-            continue
-        message = entry.details.message
-        has_result = has_text = False
-        calls: list[str] = []
-        chars = 0  # what estimate_entry counts, in the same walk over the blocks
-        for block in message.content:
-            if block.type == "text":
-                has_text = True
-                chars += len(block.text)
-            elif block.type == "tool_result":
-                has_result = True
-                results[block.tool_call_id] = p
-                chars += result_chars(block.content)
-            elif block.type == "tool_call":
-                calls.append(block.id)
-                chars += len(block.name) + json_chars(block.input)
-            elif block.type == "thinking":
-                chars += len(block.thinking)
-            else:
-                chars += IMAGE_TOKENS * CHARS_PER_TOKEN
-        tokens.append(-(-chars // CHARS_PER_TOKEN) + ENTRY_OVERHEAD_TOKENS)
-        rows.append((has_result, has_text and message.role == "user", calls))
+    for p, scanned in zip(positions, scans, strict=True):
+        for call in scanned.results:
+            results[call] = p
+    tokens = [s.tokens for s in scans]
     safe: list[bool] = []
     user: list[bool] = []
     open_until = -1  # the latest result position owed by a call seen so far
-    for p, row in zip(positions, rows, strict=True):
+    for p, scanned in zip(positions, scans, strict=True):
+        row = scanned.row
         if row is None:
             safe.append(False)
             user.append(False)

@@ -8,7 +8,7 @@ the document back (`parse_summary`) and merge section by section.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from shard_core.engine.compaction.merge import merge_lines
@@ -146,11 +146,16 @@ def fit(sections: Sequence[Section], max_chars: int) -> str:
 
 
 def format_summary(
-    sections: Sequence[Section], previous: str | None = None, *, max_chars: int | None = None
+    sections: Sequence[Section],
+    previous: str | None = None,
+    *,
+    max_chars: int | None = None,
+    redactor: Callable[[str], str] = redact,
 ) -> str:
     """The summary text: `sections` merged into `previous` (if any), redacted, and cut to at
-    most `max_chars` characters when given. Pure: the same arguments give the same bytes."""
+    most `max_chars` characters when given. Pure: the same arguments give the same bytes
+    (`redactor` is `redact` or a memo of it)."""
     # only fresh lines need redaction: the previous summary's were redacted when it was made
-    fresh = [replace(s, lines=tuple(redact(line) for line in s.lines)) for s in sections]
+    fresh = [replace(s, lines=tuple(redactor(line) for line in s.lines)) for s in sections]
     merged = merge_sections(parse_summary(previous), fresh) if previous else fresh
     return render(merged) if max_chars is None else fit(merged, max_chars)

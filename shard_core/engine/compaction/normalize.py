@@ -30,7 +30,7 @@ _EXIT_LINE = re.compile(r"\n*exit code (-?\d+)[^\n]*\Z")
 _TAIL = 200
 
 
-class _Result(NamedTuple):
+class PairedResult(NamedTuple):
     at: int
     name: str
     text: str
@@ -44,7 +44,7 @@ def result_text(content: Sequence[ResultContent]) -> str:
     return "\n".join(b.text if b.type == "text" else "[image]" for b in content)
 
 
-def _strip_exit_line(text: str) -> str:
+def strip_exit_line(text: str) -> str:
     """The output without the bash tool's closing `exit code N` line (searched at the end only:
     a regex anchored at the end still tries every position of a long output)."""
     tail = text[-_TAIL:]
@@ -52,7 +52,7 @@ def _strip_exit_line(text: str) -> str:
     return text[: len(text) - len(tail) + found.start()] if found else text
 
 
-def _exit_code(details: dict[str, Any], text: str) -> int | None:
+def exit_code(details: dict[str, Any], text: str) -> int | None:
     code = details.get("exit_code")
     if isinstance(code, int) and not isinstance(code, bool):
         return code
@@ -60,22 +60,24 @@ def _exit_code(details: dict[str, Any], text: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def _look_ahead(entries: Sequence[SessionEntry], indices: Sequence[int]) -> dict[str, _Result]:
+def _look_ahead(entries: Sequence[SessionEntry], indices: Sequence[int]) -> dict[str, PairedResult]:
     """Every tool result in the range by call id: the one index all pairing goes through."""
-    found: dict[str, _Result] = {}
+    found: dict[str, PairedResult] = {}
     for pos, entry in enumerate(entries):
         if entry.type == "tool_result":
             d = entry.details
             result = d.result
             text = result_text(result.content)
-            found[d.tool_call_id] = _Result(
+            found[d.tool_call_id] = PairedResult(
                 indices[pos], d.name, text, result.is_error, result.details
             )
         elif entry.type == "message":
             for block in entry.details.message.content:
                 if block.type == "tool_result":
                     text = result_text(block.content)
-                    found[block.tool_call_id] = _Result(indices[pos], "", text, block.is_error, {})
+                    found[block.tool_call_id] = PairedResult(
+                        indices[pos], "", text, block.is_error, {}
+                    )
     return found
 
 
@@ -85,7 +87,7 @@ Raw = dict[str, Any]
 class _Builder:
     """Collects blocks as plain dicts; `normalize` validates them in one batch (2x faster)."""
 
-    def __init__(self, results: dict[str, _Result], skip: Collection[str]) -> None:
+    def __init__(self, results: dict[str, PairedResult], skip: Collection[str]) -> None:
         self.results = results
         self.skip = skip
         self.blocks: list[Raw] = []
@@ -138,8 +140,8 @@ class _Builder:
         if found is None:
             return {"kind": "bash", "entry_index": index, "id": block.id, "command": command,
                     "output": "", "exit_code": None}  # fmt: skip
-        code = _exit_code(found.details, found.text)
-        output = _strip_exit_line(found.text) if code is not None else found.text
+        code = exit_code(found.details, found.text)
+        output = strip_exit_line(found.text) if code is not None else found.text
         output = "" if output.strip() == NO_OUTPUT else output
         return {"kind": "bash", "entry_index": found.at, "id": block.id, "command": command,
                 "output": output, "exit_code": code}  # fmt: skip
@@ -155,7 +157,7 @@ class _Builder:
         )  # fmt: skip
 
 
-_BLOCKS: TypeAdapter[list[NormalizedBlock]] = TypeAdapter(list[NormalizedBlock])
+BLOCKS: TypeAdapter[list[NormalizedBlock]] = TypeAdapter(list[NormalizedBlock])
 
 
 def normalize(
@@ -173,4 +175,4 @@ def normalize(
             builder.message(entry, numbering[pos])
         elif entry.type == "tool_result":
             builder.result(entry.details.tool_call_id, entry.details.name, numbering[pos])
-    return _BLOCKS.validate_python(builder.blocks)
+    return BLOCKS.validate_python(builder.blocks)

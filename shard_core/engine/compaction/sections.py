@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shard_core.contracts.compactor import Extractor, ExtractorContext
-from shard_core.engine.compaction.context import SectionContext, ToolIndex, plan_of
+from shard_core.engine.compaction.context import SectionContext, ToolIndex, facts_of, plan_of
 from shard_core.engine.compaction.extractors import DEFAULT_EXTRACTORS
 from shard_core.types import NormalizedBlock
 
@@ -43,6 +43,7 @@ def build_sections(
         compaction_index=ctx.compaction_index,
         tools=ToolIndex(blocks),
         plan=plan_of(ctx),
+        facts=facts_of(ctx),
     )
     sections: list[Section] = []
     for extractor in extractors:

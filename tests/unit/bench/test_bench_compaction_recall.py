@@ -39,6 +39,14 @@ def test_b1_after_n_compacts_once_per_size(tmp_path: Path) -> None:
     assert [row[0] for row in rows] == ["50", "200"]  # empty: no first compaction
 
 
+def test_b1_incremental_times_warm_and_cold_boundaries_and_the_warm_up(tmp_path: Path) -> None:
+    entries = load_entries(write_synthetic(tmp_path / "s.jsonl", 4_000, seed=7))
+    out = b1.incremental(entries)  # asserts a cold cache gives the warm cache's bytes
+    assert len(out["warm"]) == len(out["cold"]) >= 1
+    assert len(out["observe"]) == len(out["observed"]) > 1
+    assert 0 < sum(out["observed"]) <= len(entries)  # every entry worked out at most once
+
+
 def test_b8_runs_both_parts_without_rg(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

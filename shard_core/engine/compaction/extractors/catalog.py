@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from shard_core.contracts.compactor import ExtractorContext
-from shard_core.engine.compaction.context import tool_index
+from shard_core.engine.compaction.context import facts_of, tool_index
 from shard_core.engine.compaction.excerpts import clip
 from shard_core.types import NormalizedBlock, ToolResultNBlock
 
@@ -57,6 +57,10 @@ def regex_signatures(path: str, text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def read_signatures(block: ToolResultNBlock, path: str) -> list[str]:
+    return regex_signatures(path, block.text)
+
+
 def _indexed(ctx: ExtractorContext, path: str) -> list[str] | None:
     if ctx.code_index is None:
         return None
@@ -82,10 +86,11 @@ class TypeCatalog:
                     latest.pop(path, None)
                     latest[path] = block
         lines: list[str] = []
+        facts = facts_of(ctx)
         for path, block in list(latest.items())[-MAX_PATHS:]:
             signatures = _indexed(ctx, path)
             if signatures is None:
-                signatures = regex_signatures(path, block.text)
+                signatures = facts.of(read_signatures, block, path)
             if signatures:
                 shown = "; ".join(signatures[:MAX_SIGNATURES])
                 more = len(signatures) - MAX_SIGNATURES

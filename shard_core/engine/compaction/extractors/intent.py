@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from shard_core.contracts.compactor import ExtractorContext
+from shard_core.engine.compaction.context import facts_of
 from shard_core.engine.compaction.excerpts import clip, squash, with_crumb
 from shard_core.types import NormalizedBlock, UserBlock
 
@@ -113,16 +114,22 @@ class SessionGoal:
                     goals.append(block)
         lines = [with_crumb(clip(b.text, GOAL_CHARS), [b.entry_index]) for b in goals]
         after = users.index(goals[-1]) + 1 if goals else 0
+        facts = facts_of(ctx)
         for block in reversed(users[after:]):
-            if (
-                _maybe_scope(block.text)
-                and _SCOPE.search(block.text)
-                and is_substantive(block.text)
-            ):
+            if facts.of(changes_scope, block, None):
                 text = SCOPE_PREFIX + clip(block.text, GOAL_CHARS)
                 lines.append(with_crumb(text, [block.entry_index]))
                 break
         return lines
+
+
+def changes_scope(block: UserBlock, _: None) -> bool:
+    text = block.text
+    return _maybe_scope(text) and _SCOPE.search(text) is not None and is_substantive(text)
+
+
+def block_preferences(block: UserBlock, _: None) -> list[str]:
+    return preference_sentences(block.text)
 
 
 def preference_sentences(text: str) -> list[str]:
@@ -145,8 +152,9 @@ class UserPreferences:
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         seen: dict[str, str] = {}
+        facts = facts_of(ctx)
         for block in blocks:
             if block.kind == "user":
-                for sentence in preference_sentences(block.text):
+                for sentence in facts.of(block_preferences, block, None):
                     seen.setdefault(sentence.casefold(), sentence)
         return list(seen.values())[-MAX_PREFERENCES:]

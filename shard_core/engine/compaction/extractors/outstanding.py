@@ -14,7 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from shard_core.contracts.compactor import ExtractorContext
-from shard_core.engine.compaction.context import ToolIndex, call_path, tool_index
+from shard_core.engine.compaction.context import (
+    NO_FACTS,
+    Facts,
+    ToolIndex,
+    call_path,
+    facts_of,
+    tool_index,
+)
 from shard_core.engine.compaction.excerpts import clip, squash, with_crumb
 from shard_core.engine.compaction.extractors.files import EDIT_TOOLS, WRITE_TOOLS
 from shard_core.types import BashBlock, NormalizedBlock, ToolResultNBlock
@@ -98,7 +105,7 @@ def _paths(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(p.removeprefix("./") for p in found))[:5]
 
 
-def _bash_finding(block: BashBlock) -> Finding | None:
+def _bash_finding(block: BashBlock, _: None = None) -> Finding | None:
     command = squash(block.command)
     kind = family(command)
     key = f"family:{kind}" if kind else f"cmd:{command}"
@@ -119,8 +126,7 @@ def _bash_finding(block: BashBlock) -> Finding | None:
     return Finding("ERROR", tag, text, block.entry_index, key, _paths(block.output))
 
 
-def _result_finding(block: ToolResultNBlock, tools: ToolIndex) -> Finding | None:
-    path = tools.path_of(block)
+def _result_finding(block: ToolResultNBlock, path: str | None) -> Finding | None:
     where = f" {path}" if path else ""
     if block.is_error:
         text = f"{block.name}{where}: {key_line(block.text)}"
@@ -167,11 +173,25 @@ def _fixed_by(finding: Finding, fix: Fix) -> bool:
     return _subject(fix.command)[0] == program and subject in fix.command
 
 
-def classify(blocks: Sequence[NormalizedBlock], tools: ToolIndex) -> list[Finding]:
+def _tail(blocks: Sequence[NormalizedBlock]) -> list[NormalizedBlock]:
+    """The last TAIL_BLOCKS blocks that are not thinking, read from the end."""
+    tail: list[NormalizedBlock] = []
+    for i in range(len(blocks) - 1, -1, -1):
+        if len(tail) == TAIL_BLOCKS:
+            break
+        if blocks[i].kind != "thinking":
+            tail.append(blocks[i])
+    tail.reverse()
+    return tail
+
+
+def classify(
+    blocks: Sequence[NormalizedBlock], tools: ToolIndex, facts: Facts = NO_FACTS
+) -> list[Finding]:
     """Findings in the tail, latest per key, each marked resolved when a later block fixed it:
     the same command or one of its family passed, the same program passed on the same subject
     (`python -m x` after `python -m pkg.x`), or a file the finding names was written."""
-    tail = [b for b in blocks if b.kind != "thinking"][-TAIL_BLOCKS:]
+    tail = _tail(blocks)
     findings: list[Finding] = []
     for block in tail:
         fix = _fix(block, tools)
@@ -184,9 +204,9 @@ def classify(blocks: Sequence[NormalizedBlock], tools: ToolIndex) -> list[Findin
             ]
         found = None
         if block.kind == "bash":
-            found = _bash_finding(block)
+            found = facts.of(_bash_finding, block, None)
         elif block.kind == "tool_result":
-            found = _result_finding(block, tools)
+            found = facts.of(_result_finding, block, tools.path_of(block))
         if found is not None:
             findings = [f for f in findings if not (found.key and f.key == found.key)]
             findings.append(found)
@@ -199,6 +219,6 @@ class OutstandingContext:
     merge = "replace"
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
-        findings = classify(blocks, tool_index(blocks, ctx))
+        findings = classify(blocks, tool_index(blocks, ctx), facts_of(ctx))
         ordered = sorted(findings, key=lambda f: (f.resolved, _LEVEL_ORDER[f.level]))
         return [f.line() for f in ordered[:MAX_FINDINGS]]

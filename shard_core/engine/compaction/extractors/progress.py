@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shard_core.contracts.compactor import ExtractorContext
-from shard_core.engine.compaction.context import plan_of, tool_index
+from shard_core.engine.compaction.context import facts_of, plan_of, tool_index
 from shard_core.engine.compaction.excerpts import clip, with_crumb
 from shard_core.engine.compaction.extractors.intent import is_substantive
 from shard_core.engine.compaction.extractors.outstanding import Finding, classify, family
@@ -65,7 +65,7 @@ class Progress:
         tested = _last_test_run(blocks)
         if tested is not None:
             lines.append(tested)
-        findings = classify(blocks, tool_index(blocks, ctx))
+        findings = classify(blocks, tool_index(blocks, ctx), facts_of(ctx))
         open_failures = [f for f in findings if f.level == "ERROR" and not f.resolved]
         if open_failures:
             lines.append(f"open failures: {len(open_failures)} (see Outstanding Context)")

@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shard_core.contracts.compactor import ExtractorContext
-from shard_core.engine.compaction.context import ToolIndex, call_path, tool_index
+from shard_core.engine.compaction.context import (
+    NO_FACTS,
+    Facts,
+    ToolIndex,
+    call_path,
+    facts_of,
+    tool_index,
+)
 from shard_core.engine.compaction.excerpts import (
     clip,
     crumb,
@@ -23,6 +30,7 @@ from shard_core.types import (
     BashBlock,
     NormalizedBlock,
     ToolCallNBlock,
+    ToolResultNBlock,
     UserBlock,
 )
 
@@ -54,21 +62,33 @@ def _changed(turn: list[NormalizedBlock], tools: ToolIndex) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
-def turn_line(turn: list[NormalizedBlock], tools: ToolIndex) -> str:
+def asked_line(block: UserBlock, _: None) -> str:
+    return clip(block.text, 100)
+
+
+def runs_tests(block: BashBlock, _: None) -> bool:
+    return family(block.command) == "tests"
+
+
+def _answer(block: AssistantBlock, _: None) -> str:
+    return clip(block.text, 80)
+
+
+def turn_line(turn: list[NormalizedBlock], tools: ToolIndex, facts: Facts = NO_FACTS) -> str:
     head = turn[0]
-    asked = clip(head.text, 100) if isinstance(head, UserBlock) else CONTINUED
+    asked = facts.of(asked_line, head, None) if isinstance(head, UserBlock) else CONTINUED
     calls = sum(b.kind in ("tool_call", "bash") for b in turn)
     parts: list[str] = [f"{calls} tool call{'s' if calls != 1 else ''}"] if calls else []
     changed = _changed(turn, tools)
     if changed:
         more = f" +{len(changed) - 2}" if len(changed) > 2 else ""
         parts.append("changed " + ", ".join(changed[:2]) + more)
-    tests = [b for b in turn if b.kind == "bash" and family(b.command) == "tests"]
+    tests = [b for b in turn if b.kind == "bash" and facts.of(runs_tests, b, None)]
     if tests:
         parts.append("tests passed" if tests[-1].exit_code == 0 else "tests failed")
     said = [b for b in turn if isinstance(b, AssistantBlock)]
     if said and not calls:
-        parts.append(f"answered: {clip(said[-1].text, 80)}")
+        parts.append(f"answered: {facts.of(_answer, said[-1], None)}")
     outcome = f" → {'; '.join(parts)}" if parts else ""
     return with_crumb(f"{asked}{outcome}", [head.entry_index])
 
@@ -81,7 +101,8 @@ class EarlierTurns:
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         tools = tool_index(blocks, ctx)
         turns = split_turns(blocks)
-        lines = [turn_line(t, tools) for t in turns[-MAX_TURNS:]]
+        facts = facts_of(ctx)
+        lines = [turn_line(t, tools, facts) for t in turns[-MAX_TURNS:]]
         if len(turns) > MAX_TURNS:
             lines.insert(0, f"(+{len(turns) - MAX_TURNS} earlier turns; search them with recall)")
         return lines
@@ -132,8 +153,7 @@ def _bash_line(block: BashBlock) -> str:
     return f"  $ {clip(block.command, 160)} → {status}{shown} (#{block.entry_index})"
 
 
-def _call_line(block: ToolCallNBlock, tools: ToolIndex) -> str:
-    result = tools.result_of(block)
+def _call_line(block: ToolCallNBlock, result: ToolResultNBlock | None) -> str:
     head = f"  → {block.name} {_args(block)}".rstrip()
     if result is None:
         return f"{head} (no result) (#{block.entry_index})"
@@ -145,8 +165,25 @@ def _call_line(block: ToolCallNBlock, tools: ToolIndex) -> str:
     return f"{head}{mark}{outcome} (#{result.entry_index})"
 
 
+Paired = ToolCallNBlock | ToolResultNBlock | None
+"""What a block's transcript line depends on besides the block: a call's result, or whether a
+result has its call in the span."""
+
+
+def _paired(block: NormalizedBlock, tools: ToolIndex) -> Paired:
+    if block.kind == "tool_call":
+        return tools.result_of(block)
+    if block.kind == "tool_result":
+        return tools.call_of(block)
+    return None
+
+
 def render_block(block: NormalizedBlock, tools: ToolIndex) -> str | None:
     """One transcript line for a block; None for thinking and for results shown with calls."""
+    return _rendered(block, _paired(block, tools))
+
+
+def _rendered(block: NormalizedBlock, paired: Paired) -> str | None:
     if block.kind == "user":
         return _said("user", block, 400, 200)
     if block.kind == "assistant":
@@ -154,8 +191,8 @@ def render_block(block: NormalizedBlock, tools: ToolIndex) -> str | None:
     if block.kind == "bash":
         return _bash_line(block)
     if block.kind == "tool_call":
-        return _call_line(block, tools)
-    if block.kind == "tool_result" and tools.call_of(block) is None:
+        return _call_line(block, paired if isinstance(paired, ToolResultNBlock) else None)
+    if block.kind == "tool_result" and paired is None:
         outcome = _outcome(block.text, block.entry_index, block.is_error)
         return f"  ← {block.name}: {outcome} (#{block.entry_index})"
     return None
@@ -182,10 +219,15 @@ class BriefTranscript:
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         tools = tool_index(blocks, ctx)
+        facts = facts_of(ctx)
         chosen: list[list[str]] = []
         used = 0
         for turn in reversed(split_turns(blocks)):
-            lines = [line for b in turn if (line := render_block(b, tools)) is not None]
+            lines = [
+                line
+                for b in turn
+                if (line := facts.of(_rendered, b, _paired(b, tools))) is not None
+            ]
             if not lines:
                 continue
             size = sum(len(line) for line in lines)

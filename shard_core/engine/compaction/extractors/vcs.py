@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from shard_core.contracts.compactor import ExtractorContext
+from shard_core.engine.compaction.context import facts_of
 from shard_core.engine.compaction.excerpts import clip, with_crumb
 from shard_core.types import BashBlock, NormalizedBlock
 
@@ -19,6 +20,10 @@ _LOG_LINE = re.compile(r"^[*|\\/ ]*(?P<hash>[0-9a-f]{7,40}) (?:\((?P<refs>[^)]*)
 MAX_COMMITS = 20
 MAX_LOG_LINES = 10
 MESSAGE_CHARS = 100
+
+
+def commits_of(block: BashBlock, _: None) -> list[tuple[str, str, bool]]:
+    return commits_in(block)
 
 
 def commits_in(block: BashBlock) -> list[tuple[str, str, bool]]:
@@ -45,10 +50,11 @@ class Commits:
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         commits: dict[str, str] = {}
+        facts = facts_of(ctx)
         for block in blocks:
             if block.kind != "bash" or "git" not in block.command:
                 continue
-            for short, line, made in commits_in(block):
+            for short, line, made in facts.of(commits_of, block, None):
                 if short not in commits or made:
                     commits[short] = line
         return list(commits.values())[-MAX_COMMITS:]
