@@ -194,7 +194,10 @@ def comm_data(comm_id: str, data_type: str) -> Match:
     def match(msg: dict[str, Any]) -> bool:
         if msg["msg_type"] != "comm_msg" or msg["content"].get("comm_id") != comm_id:
             return False
-        return msg["content"].get("data", {}).get("type") == data_type
+        data = msg["content"].get("data", {})
+        if data.get("type") == "event_batch":  # a burst of events in one message
+            return any(e.get("type") == data_type for e in data.get("events", []))
+        return data.get("type") == data_type
 
     return match
 

@@ -5,7 +5,11 @@ plus message_complete, usage, tool_call and tool_result for an `ls` per step) wh
 read the kernel WebSocket. Delivery latency = receive time - the event's `ts` (same clock).
 Each client tracks `seq`: a gap triggers `sync{since, until}`; at the end every client's events
 plus what it synced are checked against the agent's event log, so a loss nobody noticed counts
-as silent. Goals: 10 clients p99 ≤ 20 ms; 100 clients no silent loss.
+as silent. Clients speak the v1 subprotocol (as JupyterLab does); the kernel coalesces bursts
+into `event_batch` messages ("events/frame"). Same run, for ≤ 10 clients: Shard with clients on
+the JSON protocol, and an anchor — stock ipykernel publishing one comm_msg per event at
+1,000/s (no agent work, no batching) to the same number of v1 clients: the relay's own limit.
+Each case gets a fresh server. Goals: 10 clients p99 ≤ 20 ms; 100 clients no silent loss.
 
     python bench/b6_fanout.py [--clients 10 100] [--seconds 8] [--quick]
 """
@@ -65,6 +69,8 @@ class Client:
     def resync(self, since: int, until: int) -> None:
         """A gap (since, until]: ask the agent's log for it."""
         self.gaps.append((since, until))
+        if not self.comm_id:  # the ipykernel anchor has no log to ask
+            return
         command = {"type": "sync", "since": since, "until": until, "limit": 5000}
         self.sock.comm_send(self.comm_id, command)
 
@@ -109,22 +115,70 @@ def script(gateway: Gateway, seconds: float, delay: float = DELAY) -> tuple[str,
     return gateway.script(steps, name="b6.json"), turns
 
 
-async def connect(gateway: Gateway, kernel_id: str, n: int) -> list[Client]:
+async def connect(
+    gateway: Gateway, kernel_id: str, n: int, v1: bool = True, attach: bool = True
+) -> list[Client]:
     clients = []
     for i in range(n):
-        sock = await KernelSocket.open(gateway.url, kernel_id, token=TOKEN)
+        sock = await KernelSocket.open(gateway.url, kernel_id, token=TOKEN, subprotocol=v1)
         role = "interactive" if i == 0 else "observer"
-        comm_id = sock.open_comm({"role": role, "client_id": f"c{i}", "since": 1 << 40})
-        clients.append(Client(sock, comm_id))
+        data = {"role": role, "client_id": f"c{i}", "since": 1 << 40}
+        clients.append(Client(sock, sock.open_comm(data) if attach else ""))
     return clients
 
 
+ANCHOR = """
+import time
+kernel = get_ipython().kernel
+parent, topic = kernel.get_parent("shell"), kernel._topic("comm_msg")
+t0 = time.perf_counter()
+for seq in range({count}):
+    ahead = t0 + seq / {rate} - time.perf_counter()
+    if ahead > 0:
+        time.sleep(ahead)
+    data = {{"type": "message_delta", "seq": seq, "ts": time.time(), "delta": "alpha beta "}}
+    kernel.session.send(kernel.iopub_socket, "comm_msg", {{"comm_id": "shard-events",
+                        "data": data}}, parent=parent, ident=topic)
+"""
+
+
+async def run_anchor(gateway: Gateway, n: int, seconds: float) -> dict[str, Any]:
+    """Stock ipykernel publishing one comm_msg per event at 1,000/s to `n` v1 clients: what
+    jupyter_server's relay does with the same traffic when no agent runs (no batching)."""
+    count = round(seconds * 1000)
+    python = gateway.rest("POST", "/api/kernels", {"name": "python3"})
+    clients = await connect(gateway, python["id"], n, attach=False)
+    readers = [asyncio.ensure_future(read(c)) for c in clients]
+    await asyncio.sleep(1.0)
+    (kernel_pid,) = children(gateway.proc.pid)
+    pids = {"server": gateway.proc.pid, "kernel": kernel_pid, "clients": os.getpid()}
+    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    began = time.monotonic()
+    frames = clients[0].sock.frames
+    clients[0].sock.execute(ANCHOR.format(count=count, rate=1000))
+    for c in clients:
+        await until(c, lambda c=c: c.last >= count - 1, 120)
+    wall = time.monotonic() - began
+    frames = clients[0].sock.frames - frames
+    cpu = {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}
+    for r in readers:
+        r.cancel()
+    for c in clients:
+        c.sock.close()
+    summary = _summary(clients, -1, count - 1, set(range(count)), count / 1000)
+    summary["server_us"] = cpu["server"] / max(1, summary["events"] * n) * 1e6
+    summary["per_frame"] = (summary["events"] + 1) / max(1, frames)
+    summary["cpu"] = {name: used / wall for name, used in cpu.items()}
+    summary["case"] = "ipykernel anchor, v1"
+    return summary
+
+
 async def run_case(
-    gateway: Gateway, n: int, seconds: float, delay: float = DELAY
+    gateway: Gateway, n: int, seconds: float, delay: float = DELAY, v1: bool = True
 ) -> dict[str, Any]:
     model, turns = script(gateway, seconds, delay)
     agent = gateway.rest("POST", "/shard/api/agents", {"cwd": gateway.workspace(), "model": model})
-    clients = await connect(gateway, agent["kernel_id"], n)
+    clients = await connect(gateway, agent["kernel_id"], n, v1)
     readers = [asyncio.ensure_future(read(c)) for c in clients]
     await asyncio.sleep(1.0)
     start_seq = _last_seq(gateway, agent["id"])
@@ -132,12 +186,14 @@ async def run_case(
     pids = {"server": gateway.proc.pid, "kernel": kernel_pid, "clients": os.getpid()}
     before = {name: cpu_seconds(pid) for name, pid in pids.items()}
     began = time.monotonic()
+    frames = clients[0].sock.frames
     await _drive(clients[0], turns)
     last_seq = _last_seq(gateway, agent["id"])
     for c in clients:
         if not await until(c, lambda c=c: c.last >= last_seq, 60):
             c.resync(c.last, last_seq)  # the tail never came: the same protocol fills it
     wall = time.monotonic() - began
+    frames = clients[0].sock.frames - frames
     cpu = {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}
     await asyncio.sleep(2.0)  # let the sync replies land
     durable = _durable(gateway, agent["id"], start_seq)
@@ -148,7 +204,9 @@ async def run_case(
     gateway.rest("DELETE", f"/shard/api/agents/{agent['id']}")
     summary = _summary(clients, start_seq, last_seq, durable, clients[0].producing)
     summary["server_us"] = cpu["server"] / max(1, summary["events"] * n) * 1e6
+    summary["per_frame"] = summary["events"] / max(1, frames)
     summary["cpu"] = {name: used / wall for name, used in cpu.items()}
+    summary["case"] = "shard, v1" if v1 else "shard, JSON protocol"
     return summary
 
 
@@ -201,12 +259,13 @@ def _summary(
 
 
 def report(rows: list[dict[str, Any]]) -> str:
-    headers = ["clients", "events", "events/s", "p50 ms", "p99 ms", "max ms", "gaps", "missed",
-               "silent", "unrecovered", "server µs/msg", "CPU srv/kernel/clients"]  # fmt: skip
+    headers = ["case", "clients", "events", "events/s", "p50 ms", "p99 ms", "max ms", "gaps",
+               "missed", "silent", "unrecovered", "events/frame", "server µs/event/client",
+               "CPU srv/kernel/clients"]  # fmt: skip
     body = [
-        [str(r["clients"]), str(r["events"]), f"{r['rate']:.0f}", ms(r["p50"]), ms(r["p99"]),
-         ms(r["max"]), str(r["gaps"]), str(r["missed"]), str(r["silent"]), str(r["unrecovered"]),
-         f"{r['server_us']:.0f}",
+        [r["case"], str(r["clients"]), str(r["events"]), f"{r['rate']:.0f}", ms(r["p50"]),
+         ms(r["p99"]), ms(r["max"]), str(r["gaps"]), str(r["missed"]), str(r["silent"]),
+         str(r["unrecovered"]), f"{r['per_frame']:.1f}", f"{r['server_us']:.0f}",
          "/".join(f"{r['cpu'][k]:.0%}" for k in ("server", "kernel", "clients"))]
         for r in rows
     ]  # fmt: skip
@@ -221,17 +280,28 @@ def main(argv: list[str] | None = None) -> int:
         help="seconds of events at ~1,000/s, one per client count (default: 4 for 10, 0.5 for 100)",
     )  # fmt: skip
     parser.add_argument("--delay", type=float, default=DELAY, help="seconds per step (pace)")
+    parser.add_argument(
+        "--compare", action=argparse.BooleanOptionalAction, default=True,
+        help="for ≤ 10 clients also run Shard over the JSON protocol and the ipykernel anchor",
+    )  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="2 and 4 clients, 0.5 s")
     args = parser.parse_args(argv)
     counts, seconds = ([2, 4], [0.5]) if args.quick else (args.clients, args.seconds)
     rows = []
     for i, n in enumerate(counts):
-        gateway = start_gateway()
-        try:
-            span = seconds[min(i, len(seconds) - 1)]
-            rows.append(asyncio.run(run_case(gateway, n, span, args.delay)))
-        finally:
-            gateway.stop()
+        span = seconds[min(i, len(seconds) - 1)]
+        cases = [lambda g, n=n, s=span: run_case(g, n, s, args.delay)]
+        if args.compare and n <= 10:
+            cases += [
+                lambda g, n=n, s=span: run_case(g, n, s, args.delay, v1=False),
+                lambda g, n=n, s=span: run_anchor(g, n, s),
+            ]
+        for case in cases:
+            gateway = start_gateway()
+            try:
+                rows.append(asyncio.run(case(gateway)))
+            finally:
+                gateway.stop()
     print(f"B6 fan-out of one agent's events through jupyter_server ({machine()})\n")
     print(report(rows))
     return 0

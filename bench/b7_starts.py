@@ -2,9 +2,10 @@
 
 1. `--concurrent` agents created at once (POST /shard/api/agents, each starts a kernel): all
    must come up running; time to the last one.
-2. `--cycles` start/stop cycles (POST …/attach, DELETE …) spread over `--parallel` agents: the
-   server's open file descriptors and RSS are sampled along the way and must stay flat (a leak
-   of one socket or buffer per kernel shows as a slope).
+2. `--cycles` start/stop cycles spread over `--parallel` agents: POST …/attach, a WebSocket
+   client attaches (comm on target `shard`, snapshot read) and closes, DELETE …. The server's
+   open file descriptors and RSS are sampled along the way and must stay flat (a leak of one
+   socket or buffer per kernel or per WebSocket shows as a slope).
 
     python bench/b7_starts.py [--concurrent 20] [--cycles 200] [--parallel 4] [--quick]
 """
@@ -12,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import machine, percentile, table
-from bench._gateway import Gateway, process_usage, start_gateway
+from bench._gateway import TOKEN, Gateway, process_usage, start_gateway
+from shard_kernel.gateway.client import KernelSocket, comm_reply
 
 
 def concurrent_starts(gateway: Gateway, count: int) -> list[str]:
@@ -57,7 +60,8 @@ def cycles(gateway: Gateway, ids: list[str], total: int, parallel: int) -> None:
     began = time.monotonic()
 
     def cycle(agent_id: str) -> None:
-        gateway.rest("POST", f"/shard/api/agents/{agent_id}/attach")
+        attached = gateway.rest("POST", f"/shard/api/agents/{agent_id}/attach")
+        asyncio.run(_client(gateway, str(attached["kernel_id"])))
         gateway.rest("DELETE", f"/shard/api/agents/{agent_id}")
 
     with ThreadPoolExecutor(len(agents)) as pool:
@@ -74,6 +78,16 @@ def cycles(gateway: Gateway, ids: list[str], total: int, parallel: int) -> None:
         f"\nafter warm-up → end: fds {first[1]} → {last[1]} ({last[1] - first[1]:+d}), "
         f"RSS {first[2]:.1f} → {last[2]:.1f} MiB ({last[2] - first[2]:+.1f})"
     )
+
+
+async def _client(gateway: Gateway, kernel_id: str) -> None:
+    sock = await KernelSocket.open(gateway.url, kernel_id, token=TOKEN)
+    comm_id = sock.open_comm({"role": "observer", "client_id": "b7", "since": -1})
+    while (message := await sock.recv(60)) is not None:
+        reply = comm_reply(message, comm_id)
+        if reply is not None and reply.get("type") == "snapshot":
+            break
+    sock.close()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from shard_core.protocol.events import ClientCounts
+
 HEARTBEAT_TTL = 60.0
 
 
@@ -48,6 +50,13 @@ class ClientRegistry:
 
     def clients(self) -> list[Client]:
         return list(self._by_comm.values())
+
+    def counts(self) -> ClientCounts:
+        """Attached clients by role (a stale interactive one still counts as attached)."""
+        roles = [c.role for c in self._by_comm.values()]
+        return ClientCounts(
+            interactive=roles.count("interactive"), observer=roles.count("observer")
+        )
 
     def has_responder(self) -> bool:
         now = time.monotonic()

@@ -53,9 +53,14 @@ class CommCommands:
             self.reply(comm, CommandReply(command="attach", ok=False, message=describe(exc)))
             return
         self.kernel.clients.attach(comm, attach.client_id, attach.role)
+        self.kernel.clients_changed()
         comm.on_msg(lambda msg: self.handle(comm, msg["content"].get("data")))
-        comm.on_close(lambda _msg: self.kernel.clients.detach(comm.comm_id))
+        comm.on_close(lambda _msg: self._detach(comm.comm_id))
         self._spawn(self._snapshot(comm, attach.since, None, 500, attach.id))
+
+    def _detach(self, comm_id: str) -> None:
+        self.kernel.clients.detach(comm_id)
+        self.kernel.clients_changed()
 
     async def _snapshot(
         self, comm: Any, since: int, until: int | None, limit: int, command_id: str | None
@@ -111,6 +116,7 @@ class CommCommands:
             client = self.kernel.clients.get(comm.comm_id)
             if client is not None:
                 client.role, client.client_id = command.role, command.client_id
+                self.kernel.clients_changed()
             await self._snapshot(comm, command.since, None, 500, command.id)
             return None
         if isinstance(command, SyncCommand):
@@ -174,6 +180,7 @@ class CommCommands:
     # ------------------------------------------------------------ plumbing
 
     def reply(self, comm: Any, reply: CommandReply | SnapshotReply) -> None:
+        self.kernel.flush_events()  # a reply follows the events that came before it
         comm.send(reply.model_dump(mode="json"))
 
     def _spawn(self, coro: Any) -> None:

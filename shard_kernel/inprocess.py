@@ -31,7 +31,8 @@ class InProcessAgent:
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"shard-{name}")
         self._thread.daemon = True
         self._thread.start()
-        options.setdefault("has_responder", lambda: bool(self.widgets))
+        self._blocked_turns = 0
+        options.setdefault("has_responder", self._has_responder)
         self.agent: Agent = self.call(create_agent(**options))
         self.agent.events.subscribe(self._fan_out)
 
@@ -58,8 +59,20 @@ class InProcessAgent:
         self.widgets.append(widget)
         return widget
 
-    def prompt(self, text: str) -> Future[TurnEndEvent]:
-        return self.submit(self.agent.run(text))
+    def _has_responder(self) -> bool:
+        """A widget can answer, unless the cell blocks on the turn (`%%shard --wait`, as in an
+        nbclient run, where nobody clicks): then the headless policy decides at once."""
+        return bool(self.widgets) and self._blocked_turns == 0
+
+    def prompt(self, text: str, *, blocking: bool = False) -> Future[TurnEndEvent]:
+        async def run() -> TurnEndEvent:
+            self._blocked_turns += blocking
+            try:
+                return await self.agent.run(text)
+            finally:
+                self._blocked_turns -= blocking
+
+        return self.submit(run())
 
     # ------------------------------------------------------------ AgentController
 

@@ -1,7 +1,8 @@
 """ShardKernel: an agent as a Jupyter kernel — cells are prompts, comms carry everything else.
 
 A thin adapter over `shard_core.sdk`: execute_request runs a turn; events go out once each on
-IOPub (a comm_msg on the `shard-events` comm id, which every client of the kernel receives);
+IOPub (a comm_msg on the `shard-events` comm id, which every client of the kernel receives; a
+burst leaves as one `event_batch`, see event_batch.py);
 clients attach, answer permission prompts, steer and abort through comms on target `shard`,
 which ipykernel ≥ 7.4 dispatches while the turn's execute_request is still awaiting.
 """
@@ -9,7 +10,10 @@ which ipykernel ≥ 7.4 dispatches while the turn's execute_request is still awa
 from __future__ import annotations
 
 import asyncio
+import os
+import re
 import signal
+import time
 import traceback
 from typing import Any
 
@@ -19,22 +23,28 @@ from ipykernel._version import kernel_protocol_version
 from ipykernel.kernelbase import Kernel
 
 from shard_core import __version__
+from shard_core.engine.compaction.redact import redact
 from shard_core.engine.event_log import EventLog
 from shard_core.engine.events import EventStream
 from shard_core.engine.state import private_dir, shard_home
 from shard_core.protocol.events import (
+    AGENT_START_FAILED,
+    ClientCounts,
+    ErrorEvent,
     Event,
     PermissionRequestEvent,
     PermissionResolvedEvent,
+    StatusEvent,
     UiRequestEvent,
     UiResolvedEvent,
 )
 from shard_core.sdk import Agent, create_agent
 from shard_core.types.errors import ShardError
-from shard_kernel.agent_env import AgentEnv, read_agent_env
+from shard_kernel.agent_env import PREFIX, AgentEnv, read_agent_env
 from shard_kernel.cell_output import CellOutput
 from shard_kernel.clients import ClientRegistry
 from shard_kernel.comm_commands import CommCommands
+from shard_kernel.event_batch import EventBatcher, asyncio_schedule
 from shard_kernel.recovery import recover
 from shard_kernel.slash import SLASH_COMMANDS, run_slash
 from shard_kernel.ui_bridge import CommUiBridge
@@ -42,6 +52,15 @@ from shard_kernel.widget_host import WidgetHost
 
 EVENTS_COMM_ID = "shard-events"
 COMM_TARGET = "shard"
+CLIENTS_SETTLE = 0.25
+"""Seconds of attach/detach quiet before a status event reports the new client counts."""
+_AGENT_ID = re.compile(r"^agent-[A-Za-z0-9_-]+$")
+
+
+def boot_failure(exc: BaseException) -> str:
+    """What to tell about an agent that could not start: no traceback, secrets redacted."""
+    text = str(exc) if isinstance(exc, ShardError) else f"{type(exc).__name__}: {exc}"
+    return redact(text.strip().splitlines()[0] if text.strip() else type(exc).__name__)[:500]
 
 
 class ShardKernel(Kernel):
@@ -72,7 +91,12 @@ class ShardKernel(Kernel):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._cell: CellOutput | None = None
         self._events_parent: dict[str, Any] | None = None
+        self._clients_timer: asyncio.TimerHandle | None = None
+        self._clients_reported: ClientCounts | None = None
         self.event_log: EventLog | None = None
+        self.batcher = EventBatcher(
+            lambda data, parent: self._publish(EVENTS_COMM_ID, data, parent), self._on_iopub
+        )
         self.commands = CommCommands(self)
         self.widgets = WidgetHost(self)
 
@@ -108,9 +132,12 @@ class ShardKernel(Kernel):
         try:
             env = read_agent_env()
             self.agent = await self._create(env)
-        except Exception as exc:  # reported on every cell instead of a dead kernel
-            self.boot_error = f"{type(exc).__name__}: {exc}"
+            note = f"no KERNEL_SHARD_AGENT_ID was given; this kernel created agent {env.agent_id}"
+            self.emit_status(note if env.generated_id else None)
+        except Exception as exc:  # reported on every cell and to the gateway, not a dead kernel
+            self.boot_error = boot_failure(exc)
             self.log.error("shard agent failed to start: %s", self.boot_error)
+            self._report_boot_failure(self.boot_error)
         finally:
             self._ready.set()
 
@@ -138,12 +165,6 @@ class ShardKernel(Kernel):
             extension_ui=self.ui,
         )
         recover(agent, self.event_log)
-        if env.generated_id:
-            agent.session.emit_status(
-                f"no KERNEL_SHARD_AGENT_ID was given; this kernel created agent {env.agent_id}"
-            )
-        else:
-            agent.session.emit_status()
         return agent
 
     async def ready_agent(self) -> Agent:
@@ -152,9 +173,61 @@ class ShardKernel(Kernel):
             raise ShardError(f"the agent could not start: {self.boot_error}")
         return self.agent
 
+    def _report_boot_failure(self, message: str) -> None:
+        """Log (and publish) an error event, so the gateway lists the agent as failed."""
+        agent_id = os.environ.get(PREFIX + "AGENT_ID", "").strip()
+        if not _AGENT_ID.match(agent_id):
+            return
+        try:
+            if self.event_log is None:
+                folder = private_dir(shard_home() / "agents" / agent_id)
+                self.event_log = EventLog(folder / "events.jsonl")
+            event = ErrorEvent(
+                agent_id=agent_id,
+                seq=self.event_log.next_seq,
+                ts=time.time(),
+                code=AGENT_START_FAILED,
+                message=f"the agent could not start: {message}",
+            )
+            self.event_log.append(event)
+            self.publish_comm(EVENTS_COMM_ID, event.model_dump(mode="json"))
+        except Exception as exc:  # the log line above already says why the agent is down
+            self.log.error("could not record the start failure: %s", type(exc).__name__)
+
+    # ------------------------------------------------------------ clients
+
+    def emit_status(self, message: str | None = None) -> None:
+        """A status event that also says who is attached (the gateway's registry reads it)."""
+        if self.agent is None:
+            return
+        session = self.agent.session
+        self._clients_reported = counts = self.clients.counts()
+        session.events.emit(
+            StatusEvent,
+            status=session.status,
+            mode=session.mode,
+            model=session.provider.model,
+            demo=session.config.demo,
+            message=message,
+            clients=counts,
+        )
+
+    def clients_changed(self) -> None:
+        """A client attached, detached or changed role: report it once things settle."""
+        if self._loop is None or self._clients_timer is not None:
+            return
+        self._clients_timer = self._loop.call_later(CLIENTS_SETTLE, self._report_clients)
+
+    def _report_clients(self) -> None:
+        self._clients_timer = None
+        if self.clients.counts() != self._clients_reported:
+            self.emit_status()
+
     # ------------------------------------------------------------ events out
 
     def _on_event(self, event: Event) -> None:
+        if isinstance(event, StatusEvent) and event.clients is None:
+            event.clients = self.clients.counts()  # the first handler: logged and sent with it
         if self.event_log is not None:
             self.event_log.append(event)
         if isinstance(event, PermissionRequestEvent):
@@ -165,13 +238,22 @@ class ShardKernel(Kernel):
             self.pending_ui[event.request_id] = event
         elif isinstance(event, UiResolvedEvent):
             self.pending_ui.pop(event.request_id, None)
-        self.publish_comm(EVENTS_COMM_ID, event.model_dump(mode="json"))
+        parent = self._events_parent or self.get_parent("shell")
+        self.batcher.add(event.model_dump(mode="json"), parent)
         if self._cell is not None:
             self._cell.handle(event)
         self.widgets.handle(event, self._events_parent)
 
+    def flush_events(self) -> None:
+        """Publish the events waiting for a batch now (before any other message, to keep order)."""
+        self.batcher.flush()
+
     def publish_comm(self, comm_id: str, data: dict[str, Any]) -> None:
         """One comm_msg on IOPub: every client of the kernel receives it."""
+        self.flush_events()
+        self._publish(comm_id, data)
+
+    def _publish(self, comm_id: str, data: dict[str, Any], parent: Any = None) -> None:
         session: Any = self.session
         if session is None:
             return
@@ -179,9 +261,17 @@ class ShardKernel(Kernel):
             self.iopub_socket,
             "comm_msg",
             {"comm_id": comm_id, "data": data},
-            parent=self._events_parent or self.get_parent("shell"),
+            parent=parent or self._events_parent or self.get_parent("shell"),
             ident=self._topic("comm_msg"),
         )
+
+    def _on_iopub(self, delay: float, callback: Any) -> None:
+        """Run `callback` after `delay` s on the IOPub thread (the batcher's timer; see there)."""
+        thread: Any = self.iopub_thread
+        if thread is None or not thread.thread.is_alive():
+            asyncio_schedule(delay, callback)
+            return
+        thread.schedule(lambda: thread.io_loop.call_later(delay, callback))
 
     # ------------------------------------------------------------ cells
 
@@ -208,6 +298,8 @@ class ShardKernel(Kernel):
             return await self._turn(agent, text, parent)
         except ShardError as exc:
             return self._error(type(exc).__name__, str(exc), parent)
+        finally:
+            self.flush_events()  # before execute_reply and the idle status
 
     async def _turn(self, agent: Agent, text: str, parent: dict[str, Any]) -> dict[str, Any]:
         self._cell = CellOutput(lambda kind, content: self._send_output(kind, content, parent))
@@ -217,6 +309,7 @@ class ShardKernel(Kernel):
         except asyncio.CancelledError:
             return self._error("Interrupted", "the turn was stopped", parent)
         finally:
+            self.flush_events()  # this turn's last events carry its parent header
             self._cell = None
             self._events_parent = None
         if end.reason == "completed":
@@ -235,6 +328,7 @@ class ShardKernel(Kernel):
         return self._ok()
 
     def _send_output(self, kind: str, content: dict[str, Any], parent: dict[str, Any]) -> None:
+        self.flush_events()
         session: Any = self.session
         if session is not None:
             session.send(self.iopub_socket, kind, content, parent=parent, ident=self._topic(kind))
@@ -295,9 +389,12 @@ class ShardKernel(Kernel):
         return self.agent.abort()
 
     async def do_shutdown(self, restart: bool) -> dict[str, Any]:  # type: ignore[override]
+        if self._clients_timer is not None:
+            self._clients_timer.cancel()
         try:
             if self.agent is not None:
                 await self.agent.close()
+            self.flush_events()
             if self.event_log is not None:
                 self.event_log.close()
         except Exception:

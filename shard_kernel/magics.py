@@ -4,6 +4,9 @@
 %shard new --cwd . --model scripted/demo
 %%shard
 fix the failing test
+
+`--agent NAME` (or `%shard attach NAME` first) drives an agent kernel through the Shard gateway
+instead of an in-process agent: see shard_kernel/remote/.
 """
 
 from __future__ import annotations
@@ -15,16 +18,28 @@ from typing import Any
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 
-from shard_core.types.errors import ShardError
+from shard_core.protocol.events import TurnEndEvent
+from shard_core.types.errors import ConfigError, ShardError
 from shard_kernel.inprocess import InProcessAgent
+from shard_kernel.remote import GatewayError, RemoteAgent, RemoteHub
 
 USAGE = """usage:
   %shard new [--name N] [--cwd DIR] [--model MODEL] [--mode plan|build] [--allow RULE] [--deny RULE]
-  %shard list                      agents in this notebook
+  %shard connect [URL] [--token T] use the Shard gateway at URL (no URL: find a running one)
+  %shard attach NAME|ID            show a gateway agent live; it becomes the default agent
+  %shard dashboard                 every gateway agent, refreshed live, with Attach and Kill
+  %shard list                      agents in this notebook (gateway agents marked remote)
   %shard use NAME                  make NAME the default agent
   %shard mode plan|build           switch the default agent's mode
-  %shard status                    the default agent's status
-  %%shard [--agent NAME] [--wait]  send the cell as a prompt (returns at once unless --wait)"""
+  %shard status [NAME]             the default agent's status
+  %%shard [--agent NAME] [--wait] [--timeout S]
+                                   send the cell as a prompt; it returns at once and you answer
+                                   asks in the widget, or with --wait it blocks until the turn
+                                   ends and the agent's headless policy answers asks
+The gateway: %shard connect, else $SHARD_GATEWAY_URL (+ $SHARD_GATEWAY_TOKEN), else a running
+`shard gateway` or `jupyter lab` with Shard installed, found through Jupyter's runtime files."""
+WAIT_TIMEOUT = 1800.0
+Host = InProcessAgent | RemoteAgent
 
 
 class UsageError(Exception):
@@ -51,15 +66,34 @@ def _cell_parser() -> _Parser:
     parser = _Parser(prog="%%shard", add_help=False)
     parser.add_argument("--agent")
     parser.add_argument("--wait", action="store_true")
+    parser.add_argument("--timeout", type=_seconds, default=WAIT_TIMEOUT)
     return parser
+
+
+def _connect_parser() -> _Parser:
+    parser = _Parser(prog="%shard connect", add_help=False)
+    parser.add_argument("url", nargs="?")
+    parser.add_argument("--token")
+    return parser
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("the timeout must be more than 0 seconds")
+    return value
 
 
 @magics_class
 class ShardMagics(Magics):
     def __init__(self, shell: Any) -> None:
         super().__init__(shell)
-        self.agents: dict[str, InProcessAgent] = {}
+        self.agents: dict[str, Host] = {}
         self.current: str | None = None
+        self.remote = RemoteHub(on_attach=self._register)
 
     @line_cell_magic
     def shard(self, line: str, cell: str | None = None) -> Any:
@@ -67,19 +101,27 @@ class ShardMagics(Magics):
             if cell is not None:
                 return self._prompt(line, cell)
             return self._command(line)
-        except (UsageError, ShardError) as exc:
+        except (UsageError, ConfigError) as exc:
             print(f"%shard: error: {exc}\n\n{USAGE}")
-            return None
+        except ShardError as exc:  # the gateway, the network, the agent: no usage, just why
+            print(f"%shard: error: {exc}")
+        return None
 
     # ------------------------------------------------------------ line commands
 
     def _command(self, line: str) -> Any:
-        words = shlex.split(line)
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         if not words:
             raise UsageError("missing a command")
         name, args = words[0], words[1:]
         handlers = {
             "new": self._new,
+            "connect": self._connect,
+            "attach": self._attach,
+            "dashboard": self._dashboard,
             "list": self._list,
             "use": self._use,
             "mode": self._mode,
@@ -108,12 +150,36 @@ class ShardMagics(Magics):
         demo = " (scripted demo: no model is called)" if session.config.demo else ""
         print(f"agent {name}: {session.provider.model}{demo}, {session.mode} mode, in {opts.cwd}")
 
+    def _connect(self, args: list[str]) -> None:
+        opts = _connect_parser().parse_args(args)
+        link, agents = self.remote.connect(opts.url, opts.token)
+        found = " (found running)" if link.source == "discovered" else ""
+        print(f"connected to the Shard gateway at {link.url}{found}: {len(agents)} agent(s)")
+
+    def _attach(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise UsageError("attach takes one agent name or id")
+        agent = self.remote.attach(args[0])
+        print(f"attached to {agent.name} ({agent.info.id}) on {agent.link.url}: the default agent")
+        display(agent.widget(history=True))
+
+    def _dashboard(self, args: list[str]) -> None:
+        if args:
+            raise UsageError("dashboard takes no arguments")
+        display(self.remote.dashboard().view)
+
     def _list(self, args: list[str]) -> None:
         if not self.agents:
-            print("no agents yet: %shard new")
+            print("no agents yet: %shard new, or %shard attach NAME for a gateway agent")
         for name, host in self.agents.items():
-            s = host.agent.session
             mark = "*" if name == self.current else " "
+            if isinstance(host, RemoteAgent):
+                state = host.state if host.connected else {**host.state, "status": "detached"}
+                where = f"(remote {host.info.id} on {host.link.url})"
+                print(f"{mark} {name}  {state['status']:<22} {state['mode']:<6} {state['model']}")
+                print(f"    {where}")
+                continue
+            s = host.agent.session
             print(f"{mark} {name}  {s.status:<22} {s.mode:<6} {s.provider.model}")
 
     def _use(self, args: list[str]) -> None:
@@ -126,11 +192,20 @@ class ShardMagics(Magics):
         if len(args) != 1:
             raise UsageError("mode takes plan or build")
         host = self._agent(None)
+        if isinstance(host, RemoteAgent):
+            reply = host.set_mode(args[0])
+            if not reply.ok:
+                raise GatewayError(f"{host.name}: {reply.message}")
+            print(f"{host.name}: {args[0]} mode")
+            return
         host.set_mode(args[0])
         print(f"{host.name}: {host.agent.session.mode} mode")
 
     def _status(self, args: list[str]) -> None:
         host = self._agent(args[0] if args else None)
+        if isinstance(host, RemoteAgent):
+            print(self.remote.status(host))
+            return
         s = host.agent.session
         print(
             f"{host.name}: {s.status}, {s.mode} mode, {s.provider.model}, "
@@ -138,33 +213,59 @@ class ShardMagics(Magics):
             f"{s.meter.total.input_tokens} in / {s.meter.total.output_tokens} out tokens"
         )
 
-    def _agent(self, name: str | None) -> InProcessAgent:
+    def _agent(self, name: str | None) -> Host:
         key = name or self.current
         if key is None:
-            raise UsageError("no agent yet: create one with %shard new")
+            raise UsageError("no agent yet: create one with %shard new (or %shard attach NAME)")
         if key not in self.agents:
             raise UsageError(f"no agent named {key!r}; %shard list shows them")
         return self.agents[key]
 
+    def _register(self, agent: RemoteAgent) -> None:
+        """An attached gateway agent joins the notebook's agents and becomes the default."""
+        for name, host in self.agents.items():
+            if host is agent:
+                self.current = name
+                return
+        if agent.name in self.agents:  # an in-process agent has that name: use the id
+            agent.name = agent.info.id
+        self.agents[agent.name] = agent
+        self.current = agent.name
+
     # ------------------------------------------------------------ the cell
 
     def _prompt(self, line: str, cell: str) -> Any:
-        opts = _cell_parser().parse_args(shlex.split(line))
+        try:
+            opts = _cell_parser().parse_args(shlex.split(line))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         if not cell.strip():
             raise UsageError("the cell is empty: write the prompt in it")
         if not self.agents and opts.agent is None:
             self._new([])
+        if opts.agent is not None and opts.agent not in self.agents:
+            default = self.current
+            self.remote.attach(opts.agent)  # a gateway agent: registered under its name
+            opts.agent, self.current = self.current, default or self.current
         host = self._agent(opts.agent)
-        widget = host.widget()
-        display(widget)
-        future = host.prompt(cell.strip())
+        display(host.widget())
+        future = host.prompt(cell.strip(), blocking=opts.wait)
         if opts.wait:
-            end = future.result()
+            try:
+                end: TurnEndEvent = future.result(opts.timeout)
+            except TimeoutError:
+                print(
+                    f"%shard: the turn is still running after {opts.timeout:g} s; "
+                    "the agent goes on and the widget shows it"
+                )
+                return None
             if end.reason != "completed":
                 print(f"%shard: the turn ended: {end.reason} {end.error or ''}".rstrip())
         return None
 
     def close(self) -> None:
+        self.remote.close()
         for host in self.agents.values():
-            host.close()
+            if isinstance(host, InProcessAgent):
+                host.close()
         self.agents.clear()

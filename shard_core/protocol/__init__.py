@@ -18,11 +18,15 @@ from shard_core.protocol.commands import (
     UiResponseCommand,
 )
 from shard_core.protocol.events import (
+    AGENT_START_FAILED,
+    EVENT_BATCH_TYPE,
     EVENT_TYPES,
     AgentStatus,
+    ClientCounts,
     CompactionEvent,
     ErrorEvent,
     Event,
+    EventBatch,
     MessageCompleteEvent,
     MessageDeltaEvent,
     PermissionRequestEvent,
@@ -59,6 +63,8 @@ from shard_core.protocol.orchestrator import (
 from shard_core.protocol.version import PROTOCOL_VERSION
 
 __all__ = [
+    "AGENT_START_FAILED",
+    "EVENT_BATCH_TYPE",
     "EVENT_TYPES",
     "PROTOCOL_VERSION",
     "AbortCommand",
@@ -73,12 +79,14 @@ __all__ = [
     "AgentStatusChangedEvent",
     "AgentStatusCommand",
     "AttachCommand",
+    "ClientCounts",
     "ClientRole",
     "Command",
     "CommandReply",
     "CompactionEvent",
     "ErrorEvent",
     "Event",
+    "EventBatch",
     "HeadlessPolicy",
     "HeartbeatCommand",
     "JsonlDecoder",

@@ -138,6 +138,13 @@ class UsageEvent(_Event):
     context_window: int = 0
 
 
+class ClientCounts(WireModel):
+    """Clients attached to an agent (comms on target `shard`), by role."""
+
+    interactive: int = Field(default=0, ge=0)
+    observer: int = Field(default=0, ge=0)
+
+
 class StatusEvent(_Event):
     type: Literal["status"] = "status"
     status: AgentStatus
@@ -145,12 +152,19 @@ class StatusEvent(_Event):
     model: str
     demo: bool = Field(default=False, description="true when the scripted demo provider answers")
     message: str | None = None
+    clients: ClientCounts | None = Field(
+        default=None, description="attached clients by role, when the agent's host knows them"
+    )
 
 
 class RestartedEvent(_Event):
     type: Literal["restarted"] = "restarted"
     lost: list[str] = Field(description="live state the previous process had and this one lacks")
     entries: int = Field(ge=0, description="entries reloaded from the log")
+
+
+AGENT_START_FAILED = "agent_start_failed"
+"""`ErrorEvent.code` when a kernel's agent cannot start (the gateway then lists it as failed)."""
 
 
 class ErrorEvent(_Event):
@@ -179,6 +193,18 @@ Event = Annotated[
     | ErrorEvent,
     Field(discriminator="type"),
 ]
+
+EVENT_BATCH_TYPE = "event_batch"
+
+
+class EventBatch(WireModel):
+    """Several events in one Jupyter message: a burst the kernel coalesced (docs/PROTOCOL.md §4).
+
+    Not an event itself (no seq, never logged); its events are in seq order."""
+
+    type: Literal["event_batch"] = EVENT_BATCH_TYPE
+    events: list[Event]
+
 
 EVENT_TYPES: tuple[str, ...] = (
     "message_delta",

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from shard_core.protocol.events import AgentStatus
+from shard_core.protocol.events import AgentStatus, ClientCounts
 from shard_core.types import Usage, WireModel
 
 RuntimeState = Literal["stopped", "starting", "running", "failed"]
@@ -27,11 +27,15 @@ class AgentInfo(WireModel):
     mode: str
     status: AgentStatus
     runtime_state: RuntimeState
-    clients: int = Field(default=0, ge=0)
+    clients: int = Field(default=0, ge=0, description="Shard clients attached (every role)")
+    clients_by_role: ClientCounts = Field(default_factory=ClientCounts)
     usage: Usage = Field(default_factory=Usage)
     created: float
     kernel_id: str | None = None
     headless_policy: HeadlessPolicy = "deny"
+    error: str | None = Field(
+        default=None, description="why runtime_state is failed (no traceback, no secrets)"
+    )
 
 
 class AgentListCommand(WireModel):

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from shard_core.protocol.commands import Command, Reply
-from shard_core.protocol.events import Event
+from shard_core.protocol.events import Event, EventBatch
 from shard_core.protocol.orchestrator import AgentInfo, OrchestratorCommand, OrchestratorEvent
 from shard_core.types import (
     ContentBlock,
@@ -37,6 +37,7 @@ WIRE_TYPES: dict[str, Any] = {
     "usage": Usage,
     "decision": Decision,
     "event": Event,
+    "event-batch": EventBatch,
     "command": Command,
     "reply": Reply,
     "agent-info": AgentInfo,

@@ -35,6 +35,8 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from shard_core.providers.script import (
     ScriptStep,
     demo_script,
@@ -80,6 +82,7 @@ class ScriptedProvider:
         self.context_window = context_window
         self._steps = list(steps)
         self._next = 0
+        self._sizes = _JsonSizes()
 
     @classmethod
     def demo(cls, *, context_window: int = DEFAULT_CONTEXT_WINDOW) -> ScriptedProvider:
@@ -121,7 +124,7 @@ class ScriptedProvider:
             await asyncio.sleep(pause)  # also a cancellation point between chunks
             yield delta
         has_calls = any(isinstance(b, ToolCallBlock) for b in content)
-        usage = _estimate(request, content)
+        usage = _estimate(request, content, self._sizes)
         message = AssistantMessage(
             content=content,
             model=self.model,
@@ -167,10 +170,31 @@ def _chunks(text: str) -> list[str]:
     return ["".join(pieces[i : i + size]) for i in range(0, len(pieces), size)]
 
 
-def _estimate(request: ProviderRequest, content: list[ContentBlock]) -> Usage:
+class _JsonSizes:
+    """JSON lengths of the request's messages and tools, remembered for the next request.
+
+    The loop hands the same message objects again and again (its projection is cached), so
+    each is serialised once instead of once a request; the cache holds only the objects of the
+    latest request (and references them, so an `id` is never reused while it is held)."""
+
+    def __init__(self) -> None:
+        self._held: dict[int, tuple[BaseModel, int]] = {}
+
+    def total(self, items: Sequence[BaseModel]) -> int:
+        held, fresh, total = self._held, dict[int, tuple[BaseModel, int]](), 0
+        for item in items:
+            hit = held.get(id(item))
+            if hit is None or hit[0] is not item:
+                hit = (item, len(item.model_dump_json()))
+            fresh[id(item)] = hit
+            total += hit[1]
+        self._held = fresh
+        return total
+
+
+def _estimate(request: ProviderRequest, content: list[ContentBlock], sizes: _JsonSizes) -> Usage:
     """Four characters a token: rough, but it moves context gauges the way a model would."""
     sent = sum(len(s.text) for s in request.system)
-    sent += sum(len(m.model_dump_json()) for m in request.messages)
-    sent += sum(len(t.model_dump_json()) for t in request.tools)
+    sent += sizes.total([*request.messages, *request.tools])
     produced = sum(len(b.model_dump_json()) for b in content)
     return Usage(input_tokens=sent // 4, output_tokens=max(1, produced // 4))

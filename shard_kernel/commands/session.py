@@ -175,6 +175,8 @@ def run_search(args: argparse.Namespace) -> int:
     hits = search_home(shard_home(), args.query, max(1, args.limit))
     for hit in hits:
         print(f"{hit.session} #{hit.pos} {hit.label}: {' '.join(hit.snippet.split())[:240]}")
+    if hits.note:
+        print(hits.note)
     if not hits:
         print(f'no session under {shard_home()} has "{args.query}"')
     return 0 if hits else 1

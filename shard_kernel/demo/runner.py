@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from pydantic import TypeAdapter
 
-from shard_core.protocol.events import Event
+from shard_core.protocol.events import EVENT_BATCH_TYPE, Event
 from shard_kernel.local_kernels import shard_kernel_manager
 from shard_kernel.terminal.render import TerminalRenderer
 
@@ -82,7 +82,10 @@ class DemoRunner:
             msg = kc.get_iopub_msg(timeout=self.timeout)
             kind, content = msg["header"]["msg_type"], msg["content"]
             if kind == "comm_msg" and content.get("comm_id") == "shard-events":
-                self.render(EVENTS.validate_python(content["data"]))
+                data = content["data"]
+                batch = data.get("events") if data.get("type") == EVENT_BATCH_TYPE else None
+                for event in batch if batch is not None else [data]:
+                    self.render(EVENTS.validate_python(event))
             elif kind == "error":
                 print(self.render.style(f"✗ {content['evalue']}", "red"), file=self.out)
             elif kind == "status" and content["execution_state"] == "idle" and _for(msg, msg_id):

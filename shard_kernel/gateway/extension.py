@@ -1,20 +1,25 @@
 """Loading the extension into a ServerApp: the registry, the routes, log redaction, origin checks.
 
 Runs inside `jupyter server`, `jupyter lab` and `shard gateway` alike; it adds routes under
-`/shard/api/` and one settings key, makes kernel WebSockets send without Nagle delay, and reads
-the server's own security configuration to warn when it is looser than Shard's baseline.
+`/shard/api/` and one settings key, makes kernel WebSockets send without Nagle delay (and agent
+kernels' WebSockets share one IOPub subscription), and reads the server's own security
+configuration to warn when it is looser than Shard's baseline.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from jupyter_server.utils import url_path_join
 
 from shard_core.engine.state import shard_home
+from shard_kernel.gateway.fanout import SharedIopub
 from shard_kernel.gateway.handlers import ROUTES, SETTINGS_KEY
 from shard_kernel.gateway.registry import AgentRegistry
 from shard_kernel.gateway.security import EXACT_PATTERNS, REDACTOR, install_log_redaction
+from shard_kernel.kernelspec import KERNEL_NAME
 
 
 def load_extension(serverapp: Any) -> AgentRegistry:
@@ -37,6 +42,7 @@ def load_extension(serverapp: Any) -> AgentRegistry:
 
 
 def _protect_logs(serverapp: Any) -> None:
+    _skip_unshown_records(serverapp.log)
     REDACTOR.add_environment()
     identity = getattr(serverapp, "identity_provider", None)
     REDACTOR.add(getattr(identity, "token", None), getattr(serverapp, "token", None))
@@ -48,6 +54,22 @@ def _protect_logs(serverapp: Any) -> None:
     except Exception:  # no gateway client configured: nothing to add
         pass
     install_log_redaction()
+
+
+def _skip_unshown_records(log: Any) -> None:
+    """Raise the server logger's level to what its handlers show.
+
+    traitlets leaves the logger at DEBUG and filters in the handlers, so every `log.debug` call
+    — jupyter_server makes one per IOPub message, in its activity tracker — built a record and
+    ran it through the redacting record factory, only for the handler to drop it: ~5 % of the
+    server's CPU while it relays a streaming agent. A handler added later at a lower level needs
+    the logger level lowered again (`--log-level=DEBUG` sets both).
+    """
+    if not isinstance(log, logging.Logger) or not log.handlers:
+        return
+    shown = min(handler.level for handler in log.handlers)
+    if log.level < shown:
+        log.setLevel(shown)
 
 
 def _warn_about_origins(serverapp: Any) -> None:
@@ -81,10 +103,44 @@ class _NoDelay:
         return super().connect()  # type: ignore[misc]
 
 
+class _SharedIopub:
+    """Agent kernels' WebSockets share one IOPub subscription (see fanout.py); other kernels'
+    connections keep jupyter_server's own, one per WebSocket.
+
+    Agent kernels' connections also skip jupyter_server's IOPub rate limiter. It is meant for
+    runaway cell output; an agent kernel sends no `stream` output (what the data limit counts),
+    its events are already paced and batched by the kernel, `shard gateway` raised the message
+    limit out of the way anyway (SHARD_IOPUB_MSG_RATE), and under `jupyter lab`'s default
+    (1000 messages/s) the limiter would drop events of a busy agent. Its traitlets bookkeeping
+    was a fifth of the server's CPU per message and client. A client that misses a message
+    still finds the gap by `seq` and fills it with `sync`."""
+
+    kernel_manager: Any
+    kernel_id: str
+    session: Any
+    channels: dict[str, Any]
+    limit_rate: bool
+
+    def create_stream(self) -> None:
+        if getattr(self.kernel_manager, "kernel_name", None) != KERNEL_NAME:
+            super().create_stream()  # type: ignore[misc]
+            return
+        self.limit_rate = False
+        identity = self.session.bsession
+        for channel in ("shell", "control", "stdin"):
+            stream = getattr(self.kernel_manager, f"connect_{channel}")(identity=identity)
+            stream.channel = channel
+            self.channels[channel] = stream
+        self.channels["iopub"] = SharedIopub.view(self.kernel_id, self.kernel_manager)
+
+
 def _send_without_delay(settings: dict[str, Any]) -> None:
     base = settings.get("kernel_websocket_connection_class")
     if base is None or issubclass(base, _NoDelay):
         return
+    mixins: tuple[type, ...] = (_NoDelay,)
+    if issubclass(base, ZMQChannelsWebsocketConnection):  # local kernels (not a kernel gateway)
+        mixins = (_NoDelay, _SharedIopub)
     settings["kernel_websocket_connection_class"] = type(
-        f"NoDelay{base.__name__}", (_NoDelay, base), {}
+        f"NoDelay{base.__name__}", (*mixins, base), {}
     )

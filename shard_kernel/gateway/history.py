@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from shard_core.protocol.events import AGENT_START_FAILED
+
 MAX_LIMIT = 5000
 TAIL_LINES = 2000
 TAIL_BATCH = 64
@@ -22,11 +24,14 @@ _SEQ = re.compile(rb'^\{"agent_id":"[^"\\]*","seq":(\d+)')
 
 @dataclass
 class Tail:
-    """What the newest events say: the last status and usage events, the last seq."""
+    """What the newest events say: the last status and usage events, the last seq, and a start
+    failure when the agent's kernel logged one after its last status (a booted agent's first
+    event is a status)."""
 
     status: dict[str, Any] | None = None
     usage: dict[str, Any] | None = None
     last_seq: int = -1
+    start_failure: dict[str, Any] | None = None
 
 
 @dataclass
@@ -85,6 +90,9 @@ class EventHistory:
                 kind = event.get("type")
                 if tail.status is None and kind == "status":
                     tail.status = event
+                elif tail.status is None and kind == "error" and tail.start_failure is None:
+                    if event.get("code") == AGENT_START_FAILED:
+                        tail.start_failure = event
                 elif tail.usage is None and kind == "usage":
                     tail.usage = event
             stop = start

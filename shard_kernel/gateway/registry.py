@@ -18,10 +18,12 @@ from typing import Any
 from jupyter_server.gateway.managers import GatewayMappingKernelManager
 from jupyter_server.utils import ensure_async
 
+from shard_core.protocol.events import ClientCounts
 from shard_core.protocol.orchestrator import AgentCreateCommand, AgentInfo, RuntimeState
 from shard_core.types import Usage
-from shard_kernel.gateway.history import EventHistory
+from shard_kernel.gateway.history import EventHistory, Tail
 from shard_kernel.gateway.manifest import AgentManifest, ManifestStore, new_agent_id
+from shard_kernel.gateway.security import REDACTOR
 from shard_kernel.gateway.validation import kernel_env
 from shard_kernel.kernelspec import KERNEL_NAME
 
@@ -47,6 +49,7 @@ class AgentRegistry:
         self._kernel_ids: dict[str, str] = {}
         self._starting: set[str] = set()
         self._failed: set[str] = set()
+        self._started: dict[str, float] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._histories: dict[str, EventHistory] = {}
 
@@ -94,6 +97,7 @@ class AgentRegistry:
                 return running
             self._starting.add(agent_id)
             self._failed.discard(agent_id)
+            self._started[agent_id] = time.time()
             try:
                 kernel_id = await ensure_async(
                     self.km.start_kernel(kernel_name=KERNEL_NAME, env=self._env(manifest))
@@ -168,6 +172,14 @@ class AgentRegistry:
             tail = None
         last = tail.status if tail is not None else None
         usage = tail.usage if tail is not None else None
+        error = self._start_failure(manifest.id, runtime, tail)
+        if error is not None:
+            runtime = "failed"
+        elif runtime == "failed":
+            start = manifest.id in self._failed
+            error = "the agent's kernel could not start" if start else "the agent's kernel died"
+        counts = (last or {}).get("clients") if runtime == "running" else None
+        roles = ClientCounts.model_validate(counts) if counts else ClientCounts()
         return AgentInfo(
             id=manifest.id,
             name=manifest.name,
@@ -176,12 +188,23 @@ class AgentRegistry:
             mode=(last or {}).get("mode") or manifest.mode,
             status=_status(runtime, last),
             runtime_state=runtime,
-            clients=int((model or {}).get("connections") or 0),
+            clients=roles.interactive + roles.observer,
+            clients_by_role=roles,
             usage=Usage.model_validate(usage["total"]) if usage else Usage(),
             created=manifest.created,
             kernel_id=kernel_id if runtime != "stopped" else None,
             headless_policy=manifest.headless_policy,
+            error=error,
         )
+
+    def _start_failure(self, agent_id: str, runtime: RuntimeState, tail: Tail | None) -> str | None:
+        """The message of a start failure the running kernel logged (none from older kernels)."""
+        failure = tail.start_failure if tail is not None else None
+        if runtime != "running" or failure is None:
+            return None
+        if float(failure.get("ts") or 0) < self._started.get(agent_id, float("inf")):
+            return None
+        return REDACTOR(str(failure.get("message") or "the agent could not start"))
 
     def _runtime(self, agent_id: str, model: dict[str, Any] | None) -> RuntimeState:
         if agent_id in self._starting:

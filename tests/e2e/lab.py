@@ -1,7 +1,8 @@
 """LabServer: a throwaway `jupyter lab` on 127.0.0.1 with its own Jupyter dirs and the shard spec.
 
 Every Jupyter and Shard directory is a temp one (nothing leaks into the home directory), the
-`shard` kernelspec is copied into the temp data dir, and the announcements plugin is disabled
+`shard` kernelspec is copied into the temp data dir, the gateway extension is enabled there as an
+installed wheel enables it, and the announcements plugin is disabled
 (no news toast over the notebook). `stop` shuts the server down through its API, which shuts its
 kernels down, then ends whatever is left of the processes it started, by pid.
 """
@@ -24,6 +25,8 @@ from typing import Any
 
 from shard_kernel.kernelspec import spec_source
 
+REPO = Path(__file__).resolve().parents[2]
+EXTENSION_FILE = "shard_kernel.gateway.json"
 DIRS = {
     "JUPYTER_CONFIG_DIR": "jconfig",
     "JUPYTER_DATA_DIR": "jdata",
@@ -71,6 +74,10 @@ class LabServer:
         labconfig.mkdir()
         disabled = {"@jupyterlab/apputils-extension:announcements": True}
         (labconfig / "page_config.json").write_text(json.dumps({"disabledExtensions": disabled}))
+        # what `pip install shard` puts in etc/jupyter: Lab loads the gateway extension
+        enabled = self.base / "jconfig" / "jupyter_server_config.d"
+        enabled.mkdir()
+        shutil.copy(REPO / "jupyter-config" / "jupyter_server_config.d" / EXTENSION_FILE, enabled)
         argv = [
             sys.executable,
             "-m",

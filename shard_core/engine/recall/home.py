@@ -8,6 +8,13 @@ rebuildable. Per log it remembers how many bytes it indexed and a hash of the fi
 search first indexes only what was appended since (a log that shrank or whose first line
 changed is indexed again from the start, a log that is gone is dropped). Entries are numbered
 by their position in their own file, like a session's own recall cache numbers them.
+
+Ranking (bm25) costs about 2 µs per matching entry, so a word in a fifth of a big home's entries
+would make a search slower than `rg` over the same files (#5's B8 goal is <= 1.0x). When a query
+matches more than `RANK_CAP` entries, only the `RANK_CAP` newest matches are ranked — the
+highest rowids: appends are indexed after what was there, and a cold build indexes logs oldest
+modified first — and the result says so (`HomeHits.note`: "ranked the 2,000 newest of 10,201
+matches"). Counting the matches and finding the newest ones is cheap (no ranking involved).
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ log_ = logging.getLogger("shard.recall")
 
 HOME_CACHE = ".recall-home.sqlite"
 HOME_VERSION = "1"
+RANK_CAP = 2_000
+"""More matches than this: rank only this many, the newest (see the module docstring)."""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files(
@@ -52,6 +61,24 @@ class HomeHit:
     label: str
     snippet: str
     rank: float
+
+
+class HomeHits(list[HomeHit]):
+    """The hits, best first, plus how many entries matched and how many of them were ranked
+    (fewer than matched only when more than the cap matched: the newest ones)."""
+
+    def __init__(self, hits: list[HomeHit], matches: int, ranked: int) -> None:
+        super().__init__(hits)
+        self.matches = matches
+        self.ranked = ranked
+
+    @property
+    def note(self) -> str:
+        """'' when every match was ranked, else e.g. 'ranked the 2,000 newest of 10,201
+        matches'."""
+        if self.ranked >= self.matches:
+            return ""
+        return f"ranked the {self.ranked:,} newest of {self.matches:,} matches"
 
 
 class HomeIndex:
@@ -99,9 +126,9 @@ class HomeIndex:
             state = {str(r[0]): (int(r[1]), str(r[2]), int(r[3])) for r in rows}
             for name in sorted(set(state) - set(sizes)):
                 self._drop(name)
-            for name, size in sorted(sizes.items()):
-                if state.get(name, (-1,))[0] != size:
-                    added += self._index_file(name, size, state.get(name))
+            for name in sorted(sizes, key=lambda n: (_mtime(self.root / n), n)):
+                if state.get(name, (-1,))[0] != sizes[name]:  # oldest first: newest, highest
+                    added += self._index_file(name, sizes[name], state.get(name))
         return added
 
     def _drop(self, name: str) -> None:
@@ -144,16 +171,29 @@ class HomeIndex:
         )
         return len(rows)
 
-    def search(self, query: str, limit: int = 10) -> list[HomeHit]:
+    def search(self, query: str, limit: int = 10, cap: int = RANK_CAP) -> HomeHits:
         """The best `limit` entries having every word of `query` (bm25, porter-stemmed), across
-        all sessions; the cache is brought up to date first."""
+        all sessions; the cache is brought up to date first. When more than `cap` entries
+        match, only the `cap` newest are ranked, and the result's `note` says so."""
         terms = fts_terms(query)
         if not terms:
-            return []
+            return HomeHits([], 0, 0)
+        cap = max(1, cap)
         self.update()
+        match = " ".join(terms)
+        row = self.conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (match,)).fetchone()
+        matches = int(row[0])
+        floor = 0  # rank the rows from this rowid on
+        if matches > cap:
+            row = self.conn.execute(  # the cap-th newest match: a walk down the rowids, no bm25
+                "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                (match, max(0, cap - 1)),
+            ).fetchone()
+            floor = int(row[0])
         best = self.conn.execute(  # rank first, read the few winners' text after
-            "SELECT rowid, rank FROM fts WHERE fts MATCH ? ORDER BY rank, rowid LIMIT ?",
-            (" ".join(terms), limit),
+            "SELECT rowid, rank FROM fts WHERE fts MATCH ? AND rowid >= ? "
+            "ORDER BY rank, rowid LIMIT ?",
+            (match, floor, limit),
         ).fetchall()
         ranks = {int(r[0]): float(r[1]) for r in best}
         marks = ",".join("?" * len(ranks))
@@ -171,13 +211,21 @@ class HomeIndex:
             snippet = highlight(str(body), words)
             hit = HomeHit(session, str(file), int(pos), str(entry_id), str(label), snippet, rank)
             hits.append(hit)
-        return hits
+        return HomeHits(hits, matches, min(matches, cap))
 
 
-def search_home(root: Path, query: str, limit: int = 10) -> list[HomeHit]:
-    """Open the cache of `root` (a SHARD_HOME), search every session log under it, close."""
+def search_home(root: Path, query: str, limit: int = 10, cap: int = RANK_CAP) -> HomeHits:
+    """Open the cache of `root` (a SHARD_HOME), search every session log under it, close.
+    More than `cap` matches: the `cap` newest are ranked (`HomeHits.note` says so)."""
     with HomeIndex.open(root) as index:
-        return index.search(query, limit)
+        return index.search(query, limit, cap)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _logs(root: Path) -> dict[str, int]:

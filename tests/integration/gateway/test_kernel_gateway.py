@@ -57,6 +57,7 @@ async def test_agents_through_a_kernel_gateway(servers: Servers, workspace: Path
 
     a = await WsAgent.connect(server, agent["kernel_id"], "client-a")
     b = await WsAgent.connect(server, agent["kernel_id"], "client-b")
+    assert a.sock.subprotocol is None  # a server relaying a kernel gateway speaks JSON only
     snapshot = await a.attach()
     assert snapshot["agent_id"] == agent["id"]  # KERNEL_SHARD_AGENT_ID crossed both servers
     await b.attach()
@@ -71,6 +72,7 @@ async def test_agents_through_a_kernel_gateway(servers: Servers, workspace: Path
 
     info = body(await api(server, "GET", f"/shard/api/agents/{agent['id']}"))
     assert (info["runtime_state"], info["status"], info["clients"]) == ("running", "idle", 2)
+    assert info["clients_by_role"] == {"interactive": 2, "observer": 0}
     a.close()
     b.close()
     killed = body(await api(server, "DELETE", f"/shard/api/agents/{agent['id']}"))

@@ -20,7 +20,7 @@ REMEMBER = [
 ]
 INFO_FIELDS = {
     "id", "name", "cwd", "model", "mode", "status", "runtime_state", "clients", "usage",
-    "created", "kernel_id", "headless_policy",
+    "created", "kernel_id", "headless_policy", "clients_by_role", "error",
 }  # fmt: skip
 
 

@@ -1,4 +1,5 @@
-"""WsAgent: a test client of one agent through the server's kernel WebSocket (JSON protocol)."""
+"""WsAgent: a test client of one agent through the server's kernel WebSocket (v1 subprotocol when
+the server offers it, else JSON; `subprotocol=False` forces JSON)."""
 
 from __future__ import annotations
 

@@ -49,7 +49,9 @@ class AgentClient:
         kind = msg["header"]["msg_type"]
         content = msg["content"]
         if kind == "comm_msg" and content["comm_id"] == EVENTS_COMM_ID:
-            self.events.append(content["data"])
+            data = content["data"]
+            batch = data.get("events") if data.get("type") == "event_batch" else None
+            self.events.extend(batch if batch is not None else [data])
         elif kind == "comm_msg" and content["comm_id"] == self.comm_id:
             self.replies.append(content["data"])
         elif kind in ("display_data", "update_display_data", "error", "stream"):

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
+from shard_core.types import PermissionEntry
+
 
 @pytest.fixture
 def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
@@ -34,6 +36,14 @@ def test_new_wait_list_mode_status(
     )
     shell.run_cell_magic("shard", "--wait", "fix the bug in calc.py")
     assert (work / "calc.py").read_text() == "def add(a, b): return a + b\n"
+    # the cell blocked, so nobody could click: the headless policy decided the bash ask at once
+    host = shell.magics_manager.registry["ShardMagics"].agents["fixer"]  # type: ignore[attr-defined]
+    asked = [
+        e.details
+        for e in host.agent.session.store.entries
+        if isinstance(e, PermissionEntry) and e.details.tool == "bash"
+    ]
+    assert [(d.source, d.decision) for d in asked] == [("headless", "deny")]
     shell.run_line_magic("shard", "list")
     shell.run_line_magic("shard", "mode plan")
     shell.run_line_magic("shard", "status")

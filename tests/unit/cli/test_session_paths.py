@@ -76,3 +76,15 @@ def test_a_reader_that_leaves_early_is_not_a_traceback(home: Path) -> None:
     )
     assert done.stdout.count("\n") == 1
     assert "Traceback" not in done.stderr, done.stderr
+
+
+def test_search_ranks_entries_of_every_session_under_home(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session_id, _ = saved(home)
+    assert main(["session", "search", "ruff", "--limit", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert 1 <= len(lines) <= 3
+    assert all(line.startswith(f"{session_id} #") for line in lines)
+    assert main(["session", "search", "zebrafishnotthere"]) == 1
+    assert 'has "zebrafishnotthere"' in capsys.readouterr().out

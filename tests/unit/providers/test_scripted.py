@@ -124,6 +124,25 @@ async def test_usage_is_estimated_from_characters() -> None:
     assert done.message.usage == done.usage
 
 
+async def test_usage_of_a_growing_history_matches_a_fresh_count() -> None:
+    """The sizes remembered between requests never stale: same objects, new ones, fewer."""
+    steps = [ScriptStep(text=f"step {i}") for i in range(4)]
+    reused, fresh = ScriptedProvider(steps), ScriptedProvider(steps)
+    first = UserMessage(content=[TextBlock(text="a" * 800)])
+    histories = [
+        [first],
+        [first, result("b" * 400)],
+        [first, result("b" * 400), result("c" * 4000)],
+        [result("d" * 40)],  # a compacted history: most objects gone
+    ]
+    for history in histories:
+        got = (await play(reused, request(*history)))[-1]
+        want = (await play(fresh, request(*[m.model_copy() for m in history])))[-1]
+        assert isinstance(got, MessageDone)
+        assert isinstance(want, MessageDone)
+        assert got.usage.input_tokens == want.usage.input_tokens
+
+
 async def test_expectation_met_continues_the_script() -> None:
     provider = ScriptedProvider([ScriptStep(text="All green.", expect=PASSED)])
     answer = await reply(provider, HI, result("3 passed in 0.1s\n\nexit code 0"))

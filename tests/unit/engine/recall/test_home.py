@@ -130,3 +130,31 @@ def test_a_read_only_folder_falls_back_to_memory(tmp_path: Path) -> None:
     finally:
         tmp_path.chmod(0o700)
     assert not (tmp_path / HOME_CACHE).exists()
+
+
+def test_more_matches_than_the_cap_ranks_only_the_newest_and_says_so(tmp_path: Path) -> None:
+    old, new = SessionBuilder("s-z-old"), SessionBuilder("s-a-new")
+    for i in range(4):
+        old.user("cache " * 9 + f"miss {i}")  # the better bm25 matches, but older
+        new.user(f"cache miss {i} " + "filler " * 9)
+    old.save(tmp_path / "s-z-old.jsonl")
+    new.save(tmp_path / "s-a-new.jsonl")
+    os.utime(tmp_path / "s-z-old.jsonl", (1_000_000, 1_000_000))  # indexed first despite its name
+    everything = search_home(tmp_path, "cache", limit=3)
+    assert (everything.matches, everything.ranked, everything.note) == (8, 8, "")
+    assert {h.session for h in everything} == {"s-z-old"}
+    capped = search_home(tmp_path, "cache", limit=3, cap=5)
+    assert (capped.matches, capped.ranked) == (8, 5)
+    assert capped.note == "ranked the 5 newest of 8 matches"
+    # the five newest: the old log's last message (indexed first, it ranks best) and the new
+    # log's four; the old log's three other, better matches were not ranked
+    assert [(h.session, h.pos) for h in capped] == [("s-z-old", 4), ("s-a-new", 1), ("s-a-new", 2)]
+    appended = SessionBuilder("s-z-old")
+    appended.user("cache " * 5 + "appended")
+    with (tmp_path / "s-z-old.jsonl").open("a", encoding="utf-8") as f:
+        f.write(appended.entries[-1].to_json() + "\n")  # appends are the newest
+    latest = search_home(tmp_path, "cache", limit=1, cap=1)
+    assert (latest.note, where(latest)) == (
+        "ranked the 1 newest of 9 matches",
+        [("s-z-old", 5, appended.entries[-1].id)],
+    )

@@ -1,0 +1,145 @@
+"""One IOPub subscription per agent kernel, shared by every WebSocket connected to it.
+
+jupyter_server gives each WebSocket its own ZMQ SUB socket on the kernel's IOPub, so a message
+sent to N clients is received, dispatched and framed N times by pyzmq's ZMQStream machinery —
+about half of the server's CPU per message and client while it relays a streaming agent (the
+profile in bench/README.md). Here each connection gets an `IopubView` instead: it behaves like
+the ZMQStream the connection expects (`on_recv`, `on_recv_stream`, `stop_on_recv`, `closed`,
+`close`, `flush`, `socket.closed`), and one `SharedIopub` per kernel (and port set) receives each
+message once and hands it to every view in order. What the connection does with a message —
+rate limits, traceback replacement, the v1 or JSON framing, buffering while nobody is connected —
+is unchanged. A view without a callback keeps what arrives (up to ZMQ's default high-water mark,
+1000 messages, like the SUB socket it replaces) and delivers it once a callback is set. The
+shared subscription outlives its last view while the kernel runs, so a reconnecting client
+never waits for (or loses messages to) a fresh ZMQ subscription.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from tornado.ioloop import IOLoop
+
+QUEUE_LIMIT = 1000
+"""Messages a view holds while it has no callback (ZMQ's default receive high-water mark)."""
+KEEP_CHECK = 5.0
+"""Seconds between checks whether a subscription without views can be closed."""
+
+
+class SharedIopub:
+    _by_key: dict[tuple[str, tuple[int, ...]], SharedIopub] = {}
+
+    def __init__(self, key: tuple[str, tuple[int, ...]], kernel_manager: Any) -> None:
+        self.key = key
+        self.km = kernel_manager
+        self.stream: Any = kernel_manager.connect_iopub()
+        self.stream.on_recv(self._dispatch)
+        self.views: list[IopubView] = []
+        self._check: object | None = None
+
+    @classmethod
+    def view(cls, kernel_id: str, kernel_manager: Any) -> IopubView:
+        key = (kernel_id, tuple(kernel_manager.ports))
+        shared = cls._by_key.get(key)
+        if shared is None or shared.stream.closed():
+            shared = cls._by_key[key] = cls(key, kernel_manager)
+        view = IopubView(shared)
+        shared.views.append(view)
+        return view
+
+    def leave(self, view: IopubView) -> None:
+        if view in self.views:
+            self.views.remove(view)
+        if not self.views and self._check is None:
+            self._check = IOLoop.current().call_later(KEEP_CHECK, self._close_if_unused)
+
+    def _close_if_unused(self) -> None:
+        """With no view left, the subscription stays while the kernel lives on these ports: a
+        client that reconnects (often while the agent is busy, when jupyter_server does not
+        wait for IOPub to connect) then gets a subscription that is already receiving."""
+        self._check = None
+        if self.views:
+            return
+        alive = getattr(self.km, "has_kernel", False) and tuple(self.km.ports) == self.key[1]
+        if alive and not self.stream.closed():
+            self._check = IOLoop.current().call_later(KEEP_CHECK, self._close_if_unused)
+            return
+        if self._by_key.get(self.key) is self:
+            del self._by_key[self.key]
+        if not self.stream.closed():
+            self.stream.on_recv(None)
+            self.stream.close()
+
+    def _dispatch(self, msg_list: list[bytes]) -> None:
+        for view in list(self.views):
+            view.deliver(msg_list)
+
+
+class _Socket:
+    def __init__(self, view: IopubView) -> None:
+        self._view = view
+
+    @property
+    def closed(self) -> bool:
+        return self._view.closed()
+
+
+class IopubView:
+    """What one connection sees of the shared subscription; quacks like its ZMQStream."""
+
+    channel = "iopub"
+
+    def __init__(self, shared: SharedIopub) -> None:
+        self._shared = shared
+        self._callback: Callable[[list[bytes]], None] | None = None
+        self._queue: deque[list[bytes]] = deque(maxlen=QUEUE_LIMIT)
+        self._closed = False
+        self.socket = _Socket(self)
+
+    def on_recv(self, callback: Callable[[list[bytes]], Any] | None, copy: bool = True) -> None:
+        self._callback = callback
+        if callback is not None and self._queue:
+            IOLoop.current().add_callback(self._drain)
+
+    def on_recv_stream(
+        self, callback: Callable[[Any, list[bytes]], Any] | None, copy: bool = True
+    ) -> None:
+        self.on_recv(None if callback is None else lambda msg: callback(self, msg))
+
+    def stop_on_recv(self) -> None:
+        self._callback = None
+
+    def deliver(self, msg_list: list[bytes]) -> None:
+        if self._closed:
+            return
+        if self._callback is None or self._queue:
+            self._queue.append(msg_list)  # keeps order behind what is still queued
+            if self._callback is not None:
+                IOLoop.current().add_callback(self._drain)
+            return
+        self._callback(msg_list)
+
+    def _drain(self) -> None:
+        while self._queue and self._callback is not None and not self._closed:
+            self._callback(self._queue.popleft())
+
+    def flush(self, *args: Any, **kwargs: Any) -> int:
+        """Deliver what the shared socket holds now (to every view, in order)."""
+        if self._shared.stream.closed():
+            return 0
+        count = int(self._shared.stream.flush(*args, **kwargs) or 0)
+        self._drain()
+        return count
+
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self, linger: int | None = None) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._callback = None
+        self._queue.clear()
+        self._shared.leave(self)

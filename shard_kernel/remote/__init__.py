@@ -1,0 +1,14 @@
+"""Agents behind a gateway, driven from a notebook: finding the gateway, its registry over REST,
+`RemoteAgent` (an AgentController over the `shard` comm) and the live dashboard.
+
+Everything here that waits on the network runs on one background event-loop thread
+(`LoopThread`), so a `%%shard` cell returns at once and widget clicks, which arrive on the
+kernel's main thread, are handed over to it.
+"""
+
+from shard_kernel.remote.agent import RemoteAgent
+from shard_kernel.remote.hub import RemoteHub
+from shard_kernel.remote.link import GatewayError, GatewayLink
+from shard_kernel.remote.loop import LoopThread
+
+__all__ = ["GatewayError", "GatewayLink", "LoopThread", "RemoteAgent", "RemoteHub"]

@@ -1,0 +1,434 @@
+"""RemoteAgent: one gateway agent's kernel as the AgentController its AgentWidgets are bound to.
+
+It resumes the agent through the gateway, opens the kernel's channels, attaches on the `shard`
+comm as an interactive client (heartbeats keep it counted as a responder), pushes every event
+it reads to its widgets in stream order, and answers the widget's clicks by sending the same
+commands on that comm. Network work runs on the LoopThread; the controller methods block the
+caller (the kernel's main thread) for at most COMMAND_TIMEOUT seconds and never raise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from shard_core.protocol import (
+    AbortCommand,
+    AgentInfo,
+    AttachCommand,
+    ClientRole,
+    Command,
+    CommandReply,
+    HeartbeatCommand,
+    PermissionResponseCommand,
+    PromptCommand,
+    Reply,
+    SetModeCommand,
+    SnapshotReply,
+    SteerCommand,
+    SyncCommand,
+    UiResponseCommand,
+)
+from shard_core.protocol.events import TurnEndEvent
+from shard_kernel.gateway.client import KernelSocket, comm_reply, shard_event
+from shard_kernel.remote.link import START_TIMEOUT, GatewayError, GatewayLink
+from shard_kernel.remote.loop import LoopThread
+from shard_widgets import AgentWidget
+from shard_widgets._controller import PermissionDecision, UiValue
+from shard_widgets._transcript import DEFAULT_MAX_EVENTS
+
+log = logging.getLogger("shard_kernel.remote")
+REPLIES: TypeAdapter[Reply] = TypeAdapter(Reply)
+COMMAND_TIMEOUT = 10.0
+HEARTBEAT_EVERY = 20.0
+"""Well inside the kernel's 60 s responder TTL (shard_kernel/clients.py)."""
+PAGE = 5000
+CONNECT_TIMEOUT = START_TIMEOUT + 3 * COMMAND_TIMEOUT
+
+OnReply = Callable[[CommandReply | SnapshotReply], None]
+
+
+class RemoteAgent:
+    def __init__(self, info: AgentInfo, link: GatewayLink, loop: LoopThread) -> None:
+        self.info = info
+        self.name = info.name
+        self.link = link
+        self.loop = loop
+        self.client_id = f"notebook-{uuid.uuid4().hex[:10]}"
+        self.role: ClientRole = "interactive"
+        self.widgets: list[AgentWidget] = []
+        self.connected = False
+        self.last_seq = -1
+        self.state: dict[str, Any] = {"status": info.status, "mode": info.mode, "model": info.model}
+        self.latest: dict[str, dict[str, Any]] = {}
+        """the newest status and usage events, to seed a new widget"""
+        self._sock: KernelSocket | None = None
+        self._comm_id = ""
+        self._replies: dict[str, tuple[asyncio.Future[Any], OnReply | None]] = {}
+        self._turns: dict[str, tuple[Future[TurnEndEvent], int | None]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._heartbeat: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------ the notebook side (blocking)
+
+    def open(self) -> None:
+        """Connect (resuming a stopped agent); GatewayError says why not."""
+        self._blocking_call(self.connect(), CONNECT_TIMEOUT, "attaching")
+
+    def widget(self, *, history: bool = False) -> AgentWidget:
+        """A new widget bound to this agent: live from now on, or from its recent history."""
+        widget = AgentWidget(controller=self, **self._traits())
+        seeds = list(self.latest.values())
+        if seeds:
+            widget.push_many(seeds)
+        if history and self.connected:
+            self._blocking_call(self._replay(widget), CONNECT_TIMEOUT, "loading the history")
+        else:
+            self.widgets.append(widget)
+        return widget
+
+    def prompt(self, text: str, *, blocking: bool = False) -> Future[TurnEndEvent]:
+        """Starts a turn (refused while one runs); the future ends with its turn_end.
+
+        `blocking`: the caller waits on the turn (`%%shard --wait`, as in an nbclient run), so
+        nobody can click in this notebook: it attaches as an observer until the turn ends, and
+        with no other interactive client the agent's headless policy answers asks at once."""
+        end: Future[TurnEndEvent] = Future()
+        self._blocking_call(
+            self._start_turn(text, end, blocking), CONNECT_TIMEOUT, "sending the prompt"
+        )
+        return end
+
+    def command(self, command: Command) -> CommandReply:
+        """Sends one command and returns the agent's reply; failures become `ok: false`."""
+        try:
+            reply = self.loop.call(self._send(command), COMMAND_TIMEOUT + 1)
+        except (GatewayError, TimeoutError) as exc:
+            message = str(exc) or f"agent {self.name} did not answer in time"
+            return CommandReply(command=command.type, ok=False, message=message)
+        if isinstance(reply, CommandReply):  # the widget puts its own command id on it
+            return reply.model_copy(update={"command_id": None})
+        return CommandReply(command=command.type, ok=True)
+
+    def close(self) -> None:
+        """Detach this notebook (the agent keeps running in the gateway)."""
+        with contextlib.suppress(Exception):
+            self.loop.call(self.aclose(), COMMAND_TIMEOUT)
+
+    def _blocking_call(self, coro: Any, within: float, doing: str) -> Any:
+        try:
+            return self.loop.call(coro, within)
+        except TimeoutError:
+            raise GatewayError(
+                f"agent {self.name}: no answer within {within:g} s {doing}"
+            ) from None
+
+    def _traits(self) -> dict[str, Any]:
+        return {k: v for k, v in self.state.items() if k in ("status", "mode", "model", "demo")}
+
+    # ------------------------------------------------------------ AgentController
+
+    def respond_permission(
+        self,
+        request_id: str,
+        decision: PermissionDecision,
+        *,
+        client_id: str,
+        rule: str | None,
+        reason: str | None,
+    ) -> CommandReply:
+        return self.command(
+            PermissionResponseCommand(
+                request_id=request_id,
+                decision=decision,
+                client_id=client_id,
+                rule=rule,
+                reason=reason,
+            )
+        )
+
+    def respond_ui(self, request_id: str, value: UiValue, *, client_id: str) -> CommandReply:
+        return self.command(
+            UiResponseCommand(request_id=request_id, value=value, client_id=client_id)
+        )
+
+    def abort(self) -> CommandReply:
+        return self.command(AbortCommand())
+
+    def steer(self, text: str) -> CommandReply:
+        return self.command(SteerCommand(text=text))
+
+    def set_mode(self, mode: str) -> CommandReply:
+        return self.command(SetModeCommand(mode=mode))
+
+    # ------------------------------------------------------------ connection (on the loop)
+
+    async def connect(self) -> None:
+        await self._drop_socket()
+        self.info = await self.link.attach(self.info.id)
+        if self.info.kernel_id is None:
+            raise GatewayError(f"agent {self.name} did not start: see the gateway's log")
+        try:
+            sock = await KernelSocket.open(
+                self.link.url, self.info.kernel_id, token=self.link.token, within=COMMAND_TIMEOUT
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            raise GatewayError(
+                f"cannot open agent {self.name}'s kernel channels at {self.link.url}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
+        self._sock = sock
+        self._spawn(self._read(sock))
+        await self._attach()
+        self.connected = True
+        if self._heartbeat is None or self._heartbeat.done():
+            self._heartbeat = self._spawn(self._beat())
+
+    async def _attach(self) -> None:
+        """Attach on a fresh comm; its snapshot (and the pages after it) catch the widgets up."""
+        sock = self._sock
+        if sock is not None and self._comm_id:  # one comm per client: close the previous one
+            with contextlib.suppress(Exception):
+                sock.comm_close(self._comm_id)
+        command = AttachCommand(
+            id=_new_id(), client_id=self.client_id, since=self.last_seq, role=self.role
+        )
+        snapshot = await self._send(command, on_reply=self._take_snapshot, opening=True)
+        if isinstance(snapshot, SnapshotReply):
+            await self._page(snapshot, list(self.widgets))
+        elif isinstance(snapshot, CommandReply) and not snapshot.ok:
+            raise GatewayError(f"agent {self.name} refused the attach: {snapshot.message}")
+
+    def _take_snapshot(self, reply: CommandReply | SnapshotReply) -> None:
+        if not isinstance(reply, SnapshotReply):
+            return
+        self.state.update(status=reply.status, mode=reply.mode, model=reply.model)
+        self.last_seq = max(self.last_seq, reply.last_seq)
+        for widget in list(self.widgets):
+            widget.apply_snapshot(reply)
+
+    async def _replay(self, widget: AgentWidget) -> None:
+        """Recent history into a new widget, which then joins the live stream in order."""
+
+        def start(reply: CommandReply | SnapshotReply) -> None:
+            if isinstance(reply, SnapshotReply):
+                widget.apply_snapshot(reply)
+            self.widgets.append(widget)
+
+        since = max(-1, self.last_seq - DEFAULT_MAX_EVENTS)
+        first = await self._send(SyncCommand(since=since, limit=PAGE), on_reply=start)
+        if isinstance(first, SnapshotReply):
+            await self._page(first, [widget])
+
+    async def _page(self, page: SnapshotReply, widgets: list[AgentWidget]) -> None:
+        """The rest of a paged snapshot: only the newest DEFAULT_MAX_EVENTS are worth fetching."""
+        until = page.last_seq
+        while page.has_more and page.events:
+            since = max(page.events[-1].seq, until - DEFAULT_MAX_EVENTS)
+            reply = await self._send(SyncCommand(since=since, until=until, limit=PAGE))
+            if not isinstance(reply, SnapshotReply):
+                return
+            page = reply
+            for widget in widgets:
+                widget.push_many(page.events)
+
+    async def _start_turn(self, text: str, end: Future[TurnEndEvent], blocking: bool) -> None:
+        if not self.connected:
+            await self.connect()
+        if blocking:
+            await self._set_role("observer")
+            end.add_done_callback(lambda _: self._spawn(self._set_role("interactive")))
+        command = PromptCommand(id=_new_id(), text=text)
+        assert command.id is not None
+        self._turns[command.id] = (end, None)
+        try:
+            reply = await self._send(command)
+        except BaseException:
+            self._turns.pop(command.id, None)
+            raise
+        if isinstance(reply, CommandReply) and not reply.ok:
+            self._turns.pop(command.id, None)
+            raise GatewayError(f"agent {self.name}: {reply.message}")
+
+    async def _set_role(self, role: ClientRole) -> None:
+        """Attach again in `role` (the kernel keeps one role per comm)."""
+        if self.role == role:
+            return
+        self.role = role
+        if self.connected:
+            try:
+                await self._attach()
+            except GatewayError as exc:
+                log.warning("shard: %s", exc)
+
+    async def aclose(self) -> None:
+        self.connected = False
+        await self._drop_socket()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _drop_socket(self) -> None:
+        sock, self._sock = self._sock, None
+        if sock is None:
+            return
+        with contextlib.suppress(Exception):
+            if self._comm_id:
+                sock.comm_close(self._comm_id)
+            await asyncio.sleep(0)  # let the close frame go out first
+            sock.close()
+        self._disconnected(f"agent {self.name} was detached")
+
+    # ------------------------------------------------------------ commands and replies
+
+    async def _send(
+        self, command: Command, *, on_reply: OnReply | None = None, opening: bool = False
+    ) -> CommandReply | SnapshotReply:
+        sock = self._sock
+        if sock is None:
+            raise GatewayError(f"agent {self.name} is not connected: %shard attach {self.name}")
+        command_id = command.id or _new_id()
+        data = command.model_copy(update={"id": command_id}).model_dump(mode="json")
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._replies[command_id] = (future, on_reply)
+        try:
+            if opening:
+                self._comm_id = sock.open_comm(data)
+            else:
+                sock.comm_send(self._comm_id, data)
+            return await asyncio.wait_for(future, COMMAND_TIMEOUT)
+        except TimeoutError:
+            raise GatewayError(
+                f"agent {self.name} did not answer {command.type} within {COMMAND_TIMEOUT:g} s"
+            ) from None
+        except OSError as exc:  # tornado's WebSocketClosedError among them
+            raise GatewayError(f"the connection to agent {self.name} is closed ({exc})") from None
+        finally:
+            self._replies.pop(command_id, None)
+
+    async def _read(self, sock: KernelSocket) -> None:
+        try:
+            while True:
+                try:
+                    message = await sock.recv()
+                except ValueError:  # a frame that does not decode: skip it, keep the stream
+                    log.warning("shard: agent %s sent a frame that does not decode", self.name)
+                    continue
+                if message is None:
+                    break
+                try:
+                    self._route(message)
+                except Exception:  # one bad message must not stop the stream
+                    log.exception("shard: agent %s: a message could not be handled", self.name)
+        finally:
+            sock.close()  # closed by the other end, the socket still holds its half
+            if sock is self._sock:
+                self._sock = None
+                self._disconnected(f"the connection to agent {self.name} closed")
+
+    def _route(self, message: dict[str, Any]) -> None:
+        if (event := shard_event(message)) is not None:
+            self._on_event(event)
+        elif self._comm_id and (data := comm_reply(message, self._comm_id)) is not None:
+            self._on_reply(data)
+
+    def _on_reply(self, data: Any) -> None:
+        try:
+            reply = REPLIES.validate_python(data)
+        except ValidationError:
+            log.warning("shard: agent %s sent a reply that does not fit the protocol", self.name)
+            return
+        key = reply.command_id or ""
+        if key in self._turns and isinstance(reply, CommandReply) and reply.ok:
+            self._turns[key] = (self._turns[key][0], self.last_seq)  # its turn_end comes later
+        future, on_reply = self._replies.pop(key, (None, None))
+        if future is None or future.done():
+            return
+        if on_reply is not None:
+            on_reply(reply)  # here, in stream order: no live event slips in between
+        future.set_result(reply)
+
+    def _on_event(self, event: dict[str, Any]) -> None:
+        seq, kind = event.get("seq"), event.get("type")
+        if not isinstance(seq, int):
+            return
+        if self.connected and self.last_seq >= 0 and seq > self.last_seq + 1:
+            self._spawn(self._fill_gap(self.last_seq, seq - 1))
+        self.last_seq = max(self.last_seq, seq)
+        if kind == "status":
+            self.state.update({k: event[k] for k in ("status", "mode", "model", "demo")})
+        if kind in ("status", "usage"):
+            self.latest[str(kind)] = event
+        for widget in list(self.widgets):
+            if widget.comm is None:  # closed: it drops out (in place: the main thread appends)
+                with contextlib.suppress(ValueError):
+                    self.widgets.remove(widget)
+                continue
+            widget.push(event)
+        if kind == "turn_end":
+            # the engine's next status says the same; a `--wait` ends before it arrives
+            self.state["status"] = "error" if event.get("reason") == "error" else "idle"
+            self._end_turns(seq, event)
+        elif kind == "restarted" and self.connected:
+            self._spawn(self._reattach())
+
+    async def _reattach(self) -> None:
+        """A new kernel process resumed the agent: our comm died with the old one."""
+        try:
+            await self._attach()
+        except GatewayError as exc:
+            log.warning("shard: %s", exc)
+
+    def _end_turns(self, seq: int, event: dict[str, Any]) -> None:
+        for key, (end, after) in list(self._turns.items()):
+            if after is not None and seq > after:
+                del self._turns[key]
+                if not end.done():
+                    end.set_result(TurnEndEvent.model_validate(event))
+
+    async def _fill_gap(self, since: int, until: int) -> None:
+        with contextlib.suppress(GatewayError):
+            page = await self._send(SyncCommand(since=since, until=until, limit=PAGE))
+            if isinstance(page, SnapshotReply):
+                for widget in list(self.widgets):
+                    widget.push_many(page.events)
+
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_EVERY)
+            sock = self._sock
+            if sock is not None and self._comm_id:
+                with contextlib.suppress(Exception):
+                    beat = HeartbeatCommand(client_id=self.client_id)
+                    sock.comm_send(self._comm_id, beat.model_dump(mode="json"))
+
+    def _disconnected(self, why: str) -> None:
+        self.connected = False
+        error = GatewayError(why)
+        for future, _ in list(self._replies.values()):
+            if not future.done():
+                future.set_exception(error)
+        self._replies.clear()
+        for end, _ in list(self._turns.values()):
+            if not end.done():
+                end.set_exception(error)
+        self._turns.clear()
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex[:12]

@@ -1,0 +1,82 @@
+"""DashboardHost: an AgentDashboard filled from the gateway's registry, refreshed while shown.
+
+It polls `GET /shard/api/agents` every POLL_EVERY seconds on the LoopThread until the widget is
+closed. Attach opens an AgentWidget below the table (the same path as `%shard attach`); Kill
+stops the agent's kernel and refreshes at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets
+
+from shard_core.protocol import AgentAttachCommand, AgentInfo, CommandReply
+from shard_kernel.remote.link import GatewayError, GatewayLink
+from shard_widgets import AgentDashboard
+from shard_widgets.dashboard import AgentAction
+
+if TYPE_CHECKING:
+    from shard_kernel.remote.hub import RemoteHub
+
+log = logging.getLogger("shard_kernel.remote")
+POLL_EVERY = 2.0
+
+
+class DashboardHost:
+    def __init__(self, hub: RemoteHub, link: GatewayLink, agents: list[AgentInfo]) -> None:
+        self.hub = hub
+        self.link = link
+        self.widget = AgentDashboard(agents, on_action=self.act)
+        self.view = ipywidgets.VBox([self.widget])
+        self.error = ""
+        self._stopped = False
+        self._poller = hub.loop.submit(self._poll())
+
+    @property
+    def polling(self) -> bool:
+        return not self._poller.done()
+
+    def act(self, action: AgentAction) -> CommandReply:
+        kind = "attach" if isinstance(action, AgentAttachCommand) else "kill"
+        try:
+            if isinstance(action, AgentAttachCommand):
+                agent = self.hub.attach(action.agent_id)
+                self.view.children = (*self.view.children, agent.widget(history=True))
+                message = f"attached to {agent.name}"
+            else:
+                message = f"{self.hub.kill(action.agent_id).name} stopped"
+            self.refresh()
+        except GatewayError as exc:
+            return CommandReply(command=kind, ok=False, message=str(exc))
+        return CommandReply(command=kind, ok=True, message=message)
+
+    def refresh(self) -> None:
+        self._show(self.hub.call(self.link.agents()))
+
+    def stop(self) -> None:
+        self._stopped = True
+        self._poller.cancel()
+
+    def _closed(self) -> bool:
+        return self._stopped or self.widget.comm is None or self.view.comm is None
+
+    async def _poll(self) -> None:
+        while not self._closed():
+            await asyncio.sleep(POLL_EVERY)
+            if self._closed():
+                return
+            try:
+                self._show(await self.link.agents())
+                self.error = ""
+            except GatewayError as exc:  # keep the last list; say so once
+                if str(exc) != self.error:
+                    log.warning("shard dashboard: %s", exc)
+                self.error = str(exc)
+
+    def _show(self, agents: list[AgentInfo]) -> None:
+        fresh: list[Any] = [a.model_dump(mode="json") for a in agents]
+        if fresh != self.widget.agents:
+            self.widget.agents = fresh
