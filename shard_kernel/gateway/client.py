@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
 from collections import deque
 from datetime import UTC, datetime
@@ -142,6 +143,19 @@ class KernelSocket:
 
     def close(self) -> None:
         self.conn.close()
+
+    async def aclose(self, within: float = 1.0) -> None:
+        """Close with the handshake and wait for the TCP socket to go; if the server has not
+        answered within `within` seconds, drop it (a loop stopped mid-handshake leaks it)."""
+        protocol = self.conn.protocol
+        stream: Any = getattr(protocol, "stream", None)
+        self.conn.close()
+        deadline = time.monotonic() + within
+        # tornado owns the stream's close callback, so poll rather than hook it
+        while stream is not None and not stream.closed() and time.monotonic() < deadline:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+        if stream is not None and not stream.closed():
+            stream.close()
 
     # ------------------------------------------------------------ Shard over Jupyter
 

@@ -284,8 +284,8 @@ class RemoteAgent:
         with contextlib.suppress(Exception):
             if self._comm_id:
                 sock.comm_close(self._comm_id)
-            await asyncio.sleep(0)  # let the close frame go out first
-            sock.close()
+            await asyncio.sleep(0)  # let the comm_close go out first
+            await sock.aclose()
         self._disconnected(f"agent {self.name} was detached")
 
     # ------------------------------------------------------------ commands and replies
