@@ -15,13 +15,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import comm
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
-from ipywidgets.widgets.widget import _instances  # pyright: ignore[reportPrivateUsage]
 
 from shard_kernel.magics import ShardMagics
 from tests.integration.gateway.conftest import TOKEN, Server, Servers, write_script
+from tests.unit.widgets import _support
 from tests.unit.widgets._support import RecordingComm
 
 
@@ -48,17 +47,7 @@ def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Interacti
 
 @pytest.fixture(autouse=True)
 def recording_comms(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[RecordingComm]]:
-    made: list[RecordingComm] = []
-
-    def create_comm(**kwargs: Any) -> RecordingComm:
-        made.append(RecordingComm(**kwargs))
-        return made[-1]
-
-    monkeypatch.setattr(comm, "create_comm", create_comm)
-    yield made
-    for widget in list(_instances.values()):
-        if widget.comm in made:
-            widget.close()
+    yield from _support.recording_comms(monkeypatch)
 
 
 @pytest.fixture

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
+import comm
+import pytest
 from comm.base_comm import BaseComm
+from ipywidgets.widgets.widget import _instances  # pyright: ignore[reportPrivateUsage]
 
 
 class RecordingComm(BaseComm):
@@ -87,3 +91,19 @@ def permission_resolved(seq: int, request_id: str = "req-1", **fields: Any) -> d
         "rule": None,
     }
     return event("permission_resolved", seq, **{**base, **fields})
+
+
+def recording_comms(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[RecordingComm]]:
+    """Widgets made meanwhile get RecordingComms (`comm.create_comm` is the documented
+    replacement point); yields the list of them, and closes those widgets afterwards."""
+    made: list[RecordingComm] = []
+
+    def create_comm(**kwargs: Any) -> RecordingComm:
+        made.append(RecordingComm(**kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(comm, "create_comm", create_comm)
+    yield made
+    for widget in list(_instances.values()):
+        if widget.comm in made:
+            widget.close()

@@ -7,25 +7,13 @@ comm that drops everything); each widget made in a test is closed afterwards.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-import comm
 import pytest
-from ipywidgets.widgets.widget import _instances  # pyright: ignore[reportPrivateUsage]
 
+from tests.unit.widgets import _support
 from tests.unit.widgets._support import RecordingComm
 
 
 @pytest.fixture(autouse=True)
 def recording_comms(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[RecordingComm]]:
-    made: list[RecordingComm] = []
-
-    def create_comm(**kwargs: Any) -> RecordingComm:
-        made.append(RecordingComm(**kwargs))
-        return made[-1]
-
-    monkeypatch.setattr(comm, "create_comm", create_comm)
-    yield made
-    for widget in list(_instances.values()):
-        if widget.comm in made:
-            widget.close()
+    yield from _support.recording_comms(monkeypatch)
