@@ -100,8 +100,8 @@ def start_gateway(*args: str) -> Gateway:
     argv = [sys.executable, "-m", "shard_kernel.gateway", "--port", str(port), "--token", TOKEN]
     if os.geteuid() == 0:
         argv.append("--allow-root")
-    log = (root / "server.log").open("ab")
-    proc = subprocess.Popen([*argv, *args], env=env, stdout=log, stderr=subprocess.STDOUT)
+    with (root / "server.log").open("ab") as log:  # the server keeps its own copy of the fd
+        proc = subprocess.Popen([*argv, *args], env=env, stdout=log, stderr=subprocess.STDOUT)
     gateway = Gateway(proc, port, root)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -9,7 +9,8 @@ For synthetic sessions of 1k, 5k and 28k entries it times:
             SessionStore.read (parse every line into SessionEntry), the active branch, the
             live-context measure and DeterministicCompactor.compact (everything folded but the
             tail); the honest "full compaction", compared with the floor (file/floor)
-  memory    the compact step alone on the branch the store already holds (the turn loop's case)
+  memory    the compact step alone on the branch the store already holds (the turn loop's case),
+            by a new compactor each run: nothing carried over from the run before
 Goals: full compaction <= 3x floor, and under 10 / 42 / 250 ms (half of pi-vcc).
 
 Then incremental compaction on the 28k session: (a) the session grown entry by entry the way
@@ -82,9 +83,8 @@ def full_compaction(path: Path, runs: int) -> dict[str, float]:
     data = CompactionInput(
         entries, estimate_entries(entries) + OVERHEAD, WINDOW, TARGET, "threshold", 0
     )
-    compactor = DeterministicCompactor()
-    assert compactor.compact(data) is not None
-    memory = timed(lambda: compactor.compact(data), runs)
+    assert DeterministicCompactor().compact(data) is not None
+    memory = timed(lambda: DeterministicCompactor().compact(data), runs)  # cold, every time
     return {"floor": floor[0], "floor_min": floor[1], "bare": bare[0], "load": load[0],
             "full": full[0], "full_min": full[1], "memory": memory[0]}  # fmt: skip
 

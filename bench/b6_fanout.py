@@ -1,27 +1,34 @@
 """B6: one agent's event stream fanned out through jupyter_server to many WebSocket clients.
 
 A scripted agent streams ~1,000 events/s (thinking and text deltas paced by the script's `delay`,
-plus message_complete, usage, tool_call and tool_result for an `ls` per step) while N clients
-read the kernel WebSocket. Delivery latency = receive time - the event's `ts` (same clock).
-Each client tracks `seq`: a gap triggers `sync{since, until}`; at the end every client's events
-plus what it synced are checked against the agent's event log, so a loss nobody noticed counts
-as silent. Clients speak the v1 subprotocol (as JupyterLab does); the kernel coalesces bursts
-into `event_batch` messages ("events/frame"). Same run, for ≤ 10 clients: Shard with clients on
-the JSON protocol, and an anchor — stock ipykernel publishing one comm_msg per event at
-1,000/s (no agent work, no batching) to the same number of v1 clients: the relay's own limit.
-Each case gets a fresh server. Goals: 10 clients p99 ≤ 20 ms; 100 clients no silent loss.
+plus message_complete, usage, tool_call and tool_result for an `ls` per step) while N clients read
+the kernel WebSocket. Each case sets the pace first: one turn of a probe agent on the same server
+gives the time per step on this machine now, and the measured agent's steps get the `delay` that
+makes a step last its share of a second at the target rate (`--rate`, default 1,000 events/s;
+`--delay` fixes the delay instead, 0 = as fast as the agent goes). Delivery latency = receive time -
+the event's `ts` (same clock). Each client tracks `seq`: a gap triggers `sync{since, until}`; at the
+end every client's events plus what it synced are checked against the agent's event log, so a loss
+nobody noticed counts as silent. Clients speak the v1 subprotocol (as JupyterLab does); the kernel
+coalesces bursts into `event_batch` messages ("events/frame"). Same run, for ≤ 10 clients: Shard
+with clients on the JSON protocol, and an anchor — stock ipykernel publishing one comm_msg per event
+at 1,000/s (no agent work, no batching) to the same number of v1 clients: the relay's own limit.
+Each case gets a fresh server. The clients' process does not collect garbage while it measures.
+Goals: 10 clients p99 ≤ 20 ms; 100 clients no silent loss.
 
-    python bench/b6_fanout.py [--clients 10 100] [--seconds 8] [--quick]
+    python bench/b6_fanout.py [--clients 10 100] [--seconds 8] [--rate 1000] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import math
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +41,11 @@ from shard_kernel.gateway.client import KernelSocket, comm_reply, shard_event
 
 STEPS_PER_TURN = 150  # the turn loop's default max_steps is 200
 EVENTS_PER_STEP = 14  # measured: 8 paced deltas + tool-call deltas + complete, usage, call, result
-DELAY = 0.0
+RATE = 1000.0
+"""Events/s the measured agent is paced at (the goal's ~1,000)."""
+PROBE_STEPS = STEPS_PER_TURN
+"""Steps of the turn that measures the pace (see `calibrate`): a whole turn, as the measured
+turns are (a step costs more as the turn grows)."""
 
 
 @dataclass
@@ -101,7 +112,9 @@ async def until(client: Client, done: Any, within: float) -> bool:
     return True
 
 
-def script(gateway: Gateway, seconds: float, delay: float = DELAY) -> tuple[str, int]:
+def script(
+    gateway: Gateway, seconds: float, delay: float, name: str = "b6.json"
+) -> tuple[str, int]:
     """Enough turns for `seconds` at ~1,000 events/s; the per-step delay sets the pace."""
     step = {
         "thinking": "one two three four five six seven eight",
@@ -112,7 +125,7 @@ def script(gateway: Gateway, seconds: float, delay: float = DELAY) -> tuple[str,
     total = max(10, round(seconds * 1000 / EVENTS_PER_STEP))
     turns = math.ceil(total / STEPS_PER_TURN)
     steps = ([step] * math.ceil(total / turns) + [{"text": "turn done"}]) * turns
-    return gateway.script(steps, name="b6.json"), turns
+    return gateway.script(steps, name=name), turns
 
 
 async def connect(
@@ -150,14 +163,15 @@ async def run_anchor(gateway: Gateway, n: int, seconds: float) -> dict[str, Any]
     clients = await connect(gateway, python["id"], n, attach=False)
     readers = [asyncio.ensure_future(read(c)) for c in clients]
     await asyncio.sleep(1.0)
-    (kernel_pid,) = children(gateway.proc.pid)
-    pids = {"server": gateway.proc.pid, "kernel": kernel_pid, "clients": os.getpid()}
+    pids = {"server": gateway.proc.pid, "kernel": _kernel_pid(gateway, python["id"]),
+            "clients": os.getpid()}  # fmt: skip
     before = {name: cpu_seconds(pid) for name, pid in pids.items()}
     began = time.monotonic()
     frames = clients[0].sock.frames
-    clients[0].sock.execute(ANCHOR.format(count=count, rate=1000))
-    for c in clients:
-        await until(c, lambda c=c: c.last >= count - 1, 120)
+    with _clients_gc_paused():
+        clients[0].sock.execute(ANCHOR.format(count=count, rate=1000))
+        for c in clients:
+            await until(c, lambda c=c: c.last >= count - 1, 120)
     wall = time.monotonic() - began
     frames = clients[0].sock.frames - frames
     cpu = {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}
@@ -173,25 +187,51 @@ async def run_anchor(gateway: Gateway, n: int, seconds: float) -> dict[str, Any]
     return summary
 
 
+async def calibrate(gateway: Gateway, rate: float) -> float:
+    """The step `delay` that paces the agent at ~`rate` events/s on this machine now.
+
+    One turn of an agent whose steps wait half their share of a second gives the time per
+    step (its work, the wait, and the wait's overshoot: asyncio sleeps at millisecond
+    granularity); the measured agent's delay adds or removes the difference."""
+    probe = EVENTS_PER_STEP / rate / 2
+    model, _ = script(gateway, PROBE_STEPS * EVENTS_PER_STEP / 1000, probe, "b6-pace.json")
+    agent = gateway.rest("POST", "/shard/api/agents", {"cwd": gateway.workspace(), "model": model})
+    (client,) = await connect(gateway, agent["kernel_id"], 1)
+    reader = asyncio.ensure_future(read(client))
+    try:
+        await _drive(client, 1)
+    finally:
+        reader.cancel()
+        client.sock.close()
+        gateway.rest("DELETE", f"/shard/api/agents/{agent['id']}")
+    per_step = EVENTS_PER_STEP * client.producing / max(1, len(client.seen))
+    return max(0.0, probe + EVENTS_PER_STEP / rate - per_step)
+
+
 async def run_case(
-    gateway: Gateway, n: int, seconds: float, delay: float = DELAY, v1: bool = True
+    gateway: Gateway, n: int, seconds: float, pace: tuple[float, float | None], v1: bool = True
 ) -> dict[str, Any]:
+    """`pace`: the target events/s, and the step delay to use instead (None: calibrate)."""
+    rate, delay = pace
+    if delay is None:
+        delay = await calibrate(gateway, rate)
     model, turns = script(gateway, seconds, delay)
     agent = gateway.rest("POST", "/shard/api/agents", {"cwd": gateway.workspace(), "model": model})
     clients = await connect(gateway, agent["kernel_id"], n, v1)
     readers = [asyncio.ensure_future(read(c)) for c in clients]
     await asyncio.sleep(1.0)
     start_seq = _last_seq(gateway, agent["id"])
-    (kernel_pid,) = children(gateway.proc.pid)
-    pids = {"server": gateway.proc.pid, "kernel": kernel_pid, "clients": os.getpid()}
+    pids = {"server": gateway.proc.pid, "kernel": _kernel_pid(gateway, agent["kernel_id"]),
+            "clients": os.getpid()}  # fmt: skip
     before = {name: cpu_seconds(pid) for name, pid in pids.items()}
     began = time.monotonic()
     frames = clients[0].sock.frames
-    await _drive(clients[0], turns)
-    last_seq = _last_seq(gateway, agent["id"])
-    for c in clients:
-        if not await until(c, lambda c=c: c.last >= last_seq, 60):
-            c.resync(c.last, last_seq)  # the tail never came: the same protocol fills it
+    with _clients_gc_paused():
+        await _drive(clients[0], turns)
+        last_seq = _last_seq(gateway, agent["id"])
+        for c in clients:
+            if not await until(c, lambda c=c: c.last >= last_seq, 60):
+                c.resync(c.last, last_seq)  # the tail never came: the same protocol fills it
     wall = time.monotonic() - began
     frames = clients[0].sock.frames - frames
     cpu = {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}
@@ -207,7 +247,27 @@ async def run_case(
     summary["per_frame"] = summary["events"] / max(1, frames)
     summary["cpu"] = {name: used / wall for name, used in cpu.items()}
     summary["case"] = "shard, v1" if v1 else "shard, JSON protocol"
+    summary["delay"] = delay
     return summary
+
+
+@contextmanager
+def _clients_gc_paused() -> Iterator[None]:
+    """No garbage collection in the clients' process while they measure: its collections (up
+    to 13 ms here) would be the bench clients' own latency, not the relay's."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _kernel_pid(gateway: Gateway, kernel_id: str) -> int:
+    """The server's child process running this kernel (its connection file names the id)."""
+    for pid in children(gateway.proc.pid):
+        if kernel_id in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+            return pid
+    raise RuntimeError(f"no process runs kernel {kernel_id}")
 
 
 async def _drive(driver: Client, turns: int) -> None:
@@ -259,11 +319,12 @@ def _summary(
 
 
 def report(rows: list[dict[str, Any]]) -> str:
-    headers = ["case", "clients", "events", "events/s", "p50 ms", "p99 ms", "max ms", "gaps",
-               "missed", "silent", "unrecovered", "events/frame", "server µs/event/client",
-               "CPU srv/kernel/clients"]  # fmt: skip
+    headers = ["case", "clients", "events", "events/s", "delay ms/step", "p50 ms", "p99 ms",
+               "max ms", "gaps", "missed", "silent", "unrecovered", "events/frame",
+               "server µs/event/client", "CPU srv/kernel/clients"]  # fmt: skip
     body = [
-        [r["case"], str(r["clients"]), str(r["events"]), f"{r['rate']:.0f}", ms(r["p50"]),
+        [r["case"], str(r["clients"]), str(r["events"]), f"{r['rate']:.0f}",
+         f"{r['delay'] * 1000:.1f}" if "delay" in r else "—", ms(r["p50"]),
          ms(r["p99"]), ms(r["max"]), str(r["gaps"]), str(r["missed"]), str(r["silent"]),
          str(r["unrecovered"]), f"{r['per_frame']:.1f}", f"{r['server_us']:.0f}",
          "/".join(f"{r['cpu'][k]:.0%}" for k in ("server", "kernel", "clients"))]
@@ -279,7 +340,11 @@ def main(argv: list[str] | None = None) -> int:
         "--seconds", type=float, nargs="+", default=[4.0, 0.5],
         help="seconds of events at ~1,000/s, one per client count (default: 4 for 10, 0.5 for 100)",
     )  # fmt: skip
-    parser.add_argument("--delay", type=float, default=DELAY, help="seconds per step (pace)")
+    parser.add_argument("--rate", type=float, default=RATE, help="events/s to pace the agent at")
+    parser.add_argument(
+        "--delay", type=float, default=None,
+        help="seconds of delay per step instead of pacing at --rate (0: unpaced)",
+    )  # fmt: skip
     parser.add_argument(
         "--compare", action=argparse.BooleanOptionalAction, default=True,
         help="for ≤ 10 clients also run Shard over the JSON protocol and the ipykernel anchor",
@@ -290,10 +355,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for i, n in enumerate(counts):
         span = seconds[min(i, len(seconds) - 1)]
-        cases = [lambda g, n=n, s=span: run_case(g, n, s, args.delay)]
+        pace = (args.rate, args.delay)
+        cases = [lambda g, n=n, s=span, p=pace: run_case(g, n, s, p)]
         if args.compare and n <= 10:
             cases += [
-                lambda g, n=n, s=span: run_case(g, n, s, args.delay, v1=False),
+                lambda g, n=n, s=span, p=pace: run_case(g, n, s, p, v1=False),
                 lambda g, n=n, s=span: run_anchor(g, n, s),
             ]
         for case in cases:

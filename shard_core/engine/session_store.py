@@ -104,7 +104,7 @@ def _parse_lines(data: bytes) -> tuple[list[SessionEntry], LoadReport, int]:
             return entries, report, offset
         line = data[offset:end]
         offset = end + 1
-        if not line.strip():
+        if not line or line.isspace():  # blank (isspace: no copy of the line, unlike strip)
             continue
         try:
             entries.append(ENTRY_ADAPTER.validate_json(line))
@@ -242,10 +242,11 @@ class SessionStore:
         chain: list[SessionEntry] = []
         cursor = target
         seen: set[str] = set()
+        local = self._by_id.get  # this log's entries first: the walk reads every one of them
         while cursor is not None and cursor not in seen:
             seen.add(cursor)
-            entry = self.get(cursor)
-            if entry is None:
+            entry = local(cursor)
+            if entry is None and (entry := self.get(cursor)) is None:
                 break
             chain.append(entry)
             cursor = entry.parent_id

@@ -21,8 +21,9 @@ A script is JSON (see docs/SCRIPTED.md)::
   (`end_turn`) instead of going on blindly; the step counts as played.
 - `last_tool_result_contains` is a string or a list of strings that must all occur.
 - After the last step every call answers "[scripted demo] script finished" and ends the turn.
-- Text streams in a few chunks; `delay` (seconds, default 0) is spread over them. Usage is
-  estimated at four characters a token so context gauges move; cost is zero.
+- Text streams in a few chunks; `delay` (seconds, default 0) is spread over them (a pause that
+  oversleeps shortens the next ones, so the chunks take `delay` in all). Usage is estimated at
+  four characters a token so context gauges move; cost is zero.
 - A replayed session plays each recorded assistant message verbatim, ids included.
 """
 
@@ -32,6 +33,7 @@ import asyncio
 import json
 import math
 import re
+import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
@@ -120,8 +122,11 @@ class ScriptedProvider:
             content, delay = _play(self._steps[index], index, request)
         deltas = [d for block in content for d in _deltas(block)]
         pause = delay / len(deltas) if deltas else 0.0
+        late = 0.0  # what the pauses so far overslept: asyncio sleeps at millisecond granularity
         for delta in deltas:
-            await asyncio.sleep(pause)  # also a cancellation point between chunks
+            began = time.monotonic()
+            await asyncio.sleep(max(0.0, pause - late))  # also a cancellation point between chunks
+            late = max(0.0, late + time.monotonic() - began - pause)
             yield delta
         has_calls = any(isinstance(b, ToolCallBlock) for b in content)
         usage = _estimate(request, content, self._sizes)

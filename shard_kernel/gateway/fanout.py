@@ -11,21 +11,32 @@ rate limits, traceback replacement, the v1 or JSON framing, buffering while nobo
 is unchanged. A view without a callback keeps what arrives (up to ZMQ's default high-water mark,
 1000 messages, like the SUB socket it replaces) and delivers it once a callback is set. The
 shared subscription outlives its last view while the kernel runs, so a reconnecting client
-never waits for (or loses messages to) a fresh ZMQ subscription.
+never waits for (or loses messages to) a fresh ZMQ subscription. One view's failure never
+keeps a message from the views after it.
+
+`ws_frame` builds the WebSocket frame of a message in the v1 subprotocol once, for every view
+(server frames are unmasked, so without compression every client gets the same bytes).
 """
 
 from __future__ import annotations
 
+import logging
+import struct
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from jupyter_server.services.kernels.connection.base import serialize_msg_to_ws_v1
 from tornado.ioloop import IOLoop
 
 QUEUE_LIMIT = 1000
 """Messages a view holds while it has no callback (ZMQ's default receive high-water mark)."""
 KEEP_CHECK = 5.0
 """Seconds between checks whether a subscription without views can be closed."""
+DELIMITER = b"<IDS|MSG>"
+"""Separates a Jupyter message's routing frames from its signature and parts."""
+_FINAL_BINARY = 0x82
+log = logging.getLogger(__name__)
 
 
 class SharedIopub:
@@ -38,6 +49,8 @@ class SharedIopub:
         self.stream.on_recv(self._dispatch)
         self.views: list[IopubView] = []
         self._check: object | None = None
+        self._framed: list[bytes] | None = None
+        self._frame: bytes | None = None
 
     @classmethod
     def view(cls, kernel_id: str, kernel_manager: Any) -> IopubView:
@@ -74,7 +87,35 @@ class SharedIopub:
 
     def _dispatch(self, msg_list: list[bytes]) -> None:
         for view in list(self.views):
-            view.deliver(msg_list)
+            try:
+                view.deliver(msg_list)
+            except Exception:  # e.g. a WebSocket that closed under its connection
+                log.warning("shard: an IOPub message could not reach one client", exc_info=True)
+
+    def ws_frame(self, msg_list: list[Any]) -> bytes | None:
+        """The message as one v1 WebSocket frame, built once per message; None if it is not a
+        plain Jupyter message of bytes (the caller then encodes it the usual way)."""
+        if msg_list is not self._framed:
+            self._framed, self._frame = msg_list, websocket_frame(msg_list)
+        return self._frame
+
+
+def websocket_frame(msg_list: list[Any], channel: str = "iopub") -> bytes | None:
+    """A final, unmasked, uncompressed binary frame carrying a kernel message in the
+    `v1.kernel.websocket.jupyter.org` encoding (what jupyter_server and tornado would write);
+    None if `msg_list` is not a Jupyter message of bytes."""
+    if not all(isinstance(part, bytes) for part in msg_list) or DELIMITER not in msg_list:
+        return None
+    parts = msg_list[msg_list.index(DELIMITER) + 2 :]  # header, parent, metadata, content, ...
+    payload: bytes = serialize_msg_to_ws_v1(parts, channel)
+    size = len(payload)
+    if size < 126:
+        head = struct.pack("!BB", _FINAL_BINARY, size)
+    elif size <= 0xFFFF:
+        head = struct.pack("!BBH", _FINAL_BINARY, 126, size)
+    else:
+        head = struct.pack("!BBQ", _FINAL_BINARY, 127, size)
+    return head + payload
 
 
 class _Socket:
@@ -110,6 +151,9 @@ class IopubView:
 
     def stop_on_recv(self) -> None:
         self._callback = None
+
+    def ws_frame(self, msg_list: list[Any]) -> bytes | None:
+        return self._shared.ws_frame(msg_list)
 
     def deliver(self, msg_list: list[bytes]) -> None:
         if self._closed:

@@ -14,7 +14,7 @@ from shard_core.engine.compaction.compactor import (
     branch_positions,
     latest_plan,
 )
-from shard_core.engine.compaction.context import SectionContext, ToolIndex
+from shard_core.engine.compaction.context import BlockIndex, SectionContext, ToolIndex
 from shard_core.engine.compaction.cut import live_context, live_window
 from shard_core.engine.compaction.extractors import DEFAULT_EXTRACTORS
 from shard_core.engine.compaction.format import PREAMBLE, format_summary, parse_summary
@@ -26,6 +26,7 @@ from shard_core.engine.compaction.tokens import estimate_entries, estimate_entry
 __all__ = [
     "DEFAULT_EXTRACTORS",
     "PREAMBLE",
+    "BlockIndex",
     "DeterministicCompactor",
     "Numbering",
     "Section",

@@ -15,20 +15,20 @@ window (span.py) does that walk as entries arrive too, so a boundary normally on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 from shard_core.engine.compaction.context import Facts
 from shard_core.engine.compaction.cut import EntryScan, scan_entry
 from shard_core.engine.compaction.normalize import (
     BASH_TOOLS,
-    BLOCKS,
-    NO_OUTPUT,
     SKIPPED_TOOLS,
     PairedResult,
-    Raw,
-    exit_code,
+    bash_block,
+    bash_command,
+    call_block,
+    result_block,
     result_text,
-    strip_exit_line,
+    said_block,
+    thinking_block,
 )
 from shard_core.engine.compaction.redact import redact
 from shard_core.types import MessageEntry, NormalizedBlock, SessionEntry
@@ -68,7 +68,7 @@ class EntryParts:
         """Tool name by call id, for the calls among `static`."""
 
 
-def _parts(entry: SessionEntry, index: int, raws: list[tuple[_Item, Raw]]) -> EntryParts:
+def _parts(entry: SessionEntry, index: int) -> EntryParts:
     parts = EntryParts(entry, index)
     if entry.type == "tool_result":
         d = entry.details
@@ -77,13 +77,14 @@ def _parts(entry: SessionEntry, index: int, raws: list[tuple[_Item, Raw]]) -> En
         parts.results.append((d.tool_call_id, found))
         parts.items.append(_Item(_RESULT, index, d.tool_call_id, d.name))
     elif entry.type == "message":
-        _message_parts(entry, index, parts, raws)
+        _message_parts(entry, index, parts)
+    if all(item.op in (_BLOCK, _CALL) for item in parts.items):
+        parts.static = [item.block for item in parts.items if item.block is not None]
+        parts.names = {i.call_id: i.name for i in parts.items if i.op == _CALL}
     return parts
 
 
-def _message_parts(
-    entry: MessageEntry, index: int, parts: EntryParts, raws: list[tuple[_Item, Raw]]
-) -> None:
+def _message_parts(entry: MessageEntry, index: int, parts: EntryParts) -> None:
     kind = entry.details.message.role
     texts: list[str] = []
 
@@ -91,12 +92,7 @@ def _message_parts(
         text = (texts[0] if len(texts) == 1 else "\n".join(texts)).strip()
         texts.clear()
         if text:
-            _add(
-                parts,
-                raws,
-                _Item(_BLOCK, index),
-                {"kind": kind, "entry_index": index, "text": text},
-            )
+            _add(parts, _Item(_BLOCK, index), said_block(kind, index, text))
 
     for block in entry.details.message.content:
         if block.type == "text":
@@ -110,56 +106,25 @@ def _message_parts(
                 parts.items.append(_Item(_SKIP, index, block.id, name))
             elif name in BASH_TOOLS:
                 item = _Item(_BASH, index, block.id, name)
-                item.command = str(block.input.get("command", ""))
+                item.command = bash_command(block.input)
                 parts.items.append(item)
             else:
-                raw = {"kind": "tool_call", "entry_index": index, "id": block.id, "name": name,
-                       "args": block.input}  # fmt: skip
-                _add(parts, raws, _Item(_CALL, index, block.id, name), raw)
+                call = call_block(index, block.id, name, block.input)
+                _add(parts, _Item(_CALL, index, block.id, name), call)
         elif block.type == "tool_result":
             text = result_text(block.content)
             found = PairedResult(index, "", text, block.is_error, {})
             parts.results.append((block.tool_call_id, found))
             parts.items.append(_Item(_RESULT, index, block.tool_call_id))
         elif block.type == "thinking" and block.thinking.strip():
-            raw = {"kind": "thinking", "entry_index": index, "text": block.thinking}
-            _add(parts, raws, _Item(_BLOCK, index), raw)
+            _add(parts, _Item(_BLOCK, index), thinking_block(index, block.thinking))
     if texts:
         flush()
 
 
-def _add(parts: EntryParts, raws: list[tuple[_Item, Raw]], item: _Item, raw: Raw) -> None:
+def _add(parts: EntryParts, item: _Item, block: NormalizedBlock) -> None:
+    item.block = block
     parts.items.append(item)
-    raws.append((item, raw))
-
-
-def _validate(raws: list[tuple[_Item, Raw]], fresh: list[EntryParts]) -> None:
-    """One batch validation for all the finished blocks of the entries just worked out."""
-    if raws:
-        for (item, _), block in zip(
-            raws, BLOCKS.validate_python([r for _, r in raws]), strict=True
-        ):
-            item.block = block
-    for parts in fresh:
-        if all(item.op in (_BLOCK, _CALL) for item in parts.items):
-            parts.static = [item.block for item in parts.items if item.block is not None]
-            parts.names = {i.call_id: i.name for i in parts.items if i.op == _CALL}
-
-
-def _bash_raw(item: _Item, found: PairedResult | None) -> Raw:
-    if found is None:
-        return {"kind": "bash", "entry_index": item.index, "id": item.call_id,
-                "command": item.command, "output": "", "exit_code": None}  # fmt: skip
-    code = exit_code(found.details, found.text)
-    output = strip_exit_line(found.text) if code is not None else found.text
-    output = "" if output.strip() == NO_OUTPUT else output
-    return {"kind": "bash", "entry_index": found.at, "id": item.call_id,
-            "command": item.command, "output": output, "exit_code": code}  # fmt: skip
-
-
-def _result_raw(item: _Item, found: PairedResult, shown: str) -> Raw:
-    return {"kind": "tool_result", "entry_index": item.index, "id": item.call_id,
-            "name": shown, "text": found.text, "is_error": found.is_error}  # fmt: skip
 
 
 class Pairing:
@@ -171,8 +136,7 @@ class Pairing:
         self.results = results
         self.names: dict[str, str] = {}
         self.folded: set[str] = set()
-        self.out: list[NormalizedBlock | None] = []
-        self.pending: list[tuple[int, _Item, PairedResult | None, str, Raw]] = []
+        self.out: list[NormalizedBlock] = []
 
     def entry(self, parts: EntryParts) -> None:
         if parts.static is not None:  # finished blocks and plain calls: nothing to pair
@@ -185,10 +149,9 @@ class Pairing:
 
     def walk(self, item: _Item) -> None:
         op = item.op
-        if op == _BLOCK:
-            self.out.append(item.block)
-        elif op == _CALL:
-            self.names[item.call_id] = item.name
+        if item.block is not None:  # a finished block (a plain call's among them)
+            if op == _CALL:
+                self.names[item.call_id] = item.name
             self.out.append(item.block)
         elif op == _RESULT:
             self._result(item)
@@ -197,8 +160,11 @@ class Pairing:
             self.folded.add(item.call_id)
             if op == _BASH:
                 found = self.results.get(item.call_id)
-                if not self._memo(item, found, ""):
-                    self._pend(item, found, "", _bash_raw(item, found))
+                memo = item.memo
+                if memo is None or memo[0] is not found:
+                    block = bash_block(item.call_id, item.command, item.index, found)
+                    memo = item.memo = (found, "", block)
+                self.out.append(memo[2])
 
     def _result(self, item: _Item) -> None:
         call_id = item.call_id
@@ -206,29 +172,11 @@ class Pairing:
         if found is None or call_id in self.folded or item.name in SKIPPED_TOOLS:
             return
         shown = self.names.get(call_id, item.name or found.name or "tool")
-        if not self._memo(item, found, shown):
-            self._pend(item, found, shown, _result_raw(item, found, shown))
-
-    def _memo(self, item: _Item, found: PairedResult | None, shown: str) -> bool:
         memo = item.memo
-        if memo is not None and memo[0] is found and memo[1] == shown:
-            self.out.append(memo[2])
-            return True
-        return False
-
-    def _pend(self, item: _Item, found: PairedResult | None, shown: str, raw: Raw) -> None:
-        self.pending.append((len(self.out), item, found, shown, raw))
-        self.out.append(None)
-
-    def blocks(self) -> list[NormalizedBlock]:
-        if not self.pending:
-            return cast(list[NormalizedBlock], self.out)
-        made = BLOCKS.validate_python([p[4] for p in self.pending])
-        for (at, item, found, shown, _), block in zip(self.pending, made, strict=True):
-            item.memo = (found, shown, block)
-            self.out[at] = block
-        self.pending.clear()
-        return cast(list[NormalizedBlock], self.out)
+        if memo is None or memo[0] is not found or memo[1] != shown:
+            block = result_block(item.index, call_id, shown, found.text, found.is_error)
+            memo = item.memo = (found, shown, block)
+        self.out.append(memo[2])
 
 
 class EntryCache:
@@ -249,8 +197,10 @@ class EntryCache:
     def mostly_held(self, entries: Sequence[SessionEntry], indices: Sequence[int]) -> bool:
         """Are at least half the entries cached? Else a compaction is better off with the
         plain one-pass functions (and keeping nothing) than with filling the cache."""
-        held = 0
         cache = self._entries
+        if len(cache) * 2 < len(entries):
+            return False  # cannot be: a cold compactor, or one that saw a small part
+        held = 0
         for entry, index in zip(entries, indices, strict=True):
             parts = cache.get(entry.id)
             held += parts is not None and parts.entry is entry and parts.index == index
@@ -258,18 +208,16 @@ class EntryCache:
 
     def parts(self, entries: Sequence[SessionEntry], indices: Sequence[int]) -> list[EntryParts]:
         out: list[EntryParts] = []
-        raws: list[tuple[_Item, Raw]] = []
         cache = self._entries
         fresh: list[EntryParts] = []
         self.fresh = fresh
         for entry, index in zip(entries, indices, strict=True):
             parts = cache.get(entry.id)
             if parts is None or parts.entry is not entry or parts.index != index:
-                parts = cache[entry.id] = _parts(entry, index, raws)
+                parts = cache[entry.id] = _parts(entry, index)
                 fresh.append(parts)
             out.append(parts)
         self.worked += len(fresh)
-        _validate(raws, fresh)
         return out
 
     def blocks(self, parts: Sequence[EntryParts]) -> list[NormalizedBlock]:
@@ -281,7 +229,7 @@ class EntryCache:
         pairing = Pairing(results)
         for p in parts:
             pairing.entry(p)
-        return pairing.blocks()
+        return pairing.out
 
     def redact(self, line: str) -> str:
         done = self._redacted.get(line)

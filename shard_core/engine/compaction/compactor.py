@@ -10,8 +10,8 @@ folded and shown in the summary cut head + tail with a recall breadcrumb.
 Incremental: `observe` (the turn loop calls it after each turn) does the per-entry work as
 entries arrive — token scan, blocks, pairing, extractor facts (cache.py, span.py) — so the
 boundary only cuts, folds cached results and merges. Output never depends on it: entries it
-did not see are worked out at the boundary, a cold compactor takes the plain one-pass
-functions, and both give the same bytes.
+did not see are worked out at the boundary, a cold compactor does all of it in one pass over
+the window (walk.py), and both give the same bytes.
 
 Convergence: compacting the result again with the same measurements folds nothing (the kept
 tail already fits) and returns None, so a loop that calls `compact` until `should_compact` is
@@ -20,15 +20,14 @@ false cannot spin. A compaction that would not shrink the context is not made (N
 
 from __future__ import annotations
 
-import contextlib
 import gc
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
 from shard_core.contracts.codeintel import CodeIntelligenceProvider
 from shard_core.contracts.compactor import CompactionInput, Extractor
 from shard_core.engine.compaction.cache import EntryCache
-from shard_core.engine.compaction.context import NO_FACTS, SectionContext
+from shard_core.engine.compaction.context import NO_FACTS, BlockIndex, SectionContext
 from shard_core.engine.compaction.cut import (
     MARKER_TYPES,
     Cut,
@@ -38,11 +37,9 @@ from shard_core.engine.compaction.cut import (
     last_turn_tokens,
     live_window,
     scan_rows,
-    scan_window,
 )
 from shard_core.engine.compaction.extractors import warm_facts
 from shard_core.engine.compaction.format import format_summary
-from shard_core.engine.compaction.normalize import normalize
 from shard_core.engine.compaction.redact import redact
 from shard_core.engine.compaction.sections import build_sections
 from shard_core.engine.compaction.span import WindowSpan
@@ -52,6 +49,7 @@ from shard_core.engine.compaction.tokens import (
     ENTRY_OVERHEAD_TOKENS,
     estimate_text,
 )
+from shard_core.engine.compaction.walk import walk_window
 from shard_core.types import (
     CompactionDetails,
     NormalizedBlock,
@@ -64,13 +62,22 @@ Numbering = Callable[[Sequence[SessionEntry]], Sequence[int]]
 is what recall numbers when the lineage is linear (see recall/lineage.py)."""
 
 Reason = Literal["threshold", "overflow", "manual"]
-_Source = tuple[Scan, Callable[[int], list[NormalizedBlock]], bool]
-"""A window's scan, its blocks before a cut, and whether they came from the cache."""
+_Blocks = tuple[list[NormalizedBlock], BlockIndex | None]
+_Source = tuple[Scan, Callable[[int], _Blocks], bool]
+"""A window's scan, its blocks before a cut (with their index when the source made one), and
+whether they came from the cache."""
 
 
-def latest_plan(branch: Sequence[SessionEntry], start: int = 0) -> PlanCheckpoint | None:
-    """The newest plan checkpoint among `branch[start:]`."""
-    for i in range(len(branch) - 1, start - 1, -1):
+def latest_plan(
+    branch: Sequence[SessionEntry], start: int = 0, end: int | None = None
+) -> PlanCheckpoint | None:
+    """The newest plan checkpoint among `branch[start:end]`."""
+    top = len(branch) if end is None else end
+    return _newest_plan(branch, range(top - 1, start - 1, -1))
+
+
+def _newest_plan(branch: Sequence[SessionEntry], positions: Iterable[int]) -> PlanCheckpoint | None:
+    for i in positions:
         entry = branch[i]
         if entry.type == "checkpoint" and entry.details.kind == "plan":
             return entry.details
@@ -89,11 +96,19 @@ class _PlanMemo:
     def __init__(self) -> None:
         self._seen: tuple[SessionEntry, int, PlanCheckpoint | None] | None = None
 
-    def latest(self, branch: Sequence[SessionEntry]) -> PlanCheckpoint | None:
-        seen, start, before = self._seen, 0, None
+    def latest(
+        self, branch: Sequence[SessionEntry], window: Window | None = None
+    ) -> PlanCheckpoint | None:
+        """`latest_plan(branch)`; `window` (the branch's live window) spares reading the
+        messages of a branch not seen before: a plan is among its other entries or earlier."""
+        seen = self._seen
         if seen is not None and seen[1] < len(branch) and branch[seen[1]] is seen[0]:
-            start, before = seen[1] + 1, seen[2]
-        plan = latest_plan(branch, start) or before
+            plan = latest_plan(branch, seen[1] + 1) or seen[2]
+        elif window is not None:
+            plan = _newest_plan(branch, reversed(window.others))
+            plan = plan or latest_plan(branch, 0, window.start)
+        else:
+            plan = latest_plan(branch)
         if branch:
             self._seen = (branch[-1], len(branch) - 1, plan)
         return plan
@@ -135,8 +150,11 @@ class DeterministicCompactor:
         return context_window > 0 and context_tokens >= self.threshold * context_window
 
     def compact(self, data: CompactionInput) -> CompactionDetails | None:
-        with _paused_gc():
+        enabled = _pause_gc()
+        try:
             return self._compact(data)
+        finally:
+            _resume_gc(enabled)
 
     def stats(self) -> dict[str, int]:
         """The cache's size and how many entries it has worked out so far (benches)."""
@@ -145,30 +163,42 @@ class DeterministicCompactor:
     def observe(self, branch: Sequence[SessionEntry]) -> None:
         """Work out the per-entry part of the next compaction for entries not seen yet (the
         turn loop calls this after each turn), so the boundary only pairs, folds and merges."""
-        with _paused_gc():
+        enabled = _pause_gc()
+        try:
             self._observe(branch)
+        finally:
+            _resume_gc(enabled)
 
     def _observe(self, branch: Sequence[SessionEntry]) -> None:
         numbering = self.numbering(branch)
         span = self._span
         if span is not None and _extends(span, branch):
-            start = span.last_position + 1
+            new, others = _split(branch, span.last_position + 1)
         else:  # the first call, a compaction since, another branch: start at the window
             window = live_window(branch)
             self._cache.keep_only([branch[p] for p in window.positions])  # the folded go
-            span = self._span = WindowSpan()
-            start = window.start
-        new = [p for p in range(start, len(branch)) if branch[p].type in CONTEXT_TYPES]
+            span = self._span = WindowSpan(window)
+            new, others = window.positions, window.others
         parts = self._cache.parts([branch[p] for p in new], [numbering[p] for p in new])
         if self._cache.fresh:
             warm_facts(self._cache.blocks(self._cache.fresh), self._cache.facts, self._cache.redact)
-        span.extend(parts, new, branch)
+        span.extend(parts, new, others, branch)
         self._plans.latest(branch)  # the boundary then scans only what came after
+
+    def _window(self, branch: Sequence[SessionEntry]) -> Window:
+        """`live_window(branch)`, from the observed span when the branch continues it: then
+        only the entries since the last turn end are read."""
+        span = self._span
+        if span is None or span.window is None or not _extends(span, branch):
+            return live_window(branch)
+        new, others = _split(branch, span.last_position + 1)
+        start = span.window
+        return Window(start.previous, start.start, span.positions + new, span.others + others)
 
     def _source(self, branch: Sequence[SessionEntry], window: Window) -> _Source:
         """The window's scan and its blocks by cut: from the observed span, from the cache
-        when most entries are in it, else from the plain one-pass functions (a cold start:
-        a restart, a session file), keeping nothing."""
+        when most entries are in it, else from one walk over the window (a cold start: a
+        restart, a session file), keeping nothing."""
         numbering = self.numbering(branch)
         entries = [branch[p] for p in window.positions]
         indices = [numbering[p] for p in window.positions]
@@ -176,19 +206,20 @@ class DeterministicCompactor:
         if span is not None and span.starts(entries, indices):
             rest = range(len(span.entries), len(entries))  # a mid-turn compaction: this turn's
             parts = self._cache.parts([entries[i] for i in rest], [indices[i] for i in rest])
-            span.extend(parts, [window.positions[i] for i in rest], branch)
+            others = [p for p in window.others if p > span.last_position]
+            span.extend(parts, [window.positions[i] for i in rest], others, branch)
             if span.matches(entries, indices):
                 return span.scan(), span.blocks, True
         if self._cache.mostly_held(entries, indices):
             parts = self._cache.parts(entries, indices)
             scan = scan_rows(window.positions, [p.scan for p in parts])
-            return scan, lambda k: self._cache.blocks(parts[:k]), True
-        scan = scan_window(branch, window.positions)
-        return scan, lambda k: normalize(entries[:k], indices=indices[:k]), False
+            return scan, lambda k: (self._cache.blocks(parts[:k]), None), True
+        walked = walk_window(entries, window.positions, indices)
+        return walked.scan, walked.blocks, False
 
     def _compact(self, data: CompactionInput) -> CompactionDetails | None:
         branch = data.branch
-        window = live_window(branch)
+        window = self._window(branch)
         scan, blocks_before, warm = self._source(branch, window)
         tokens = scan.tokens
         previous = window.previous.details.summary if window.previous is not None else None
@@ -202,8 +233,9 @@ class DeterministicCompactor:
         end = window.positions[cut.keep_from] if cut.keep_from < len(tokens) else len(branch)
         first = next(i for i in range(window.start, end) if branch[i].type not in MARKER_TYPES)
         last = next(i for i in range(end - 1, first - 1, -1) if branch[i].type not in MARKER_TYPES)
-        blocks = blocks_before(cut.keep_from)
-        summary = self._summary(branch, blocks, previous, data.index, summary_budget, warm)
+        blocks, index = blocks_before(cut.keep_from)
+        plan = self._plans.latest(branch, window)
+        summary = self._summary(blocks, index, plan, previous, data, summary_budget, warm)
         after = overhead + estimate_text(summary) + ENTRY_OVERHEAD_TOKENS + cut.kept_tokens
         if after >= data.context_tokens:
             return None  # the summary would cost more than what it folds: not worth an entry
@@ -229,18 +261,20 @@ class DeterministicCompactor:
 
     def _summary(
         self,
-        branch: Sequence[SessionEntry],
         blocks: list[NormalizedBlock],
+        index: BlockIndex | None,
+        plan: PlanCheckpoint | None,
         previous: str | None,
-        index: int,
+        data: CompactionInput,
         budget: int,
         warm: bool,
     ) -> str:
         ctx = SectionContext(
             code_index=self.code_index,
             previous_summary=previous,
-            compaction_index=index,
-            plan=self._plans.latest(branch),
+            compaction_index=data.index,
+            tools=index,
+            plan=plan,
             facts=self._cache.facts if warm else NO_FACTS,
         )
         sections = build_sections(blocks, ctx, self.extractors)
@@ -250,18 +284,30 @@ class DeterministicCompactor:
         )
 
 
-@contextlib.contextmanager
-def _paused_gc() -> Generator[None]:
+def _pause_gc() -> bool:
     """Compaction allocates a block per entry while the whole session is alive; the cyclic
     collector would walk all of it again and again (half the run time at 28k entries). It
-    creates no cycles, so collection waits until it is done."""
+    creates no cycles, so collection waits until it is done. Paused before anything is
+    allocated: a `with` block's context manager is an allocation, and one that starts a full
+    collection (the session's debt, 250+ ms at 28k entries) inside the boundary it was to keep
+    collections out of. Returns whether the collector was on."""
     enabled = gc.isenabled()
     gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+    return enabled
+
+
+def _resume_gc(enabled: bool) -> None:
+    if enabled:
+        gc.enable()
+
+
+def _split(branch: Sequence[SessionEntry], start: int) -> tuple[list[int], list[int]]:
+    """Positions from `start` on of the context entries and of the others."""
+    context: list[int] = []
+    others: list[int] = []
+    for p in range(start, len(branch)):
+        (context if branch[p].type in CONTEXT_TYPES else others).append(p)
+    return context, others
 
 
 def _extends(span: WindowSpan, branch: Sequence[SessionEntry]) -> bool:

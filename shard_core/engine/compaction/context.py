@@ -1,13 +1,22 @@
-"""What the built-in extractors share: one tool-pairing index and the latest plan checkpoint."""
+"""What the built-in extractors share: one block index (tool pairing, kinds), the latest plan
+checkpoint and the per-block facts memo."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 from shard_core.contracts.compactor import ExtractorContext
-from shard_core.types import NormalizedBlock, PlanCheckpoint, ToolCallNBlock, ToolResultNBlock
+from shard_core.types import (
+    BashBlock,
+    NormalizedBlock,
+    PlanCheckpoint,
+    ToolCallNBlock,
+    ToolResultNBlock,
+    UserBlock,
+)
 
 PATH_KEYS = ("path", "file_path", "filePath", "file")
 B = TypeVar("B")
@@ -52,17 +61,123 @@ class _NoFacts(Facts):
 NO_FACTS: Facts = _NoFacts()
 
 
-class ToolIndex:
-    """Call id → its call and result blocks: built once per compaction, read by every extractor."""
+KINDS = ("user", "assistant", "tool_call", "tool_result", "bash", "thinking")
 
-    def __init__(self, blocks: Sequence[NormalizedBlock]) -> None:
-        self.calls: dict[str, ToolCallNBlock] = {}
-        self.results: dict[str, ToolResultNBlock] = {}
-        for block in blocks:
-            if block.kind == "tool_call":
-                self.calls[block.id] = block
-            elif block.kind == "tool_result":
-                self.results[block.id] = block
+
+class Indexed(NamedTuple):
+    """Where a list of blocks has what: positions by kind and tool calls' positions by tool
+    name; calls and results by call id (the last one, when an id repeats)."""
+
+    kinds: dict[str, list[int]]
+    names: dict[str, list[int]]
+    calls: dict[str, ToolCallNBlock]
+    results: dict[str, ToolResultNBlock]
+
+
+def index_blocks(blocks: Sequence[NormalizedBlock]) -> Indexed:
+    indexer = Indexer()
+    for i, block in enumerate(blocks):
+        indexer.add(block, i)
+    return indexer.found
+
+
+class Indexer:
+    """An Indexed kept as blocks are appended (walk.py, span.py), and its cut to a prefix."""
+
+    def __init__(self) -> None:
+        self.found = Indexed({kind: [] for kind in KINDS}, {}, {}, {})
+        self.unique = True
+        """No call id among the calls, nor among the results, twice: a prefix's dicts are the
+        whole's without the ids of the blocks after it."""
+
+    def add(self, block: NormalizedBlock, at: int) -> None:
+        if block.kind == "tool_call":
+            self.call(block, block.id, block.name, at)
+        elif block.kind == "tool_result":
+            self.result(block, block.id, at)
+        else:
+            self.found.kinds[block.kind].append(at)
+
+    def call(self, block: ToolCallNBlock, call_id: str, name: str, at: int) -> None:
+        """Note a call block (`call_id`, `name`: its own, passed by a caller that has them)."""
+        found = self.found
+        found.kinds["tool_call"].append(at)
+        named = found.names.get(name)
+        if named is None:
+            named = found.names[name] = []
+        named.append(at)
+        if call_id in found.calls:
+            self.unique = False
+        found.calls[call_id] = block
+
+    def result(self, block: ToolResultNBlock, call_id: str, at: int) -> None:
+        found = self.found
+        found.kinds["tool_result"].append(at)
+        if call_id in found.results:
+            self.unique = False
+        found.results[call_id] = block
+
+    def prefix(
+        self, blocks: list[NormalizedBlock], end: int
+    ) -> tuple[list[NormalizedBlock], BlockIndex]:
+        """The first `end` of the indexed `blocks` and their index, in new containers (the
+        indexer may go on growing)."""
+        kept = blocks[:end]
+        if not self.unique:
+            return kept, BlockIndex(kept)
+        found = self.found
+        calls, results = dict(found.calls), dict(found.results)
+        for i in found.kinds["tool_call"][bisect_left(found.kinds["tool_call"], end) :]:
+            del calls[cast(ToolCallNBlock, blocks[i]).id]
+        for i in found.kinds["tool_result"][bisect_left(found.kinds["tool_result"], end) :]:
+            del results[cast(ToolResultNBlock, blocks[i]).id]
+        kinds = {k: v[: bisect_left(v, end)] for k, v in found.kinds.items()}
+        names = {k: v[: bisect_left(v, end)] for k, v in found.names.items()}
+        return kept, BlockIndex(kept, Indexed(kinds, names, calls, results))
+
+
+class BlockIndex:
+    """Built once per compaction, read by every extractor: call id → its call and result
+    blocks, and where each kind of block sits, so an extractor that wants the user turns or the
+    edits does not walk every block (walk.py indexes the blocks while it makes them)."""
+
+    def __init__(self, blocks: Sequence[NormalizedBlock], found: Indexed | None = None) -> None:
+        self.blocks = blocks
+        self.kinds, self.names, self.calls, self.results = found or index_blocks(blocks)
+
+    def of_kind(self, *kinds: str) -> list[NormalizedBlock]:
+        """The blocks of these kinds, in order."""
+        blocks = self.blocks
+        if len(kinds) == 1:
+            return [blocks[i] for i in self.kinds[kinds[0]]]
+        return [blocks[i] for i in sorted(i for k in kinds for i in self.kinds[k])]
+
+    def at(self, kind: str) -> list[tuple[int, NormalizedBlock]]:
+        """(position, block) of the blocks of one kind, in order."""
+        blocks = self.blocks
+        return [(i, blocks[i]) for i in self.kinds[kind]]
+
+    def calls_named(self, names: Collection[str]) -> list[tuple[int, ToolCallNBlock]]:
+        """(position, block) of the calls of these tools, in order."""
+        blocks = self.blocks
+        at = sorted(i for name in names for i in self.names.get(name, ()))
+        return [(i, cast(ToolCallNBlock, blocks[i])) for i in at]
+
+    def users(self) -> list[UserBlock]:
+        return cast(list[UserBlock], self.of_kind("user"))
+
+    def bash(self) -> list[BashBlock]:
+        return cast(list[BashBlock], self.of_kind("bash"))
+
+    def tool_results(self) -> list[ToolResultNBlock]:
+        return cast(list[ToolResultNBlock], self.of_kind("tool_result"))
+
+    def turn_starts(self) -> list[int]:
+        """Where each turn starts: at each user block, and at 0 for blocks before the first."""
+        users = self.kinds["user"]
+        if self.blocks and (not users or users[0] != 0):
+            return [0, *users]
+        return users
 
     def call_of(self, block: ToolResultNBlock) -> ToolCallNBlock | None:
         return self.calls.get(block.id)
@@ -73,6 +188,10 @@ class ToolIndex:
     def path_of(self, block: ToolCallNBlock | ToolResultNBlock) -> str | None:
         call = block if block.kind == "tool_call" else self.calls.get(block.id)
         return call_path(call) if call is not None else None
+
+
+ToolIndex = BlockIndex
+"""The name extractors written against the first release know."""
 
 
 def call_path(call: ToolCallNBlock) -> str | None:
@@ -87,16 +206,17 @@ def call_path(call: ToolCallNBlock) -> str | None:
 class SectionContext(ExtractorContext):
     """ExtractorContext plus what the built-in extractors share: the tool index and the plan."""
 
-    tools: ToolIndex | None = None
+    tools: BlockIndex | None = None
     plan: PlanCheckpoint | None = None
     facts: Facts = NO_FACTS
 
 
-def tool_index(blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> ToolIndex:
-    """The shared index when build_sections made one, else a fresh one (extractor used alone)."""
-    if isinstance(ctx, SectionContext) and ctx.tools is not None:
+def tool_index(blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> BlockIndex:
+    """The shared index when it indexes these very blocks, else a fresh one (an extractor used
+    alone)."""
+    if isinstance(ctx, SectionContext) and ctx.tools is not None and ctx.tools.blocks is blocks:
         return ctx.tools
-    return ToolIndex(blocks)
+    return BlockIndex(blocks)
 
 
 def plan_of(ctx: ExtractorContext) -> PlanCheckpoint | None:

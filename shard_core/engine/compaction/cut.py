@@ -8,7 +8,7 @@ Tool calls without any result (a crash) do not block boundaries.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from shard_core.engine.compaction.tokens import (
@@ -38,23 +38,40 @@ class Window:
     """Branch position where the verbatim part begins (the previous first kept entry)."""
     positions: list[int]
     """Branch positions of the context entries (messages, tool results) from `start` on."""
+    others: list[int] = field(default_factory=list[int])
+    """Branch positions of the other entries from `start` on but the compaction (checkpoints,
+    permissions, the header), so a search for the latest plan need not read every entry."""
 
 
 def live_window(branch: Sequence[SessionEntry]) -> Window:
+    """One walk back from the leaf to the latest compaction (or the root)."""
     previous: CompactionEntry | None = None
-    start = 0
+    start = at = 0
+    after: list[int] = []  # context positions after the compaction, newest first
+    others: list[int] = []
     for i in range(len(branch) - 1, -1, -1):
         entry = branch[i]
-        if entry.type == "compaction":
+        if entry.type in CONTEXT_TYPES:
+            after.append(i)
+        elif entry.type == "compaction":
             previous, start = entry, i + 1
+            at = start
             first = entry.details.first_kept_entry_id
             for j in range(i - 1, -1, -1):  # the first kept entry is usually just before it
                 if branch[j].id == first:
                     start = j
                     break
             break
-    positions = [p for p in range(start, len(branch)) if branch[p].type in CONTEXT_TYPES]
-    return Window(previous, start, positions)
+        else:
+            others.append(i)
+    after.reverse()
+    others.reverse()
+    if start == at:
+        return Window(previous, start, after, others)
+    kinds = [(p, branch[p].type) for p in range(start, at - 1)]  # kept, before the compaction
+    before = [p for p, kind in kinds if kind in CONTEXT_TYPES]
+    others_before = [p for p, kind in kinds if kind not in CONTEXT_TYPES]
+    return Window(previous, start, before + after, others_before + others)
 
 
 def live_context(branch: Sequence[SessionEntry]) -> tuple[str | None, list[SessionEntry]]:

@@ -7,9 +7,10 @@ still recognised whole. Nothing here depends on the clock or on set order.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
-from shard_core.engine.compaction.redact import redact
+from shard_core.engine.compaction.gates import any_of
+from shard_core.engine.compaction.redact import HINTS, redact
 
 _MARGIN = 120
 """Extra characters redacted around a cut so a key crossing it is still matched whole."""
@@ -22,8 +23,26 @@ def squash(text: str) -> str:
 
 def clip(text: str, limit: int) -> str:
     """One line of at most `limit` characters, redacted; `…` marks a cut."""
+    return _clip(text, limit, redact)
+
+
+def clip_all(texts: Sequence[str], limit: int) -> list[str]:
+    """`[clip(text, limit) for text in texts]`, with one search for hints of a secret over
+    them all instead of one per text (most hold none, and `redact` returns those as they are)."""
+    hinted = any_of(texts, HINTS)
+    return [
+        _clip(text, limit, redact if hint else _same)
+        for text, hint in zip(texts, hinted, strict=True)
+    ]
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def _clip(text: str, limit: int, redactor: Callable[[str], str]) -> str:
     cut = len(text) > limit * 2 + _MARGIN
-    flat = squash(redact(text[: limit * 2 + _MARGIN] if cut else text))
+    flat = squash(redactor(text[: limit * 2 + _MARGIN] if cut else text))
     if len(flat) <= limit and not cut:
         return flat
     return flat[: max(limit - 1, 0)].rstrip() + "…"

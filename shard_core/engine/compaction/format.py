@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from shard_core.engine.compaction.gates import any_of
 from shard_core.engine.compaction.merge import merge_lines
-from shard_core.engine.compaction.redact import redact
+from shard_core.engine.compaction.redact import HINTS, redact, redact_hinted
 from shard_core.engine.compaction.sections import Section
 
 PREAMBLE = (
@@ -145,6 +146,22 @@ def fit(sections: Sequence[Section], max_chars: int) -> str:
     return text
 
 
+def _redacted(sections: Sequence[Section], redactor: Callable[[str], str]) -> list[Section]:
+    """The sections with their lines redacted. A line without any hint of a secret is what
+    `redact` returns it as: one search over all the lines finds those (a memo of `redact`, as
+    the compactor's cache passes, is cheaper than that search for lines it has seen)."""
+    lines = [line for section in sections for line in section.lines]
+    if redactor is redact:
+        hinted = iter(any_of(lines, HINTS))
+        redactor = redact_hinted
+    else:
+        hinted = iter([True] * len(lines))
+    return [
+        replace(s, lines=tuple(redactor(line) if next(hinted) else line for line in s.lines))
+        for s in sections
+    ]
+
+
 def format_summary(
     sections: Sequence[Section],
     previous: str | None = None,
@@ -156,6 +173,6 @@ def format_summary(
     most `max_chars` characters when given. Pure: the same arguments give the same bytes
     (`redactor` is `redact` or a memo of it)."""
     # only fresh lines need redaction: the previous summary's were redacted when it was made
-    fresh = [replace(s, lines=tuple(redactor(line) for line in s.lines)) for s in sections]
+    fresh = _redacted(sections, redactor)
     merged = merge_sections(parse_summary(previous), fresh) if previous else fresh
     return render(merged) if max_chars is None else fit(merged, max_chars)

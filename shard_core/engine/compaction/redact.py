@@ -70,8 +70,8 @@ _KEY_HINTS = (
     "asia", "hf_", "npm_",
 )  # fmt: skip
 _PATTERN_HINTS: tuple[tuple[tuple[str, ...], ...], ...] = (
-    (("key",),),  # pem: ... PRIVATE KEY
-    (("key",),),  # pemtail
+    (("key",), ("private key",), ("-----",)),  # pem: -----BEGIN ... PRIVATE KEY
+    (("key",), ("private key",), ("-----",)),  # pemtail: -----END ... PRIVATE KEY
     (_KEY_HINTS,),
     (("bearer", "basic"),),
     (("pass", "secret", "token", "key", "pwd"), (":", "=")),  # assign: api_key=…, token: …
@@ -79,9 +79,27 @@ _PATTERN_HINTS: tuple[tuple[tuple[str, ...], ...], ...] = (
 )
 """Per alternative of _PATTERNS, what every match holds: one substring (lowercase) of each
 tuple."""
+_ASSIGN = 4
+_ASSIGN_CORE = re.compile(r"(?:pass|secret|token|key|pwd)[\w-]*[\"']?\s*[:=]")
+"""What every `assign` match holds in the lowered text: a name ending its secret word (and
+`[_-]key`) right before `:` or `=`. A word and a colon anywhere in a line is common (`token.py:
+modified`); this test keeps such lines from the assign regex, which tries every position."""
 _HINTS = tuple(dict.fromkeys(h for needs in _PATTERN_HINTS for h in needs[0]))
 _GATE = re.compile("|".join(re.escape(h) for h in _HINTS))
-"""Does the lowered text hold any hint at all: one scan instead of a test per hint."""
+"""Does the lowered text hold any hint at all: one scan instead of a test per hint. (Texts
+without one are returned as they are: `gates.any_of(texts, HINTS)` finds them in bulk.)"""
+HINTS = _HINTS
+
+
+FOLDING_CHARS = (
+    "\u00df\u0130\u0131\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u212a"
+    "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
+)
+"""The non-ASCII characters that IGNORECASE matches with an ASCII one, or whose lower or upper
+case holds one (tests/unit/engine/compaction/test_redact.py checks every code point). Text
+without them matches the patterns' ASCII letters only with ASCII letters, so the hints in its
+lowered form tell which alternatives can match, as for ASCII text."""
+_FOLDING = re.compile(f"[{FOLDING_CHARS}]")
 
 
 @functools.cache
@@ -94,16 +112,39 @@ def redact(text: str) -> str:
 
     Most text holds no hint and is returned as is. Otherwise only the alternatives whose hints
     occur are tried: one that cannot match anywhere changes no match when left out, and the
-    full alternation is several times slower. That holds for ASCII text; other text (where
-    IGNORECASE also folds a few non-ASCII letters onto ASCII ones) gets the full alternation."""
+    full alternation is several times slower. That holds unless IGNORECASE folds one of the
+    text's letters onto an ASCII one (the long s onto `s`): such text gets the full alternation."""
     lowered = text.lower()
     if _GATE.search(lowered) is None:
         return text
-    if not text.isascii():
+    return _redact_hinted(text, lowered)
+
+
+def redact_hinted(text: str) -> str:
+    """`redact(text)` for a text already known to hold a hint (`gates.any_of(texts, HINTS)`
+    found them in bulk): the same, without looking for the hint again."""
+    return _redact_hinted(text, text.lower())
+
+
+def _redact_hinted(text: str, lowered: str) -> str:
+    if not text.isascii() and _FOLDING.search(text) is not None:
         return _SECRET.sub(_replace, text)
-    alternatives = tuple(
-        i
-        for i, needs in enumerate(_PATTERN_HINTS)
-        if all(any(h in lowered for h in hints) for hints in needs)
-    )
+    alternatives = _hinted(lowered)
     return _secret_for(alternatives).sub(_replace, text) if alternatives else text
+
+
+def _hinted(lowered: str) -> tuple[int, ...]:
+    """The alternatives whose every need has a hint in the text (plain loops: this runs for
+    every line of a summary that mentions a key or a token)."""
+    found: list[int] = []
+    for i, needs in enumerate(_PATTERN_HINTS):
+        for hints in needs:
+            for hint in hints:
+                if hint in lowered:
+                    break
+            else:
+                break  # no hint for this need: the alternative cannot match
+        else:
+            if i != _ASSIGN or _ASSIGN_CORE.search(lowered) is not None:
+                found.append(i)
+    return tuple(found)

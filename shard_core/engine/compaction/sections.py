@@ -1,4 +1,4 @@
-"""build_sections: run the extractors over normalized blocks with one shared tool-pairing index.
+"""build_sections: run the extractors over normalized blocks with one shared block index.
 
 A Section is what one extractor produced: a name, the `## Title` it renders under, its lines
 and how it merges with the previous summary's section of the same title (see merge.py).
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shard_core.contracts.compactor import Extractor, ExtractorContext
-from shard_core.engine.compaction.context import SectionContext, ToolIndex, facts_of, plan_of
+from shard_core.engine.compaction.context import SectionContext, facts_of, plan_of, tool_index
 from shard_core.engine.compaction.extractors import DEFAULT_EXTRACTORS
 from shard_core.types import NormalizedBlock
 
@@ -41,7 +41,7 @@ def build_sections(
         code_index=ctx.code_index,
         previous_summary=ctx.previous_summary,
         compaction_index=ctx.compaction_index,
-        tools=ToolIndex(blocks),
+        tools=tool_index(blocks, ctx),  # the caller's when it indexes these blocks
         plan=plan_of(ctx),
         facts=facts_of(ctx),
     )

@@ -15,15 +15,22 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import cast
 
 from shard_core.engine.compaction.cache import EntryParts, Pairing
-from shard_core.engine.compaction.cut import Scan
+from shard_core.engine.compaction.context import BlockIndex, Indexer
+from shard_core.engine.compaction.cut import Scan, Window
 from shard_core.types import NormalizedBlock, SessionEntry
 
 
 class WindowSpan:
-    def __init__(self) -> None:
+    def __init__(self, window: Window | None = None) -> None:
+        self.window = window
+        """The live window the span began at; with `positions` and `others`, the live window
+        of any branch that continues the span's (same entries, no compaction since)."""
+        self.positions: list[int] = []
+        """Branch positions of the context entries added, stale or not."""
+        self.others: list[int] = []
+        """Branch positions of the other entries seen (checkpoints, permissions)."""
         self.entries: list[SessionEntry] = []
         self.indices: list[int] = []
         self.last_position = -1
@@ -32,6 +39,7 @@ class WindowSpan:
         self.stale = False
         self._pairing = Pairing({})
         self._offsets: list[int] = [0]
+        self._indexer = Indexer()
         self._answered: dict[str, int] = {}  # call id → position of its result
         self._unanswered: set[str] = set()
         self._open_until = -1
@@ -40,12 +48,18 @@ class WindowSpan:
         self._user: list[bool] = []
 
     def extend(
-        self, parts: Sequence[EntryParts], positions: Sequence[int], branch: Sequence[SessionEntry]
+        self,
+        parts: Sequence[EntryParts],
+        positions: Sequence[int],
+        others: Sequence[int],
+        branch: Sequence[SessionEntry],
     ) -> None:
-        """Add the context entries (their cached parts, at these branch positions): the
-        branch's new entries since the last call."""
+        """Add the context entries (their cached parts, at these branch positions) and note
+        the other entries' positions: the branch's new entries since the last call."""
         self.last_position = len(branch) - 1
         self.last_entry = branch[-1] if branch else None
+        self.positions += positions
+        self.others += others
         if self.stale or not parts:
             return
         results = self._pairing.results
@@ -60,13 +74,16 @@ class WindowSpan:
                 results[call] = found
         if self.stale:
             return
+        out = self._pairing.out
         for p, position in zip(parts, positions, strict=True):
             self.entries.append(p.entry)
             self.indices.append(p.index)
+            at = len(out)
             self._pairing.entry(p)
-            self._offsets.append(len(self._pairing.out))
+            for i in range(at, len(out)):
+                self._indexer.add(out[i], i)
+            self._offsets.append(len(out))
             self._scan(p, position)
-        self._pairing.blocks()  # validates what was paired just now
 
     def _scan(self, p: EntryParts, position: int) -> None:
         self._tokens.append(p.scan.tokens)
@@ -107,6 +124,6 @@ class WindowSpan:
     def scan(self) -> Scan:
         return Scan(list(self._tokens), list(self._safe), list(self._user))
 
-    def blocks(self, keep_from: int) -> list[NormalizedBlock]:
-        """The blocks of the first `keep_from` entries (a safe cut)."""
-        return cast(list[NormalizedBlock], self._pairing.out[: self._offsets[keep_from]])
+    def blocks(self, keep_from: int) -> tuple[list[NormalizedBlock], BlockIndex]:
+        """The blocks of the first `keep_from` entries (a safe cut) and their index."""
+        return self._indexer.prefix(self._pairing.out, self._offsets[keep_from])

@@ -9,7 +9,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import cast
 
-from shard_core.types import MessageEntry, ResultContent, SessionEntry
+from shard_core.types import (
+    ContentBlock,
+    MessageEntry,
+    ResultContent,
+    SessionEntry,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    ToolResultEntry,
+)
 
 CHARS_PER_TOKEN = 4
 IMAGE_TOKENS = 1200
@@ -30,31 +40,31 @@ def result_chars(content: Iterable[ResultContent]) -> int:
 
 def json_chars(value: object) -> int:
     """About len(json.dumps(value)), without building the string."""
-    if isinstance(value, str):
-        return len(value) + 2
-    if isinstance(value, dict):
+    if isinstance(value, dict):  # first: what a tool call's input is
         chars = 2
-        for key, item in cast(dict[str, object], value).items():
+        for key, item in cast("dict[str, object]", value).items():
             chars += len(key) + 4 + (len(item) + 2 if isinstance(item, str) else json_chars(item))
         return chars
+    if isinstance(value, str):
+        return len(value) + 2
     if isinstance(value, list):
         chars = 2
-        for item in cast(list[object], value):
+        for item in cast("list[object]", value):
             chars += json_chars(item) + 1
         return chars
     return len(str(value))
 
 
-def _message_chars(entry: MessageEntry) -> int:
+def message_chars(content: Sequence[ContentBlock]) -> int:
     chars = 0
-    for block in entry.details.message.content:
-        if block.type == "text":
+    for block in content:
+        if isinstance(block, TextBlock):
             chars += len(block.text)
-        elif block.type == "tool_call":
+        elif isinstance(block, ToolCallBlock):
             chars += len(block.name) + json_chars(block.input)
-        elif block.type == "tool_result":
+        elif isinstance(block, ToolResultBlock):
             chars += result_chars(block.content)
-        elif block.type == "thinking":
+        elif isinstance(block, ThinkingBlock):
             chars += len(block.thinking)
         else:
             chars += IMAGE_TOKENS * CHARS_PER_TOKEN
@@ -71,14 +81,16 @@ def is_context(entry: SessionEntry) -> bool:
 
 def estimate_entry(entry: SessionEntry) -> int:
     """Tokens the entry costs in a provider request; 0 for entries that are not messages."""
-    if entry.type == "message":
-        chars = _message_chars(entry)
-    elif entry.type == "tool_result":
-        chars = result_chars(entry.details.result.content)
+    if isinstance(entry, ToolResultEntry):
+        content = entry.details.result.content
+        first = content[0] if len(content) == 1 else None
+        chars = len(first.text) if isinstance(first, TextBlock) else result_chars(content)
+    elif isinstance(entry, MessageEntry):
+        chars = message_chars(entry.details.message.content)
     else:
         return 0
     return -(-chars // CHARS_PER_TOKEN) + ENTRY_OVERHEAD_TOKENS
 
 
 def estimate_entries(entries: Sequence[SessionEntry]) -> int:
-    return sum(estimate_entry(e) for e in entries)
+    return sum(map(estimate_entry, entries))

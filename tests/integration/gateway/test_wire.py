@@ -192,3 +192,60 @@ async def iopub_ready(client: WsAgent, tries: int = 60) -> None:
         except TimeoutError:
             continue
     raise TimeoutError("the restarted kernel never answered on IOPub")
+
+
+def _cell_iopub(client: WsAgent, msg_id: str) -> list[tuple[str, str, Any]]:
+    return [
+        (msg_type(m), m["header"]["msg_id"], m["content"])
+        for m in client.messages
+        if m.get("channel") == "iopub" and m["parent_header"].get("msg_id") == msg_id
+    ]
+
+
+async def test_v1_clients_get_the_messages_json_clients_get(
+    servers: Servers, workspace: Path
+) -> None:
+    # an agent kernel's IOPub messages and replies reach v1 clients as WebSocket frames Shard
+    # builds itself (connection.py); JSON clients get jupyter_server's own encoding
+    server = servers.start()
+    agent = await create_agent(server, workspace, [{"text": "hi"}])
+    v1 = await WsAgent.connect(server, agent["kernel_id"], "v1")
+    plain = await WsAgent.connect(server, agent["kernel_id"], "plain", subprotocol=False)
+    replies = []
+    for asking in (v1, plain):
+        msg_id = asking.sock.execute("/help")
+        replies.append(await asking.wait_shell_reply(msg_id))
+        for client in (v1, plain):
+            await client.wait_for(lambda c=client, m=msg_id: ("status", "idle") in _states(c, m))
+        seen = _cell_iopub(v1, msg_id)
+        assert [kind for kind, _, _ in seen] == [
+            "status", "execute_input", "display_data", "status"
+        ]  # fmt: skip
+        assert seen == _cell_iopub(plain, msg_id)
+    assert [r["status"] for r in replies] == ["ok", "ok"]
+    v1.close()
+    plain.close()
+
+
+def _states(client: WsAgent, msg_id: str) -> list[tuple[str, str]]:
+    return [
+        (msg_type(m), m["content"].get("execution_state", ""))
+        for m in client.messages
+        if m.get("channel") == "iopub" and m["parent_header"].get("msg_id") == msg_id
+    ]
+
+
+async def test_a_server_that_hides_tracebacks_hides_them_from_v1_clients_too(
+    servers: Servers, workspace: Path
+) -> None:
+    server = servers.start("--set", "MappingKernelManager.allow_tracebacks=False")
+    agent = await create_agent(server, workspace, [{"text": "hi"}])
+    client = await WsAgent.connect(server, agent["kernel_id"], "v1")
+    assert client.sock.subprotocol == V1_SUBPROTOCOL
+    msg_id = client.sock.execute("/no-such-command")
+    assert (await client.wait_shell_reply(msg_id))["status"] == "error"
+    await client.wait_for(lambda: ("status", "idle") in _states(client, msg_id))
+    (error,) = [content for kind, _, content in _cell_iopub(client, msg_id) if kind == "error"]
+    assert (error["ename"], error["evalue"]) == ("ExecutionError", "Execution error")
+    assert "no-such-command" not in str(error["traceback"])
+    client.close()

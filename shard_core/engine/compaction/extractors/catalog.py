@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from shard_core.contracts.compactor import ExtractorContext
 from shard_core.engine.compaction.context import facts_of, tool_index
-from shard_core.engine.compaction.excerpts import clip
+from shard_core.engine.compaction.excerpts import clip, clip_all
 from shard_core.types import NormalizedBlock, ToolResultNBlock
 
 log_ = logging.getLogger("shard.compaction")
@@ -50,11 +50,8 @@ def regex_signatures(path: str, text: str) -> list[str]:
     if pattern is None:
         return []
     source = _LINE_NUMBER.sub("", text[:SCAN_CHARS])
-    found: list[str] = []
-    for match in pattern.finditer(source):
-        signature = match.group(0).strip().rstrip("{;: ")
-        found.append(clip(signature, SIGNATURE_CHARS))
-    return list(dict.fromkeys(found))
+    found = [match.group(0).strip().rstrip("{;: ") for match in pattern.finditer(source)]
+    return list(dict.fromkeys(clip_all(found, SIGNATURE_CHARS)))
 
 
 def read_signatures(block: ToolResultNBlock, path: str) -> list[str]:
@@ -78,16 +75,17 @@ class TypeCatalog:
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         tools = tool_index(blocks, ctx)
-        latest: dict[str, ToolResultNBlock] = {}
-        for block in blocks:
-            if block.kind == "tool_result" and block.name in READ_TOOLS:
+        newest: dict[str, ToolResultNBlock] = {}  # path → its latest read, newest first
+        for block in reversed(tools.tool_results()):
+            if block.name in READ_TOOLS and not block.is_error:
                 path = tools.path_of(block)
-                if path is not None and not block.is_error:
-                    latest.pop(path, None)
-                    latest[path] = block
+                if path is not None and path not in newest:
+                    newest[path] = block
+                    if len(newest) == MAX_PATHS:
+                        break  # the catalog shows the last MAX_PATHS files read
         lines: list[str] = []
         facts = facts_of(ctx)
-        for path, block in list(latest.items())[-MAX_PATHS:]:
+        for path, block in reversed(newest.items()):
             signatures = _indexed(ctx, path)
             if signatures is None:
                 signatures = facts.of(read_signatures, block, path)

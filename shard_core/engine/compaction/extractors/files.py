@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
+from operator import itemgetter
 
 from shard_core.contracts.compactor import ExtractorContext
 from shard_core.engine.compaction.context import call_path, tool_index
 from shard_core.engine.compaction.excerpts import with_crumb
-from shard_core.types import NormalizedBlock
+from shard_core.engine.compaction.gates import any_of
+from shard_core.types import BashBlock, NormalizedBlock, ToolCallNBlock
 
 WRITE_TOOLS = frozenset({"write", "Write", "write_file", "create_file"})
 EDIT_TOOLS = frozenset({"edit", "Edit", "MultiEdit", "edit_file", "str_replace"})
@@ -78,16 +80,18 @@ class FilesAndChanges:
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         tools = tool_index(blocks, ctx)
+        runs = [(i, b) for i, b in tools.at("bash") if b.kind == "bash" and b.exit_code == 0]
+        moving = any_of([b.command for _, b in runs], (), (_FILE_COMMAND,), lower=False)
+        found: list[tuple[int, BashBlock | ToolCallNBlock]] = [
+            (i, b) for (i, b), hit in zip(runs, moving, strict=True) if hit and b.kind == "bash"
+        ]
+        found += tools.calls_named(WRITE_TOOLS | EDIT_TOOLS)
+        found.sort(key=itemgetter(0))  # log order: the changes as they were made
         log = FileLog()
-        for block in blocks:
+        for _, block in found:
             if block.kind == "bash":
-                if block.exit_code == 0:
-                    for path, status in shell_file_ops(block.command):
-                        log.add(path, status, block.entry_index)
-                continue
-            if block.kind != "tool_call":
-                continue
-            if block.name not in WRITE_TOOLS and block.name not in EDIT_TOOLS:
+                for path, status in shell_file_ops(block.command):
+                    log.add(path, status, block.entry_index)
                 continue
             result = tools.result_of(block)
             path = call_path(block)

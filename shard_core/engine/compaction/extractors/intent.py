@@ -4,11 +4,12 @@ Preferences (explicit "always / never / prefer / don't / please use …" stateme
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from shard_core.contracts.compactor import ExtractorContext
-from shard_core.engine.compaction.context import facts_of
+from shard_core.engine.compaction.context import facts_of, tool_index
 from shard_core.engine.compaction.excerpts import clip, squash, with_crumb
+from shard_core.engine.compaction.gates import any_of
 from shard_core.types import NormalizedBlock, UserBlock
 
 SCOPE_PREFIX = "scope change: "
@@ -72,6 +73,21 @@ def _maybe_preference(text: str) -> bool:
     return any(h in lowered for h in _HINTS) or _PLEASE.search(lowered) is not None
 
 
+def _gated(
+    texts: list[str],
+    words: Sequence[str],
+    patterns: Sequence[re.Pattern[str]],
+    one: Callable[[str], bool],
+) -> list[bool]:
+    """`[one(text) for text in texts]` for a gate `one` that tests ASCII text for `words` and
+    `patterns` (lowercased) and other text its own way: the ASCII ones in one search."""
+    found = any_of(texts, words, patterns)
+    for i, text in enumerate(texts):
+        if not text.isascii():
+            found[i] = one(text)
+    return found
+
+
 def is_substantive(text: str) -> bool:
     flat = squash(text)
     return len(flat) >= 8 and not _NOISE.match(flat)
@@ -104,7 +120,7 @@ class SessionGoal:
     merge = "sticky-goal"
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
-        users = [b for b in blocks if b.kind == "user"]
+        users = tool_index(blocks, ctx).users()
         goals: list[UserBlock] = []
         if not _states_goal(ctx.previous_summary, self.title):  # else it is sticky there
             for block in users:
@@ -115,8 +131,10 @@ class SessionGoal:
         lines = [with_crumb(clip(b.text, GOAL_CHARS), [b.entry_index]) for b in goals]
         after = users.index(goals[-1]) + 1 if goals else 0
         facts = facts_of(ctx)
-        for block in reversed(users[after:]):
-            if facts.of(changes_scope, block, None):
+        later = users[after:]
+        maybe = _gated([b.text for b in later], _SCOPE_WORDS, (), _maybe_scope)
+        for block, hinted in zip(reversed(later), reversed(maybe), strict=True):
+            if hinted and facts.of(changes_scope, block, None):
                 text = SCOPE_PREFIX + clip(block.text, GOAL_CHARS)
                 lines.append(with_crumb(text, [block.entry_index]))
                 break
@@ -153,8 +171,11 @@ class UserPreferences:
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         seen: dict[str, str] = {}
         facts = facts_of(ctx)
-        for block in blocks:
-            if block.kind == "user":
-                for sentence in facts.of(block_preferences, block, None):
-                    seen.setdefault(sentence.casefold(), sentence)
+        users = tool_index(blocks, ctx).users()
+        maybe = _gated([b.text for b in users], _HINTS, (_PLEASE,), _maybe_preference)
+        for block, hinted in zip(users, maybe, strict=True):
+            if not hinted:
+                continue  # states no preference: what block_preferences would find too
+            for sentence in facts.of(block_preferences, block, None):
+                seen.setdefault(sentence.casefold(), sentence)
         return list(seen.values())[-MAX_PREFERENCES:]

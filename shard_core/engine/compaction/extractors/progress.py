@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shard_core.contracts.compactor import ExtractorContext
-from shard_core.engine.compaction.context import facts_of, plan_of, tool_index
+from shard_core.engine.compaction.context import BlockIndex, facts_of, plan_of, tool_index
 from shard_core.engine.compaction.excerpts import clip, with_crumb
 from shard_core.engine.compaction.extractors.intent import is_substantive
 from shard_core.engine.compaction.extractors.outstanding import Finding, classify, family
-from shard_core.types import AssistantBlock, NormalizedBlock, PlanCheckpoint
+from shard_core.types import AssistantBlock, BashBlock, NormalizedBlock, PlanCheckpoint
 
 MAX_STEPS = 8
 STEP_CHARS = 140
@@ -25,9 +25,9 @@ def _plan_lines(plan: PlanCheckpoint) -> list[str]:
     return lines
 
 
-def _last_test_run(blocks: Sequence[NormalizedBlock]) -> str | None:
-    for block in reversed(blocks):
-        if block.kind == "bash" and family(block.command) == "tests":
+def _last_test_run(runs: Sequence[BashBlock]) -> str | None:
+    for block in reversed(runs):
+        if family(block.command) == "tests":
             code = block.exit_code
             outcome = "passed" if code == 0 else f"failed (exit {code})"
             return with_crumb(
@@ -37,7 +37,7 @@ def _last_test_run(blocks: Sequence[NormalizedBlock]) -> str | None:
 
 
 def _next_action(
-    plan: PlanCheckpoint | None, open_failures: list[Finding], blocks: Sequence[NormalizedBlock]
+    plan: PlanCheckpoint | None, open_failures: list[Finding], tools: BlockIndex
 ) -> str | None:
     if open_failures:
         first = open_failures[0]
@@ -45,10 +45,11 @@ def _next_action(
     remaining = [s.text for s in plan.steps if not s.done] if plan is not None else []
     if remaining:
         return f"next action: {clip(remaining[0], STEP_CHARS)}"
+    blocks = tools.blocks
     if blocks and isinstance(blocks[-1], AssistantBlock):
         return None  # the last turn ended with an answer: nothing is half done
-    for block in reversed(blocks):
-        if block.kind == "user" and is_substantive(block.text):
+    for block in reversed(tools.users()):
+        if is_substantive(block.text):
             text = f"in progress: {clip(block.text, 200)}"
             return with_crumb(text, [block.entry_index])
     return None
@@ -62,14 +63,15 @@ class Progress:
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         plan = plan_of(ctx)
         lines = _plan_lines(plan) if plan is not None and plan.steps else []
-        tested = _last_test_run(blocks)
+        tools = tool_index(blocks, ctx)
+        tested = _last_test_run(tools.bash())
         if tested is not None:
             lines.append(tested)
-        findings = classify(blocks, tool_index(blocks, ctx), facts_of(ctx))
+        findings = classify(blocks, tools, facts_of(ctx))
         open_failures = [f for f in findings if f.level == "ERROR" and not f.resolved]
         if open_failures:
             lines.append(f"open failures: {len(open_failures)} (see Outstanding Context)")
-        action = _next_action(plan, open_failures, blocks)
+        action = _next_action(plan, open_failures, tools)
         if action is not None:
             lines.append(action)
         return lines

@@ -3,11 +3,12 @@ Brief Transcript of the most recent turns, long outputs cut head + tail."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from shard_core.contracts.compactor import ExtractorContext
 from shard_core.engine.compaction.context import (
     NO_FACTS,
+    BlockIndex,
     Facts,
     ToolIndex,
     call_path,
@@ -51,15 +52,42 @@ def split_turns(blocks: Sequence[NormalizedBlock]) -> list[list[NormalizedBlock]
     return turns
 
 
-def _changed(turn: list[NormalizedBlock], tools: ToolIndex) -> list[str]:
+def last_turns(
+    tools: BlockIndex, count: int | None = None
+) -> tuple[int, Iterator[list[NormalizedBlock]]]:
+    """How many turns `split_turns` finds, and the last `count` of them (all: None), newest
+    first — made from the index's user positions, so the older turns are never built."""
+    starts = tools.turn_starts()
+    blocks = tools.blocks
+    ends = [*starts[1:], len(blocks)]
+    shown = range(len(starts) - 1, -1 if count is None else max(-1, len(starts) - 1 - count), -1)
+    return len(starts), (list(blocks[starts[i] : ends[i]]) for i in shown)
+
+
+def _acts(
+    turn: list[NormalizedBlock], tools: ToolIndex, facts: Facts
+) -> tuple[int, list[str], BashBlock | None, AssistantBlock | None]:
+    """In one walk over a turn: its tool calls, the files it changed, its last test run and
+    its last answer."""
+    calls = 0
     paths: list[str] = []
+    tested: BashBlock | None = None
+    said: AssistantBlock | None = None
     for block in turn:
-        if block.kind == "tool_call" and (block.name in WRITE_TOOLS or block.name in EDIT_TOOLS):
-            result = tools.result_of(block)
-            path = call_path(block)
-            if result is not None and not result.is_error and path is not None:
-                paths.append(path)
-    return list(dict.fromkeys(paths))
+        if block.kind == "tool_call":
+            calls += 1
+            if block.name in WRITE_TOOLS or block.name in EDIT_TOOLS:
+                result = tools.result_of(block)
+                path = call_path(block)
+                if result is not None and not result.is_error and path is not None:
+                    paths.append(path)
+        elif block.kind == "bash":
+            calls += 1
+            if facts.of(runs_tests, block, None):
+                tested = block
+        elif block.kind == "assistant":
+            said = block
+    return calls, list(dict.fromkeys(paths)), tested, said
 
 
 def asked_line(block: UserBlock, _: None) -> str:
@@ -77,18 +105,15 @@ def _answer(block: AssistantBlock, _: None) -> str:
 def turn_line(turn: list[NormalizedBlock], tools: ToolIndex, facts: Facts = NO_FACTS) -> str:
     head = turn[0]
     asked = facts.of(asked_line, head, None) if isinstance(head, UserBlock) else CONTINUED
-    calls = sum(b.kind in ("tool_call", "bash") for b in turn)
+    calls, changed, tested, said = _acts(turn, tools, facts)
     parts: list[str] = [f"{calls} tool call{'s' if calls != 1 else ''}"] if calls else []
-    changed = _changed(turn, tools)
     if changed:
         more = f" +{len(changed) - 2}" if len(changed) > 2 else ""
         parts.append("changed " + ", ".join(changed[:2]) + more)
-    tests = [b for b in turn if b.kind == "bash" and facts.of(runs_tests, b, None)]
-    if tests:
-        parts.append("tests passed" if tests[-1].exit_code == 0 else "tests failed")
-    said = [b for b in turn if isinstance(b, AssistantBlock)]
-    if said and not calls:
-        parts.append(f"answered: {facts.of(_answer, said[-1], None)}")
+    if tested is not None:
+        parts.append("tests passed" if tested.exit_code == 0 else "tests failed")
+    if said is not None and not calls:
+        parts.append(f"answered: {facts.of(_answer, said, None)}")
     outcome = f" → {'; '.join(parts)}" if parts else ""
     return with_crumb(f"{asked}{outcome}", [head.entry_index])
 
@@ -100,11 +125,12 @@ class EarlierTurns:
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         tools = tool_index(blocks, ctx)
-        turns = split_turns(blocks)
+        count, newest_first = last_turns(tools, MAX_TURNS)
         facts = facts_of(ctx)
-        lines = [turn_line(t, tools, facts) for t in turns[-MAX_TURNS:]]
-        if len(turns) > MAX_TURNS:
-            lines.insert(0, f"(+{len(turns) - MAX_TURNS} earlier turns; search them with recall)")
+        lines = [turn_line(t, tools, facts) for t in newest_first]
+        lines.reverse()
+        if count > MAX_TURNS:
+            lines.insert(0, f"(+{count - MAX_TURNS} earlier turns; search them with recall)")
         return lines
 
 
@@ -222,7 +248,7 @@ class BriefTranscript:
         facts = facts_of(ctx)
         chosen: list[list[str]] = []
         used = 0
-        for turn in reversed(split_turns(blocks)):
+        for turn in last_turns(tools)[1]:
             lines = [
                 line
                 for b in turn

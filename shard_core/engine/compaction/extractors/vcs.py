@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from shard_core.contracts.compactor import ExtractorContext
-from shard_core.engine.compaction.context import facts_of
+from shard_core.engine.compaction.context import facts_of, tool_index
 from shard_core.engine.compaction.excerpts import clip, with_crumb
 from shard_core.types import BashBlock, NormalizedBlock
 
@@ -22,25 +22,30 @@ MAX_LOG_LINES = 10
 MESSAGE_CHARS = 100
 
 
-def commits_of(block: BashBlock, _: None) -> list[tuple[str, str, bool]]:
+Commit = tuple[str, str, str, bool]
+"""(short hash, message, where it was seen — the branch it was made on or `seen in git log`,
+made here?)"""
+
+
+def commits_of(block: BashBlock, _: None) -> list[Commit]:
     return commits_in(block)
 
 
-def commits_in(block: BashBlock) -> list[tuple[str, str, bool]]:
-    """(short hash, line, made here?) for each commit named in one bash block's output."""
-    found: list[tuple[str, str, bool]] = []
+def commits_in(block: BashBlock) -> list[Commit]:
+    """The commits named in one bash block's output."""
+    found: list[Commit] = []
     for match in _MADE.finditer(block.output):
-        short = match["hash"][:7]
-        text = f"{short}: {clip(match['msg'], MESSAGE_CHARS)} ({match['branch']})"
-        found.append((short, with_crumb(text, [block.entry_index]), True))
+        found.append((match["hash"][:7], match["msg"], match["branch"], True))
     if _ONELINE_CMD.search(block.command):
         for line in block.output.splitlines()[:MAX_LOG_LINES]:
             match = _LOG_LINE.match(line)
             if match is not None:
-                short = match["hash"][:7]
-                text = f"{short}: {clip(match['msg'], MESSAGE_CHARS)} (seen in git log)"
-                found.append((short, with_crumb(text, [block.entry_index]), False))
+                found.append((match["hash"][:7], match["msg"], "seen in git log", False))
     return found
+
+
+def commit_line(short: str, message: str, where: str, block: BashBlock) -> str:
+    return with_crumb(f"{short}: {clip(message, MESSAGE_CHARS)} ({where})", [block.entry_index])
 
 
 class Commits:
@@ -49,12 +54,13 @@ class Commits:
     merge = "union-keyed"
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
-        commits: dict[str, str] = {}
+        commits: dict[str, tuple[str, str, BashBlock]] = {}
         facts = facts_of(ctx)
-        for block in blocks:
-            if block.kind != "bash" or "git" not in block.command:
+        for block in tool_index(blocks, ctx).bash():
+            if "git" not in block.command:
                 continue
-            for short, line, made in facts.of(commits_of, block, None):
+            for short, message, where, made in facts.of(commits_of, block, None):
                 if short not in commits or made:
-                    commits[short] = line
-        return list(commits.values())[-MAX_COMMITS:]
+                    commits[short] = (message, where, block)
+        shown = list(commits.items())[-MAX_COMMITS:]  # only these lines are ever made
+        return [commit_line(short, *seen) for short, seen in shown]

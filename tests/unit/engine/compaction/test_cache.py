@@ -160,7 +160,6 @@ def test_an_observed_branch_compacts_from_the_cache(monkeypatch: pytest.MonkeyPa
     def cold(*args: object, **kwargs: object) -> NoReturn:
         raise AssertionError("the warm path must not work entries out again")
 
-    monkeypatch.setattr(compactor_module, "normalize", cold)
-    monkeypatch.setattr(compactor_module, "scan_window", cold)
+    monkeypatch.setattr(compactor_module, "walk_window", cold)
     monkeypatch.setattr(compactor_module, "scan_rows", cold)  # the span did the scan too
     assert _compact(warm, b, 0, 300) == want is not None

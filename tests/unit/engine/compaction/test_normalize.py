@@ -108,3 +108,25 @@ def test_indices_map_positions_to_stable_entry_indices() -> None:
     b.bash("ls", "a\nb", 0)
     blocks = normalize(b.entries[1:], indices=[100, 101, 102])
     assert [blk.entry_index for blk in blocks] == [100, 102]
+
+
+def test_blocks_made_without_validation_are_the_validated_blocks() -> None:
+    b = SessionBuilder()
+    b.user("Fix the parser")
+    b.read("src/p.py", "def parse(): ...", text="Reading it.")
+    b.bash("pytest -q", "1 failed", 1)
+    made = normalize(b.entries)
+    validated = [type(x).model_validate(x.model_dump()) for x in made]
+    assert made == validated
+    assert [repr(x) for x in made] == [repr(x) for x in validated]
+    assert [x.model_dump_json() for x in made] == [x.model_dump_json() for x in validated]
+    assert [x.model_fields_set for x in made] == [set(type(x).model_fields) for x in made]
+    said = made[1]
+    assert isinstance(said, AssistantBlock)
+    said.text = "changed"  # assignment keeps every block's fields set whole
+    assert made[0].model_fields_set == UserBlock(entry_index=9, text="x").model_fields_set | {
+        "kind"
+    }
+    copy = said.model_copy(update={"text": "other"})
+    assert copy.text == "other"
+    assert said.text == "changed"

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shard_core.engine.compaction import redact
 from shard_core.engine.compaction.excerpts import clip, head_tail
-from shard_core.engine.compaction.redact import _HINTS, _SECRET, _replace  # pyright: ignore[reportPrivateUsage]
+from shard_core.engine.compaction.redact import (  # pyright: ignore[reportPrivateUsage]
+    _HINTS,
+    _SECRET,
+    FOLDING_CHARS,
+    _replace,
+    redact_hinted,
+)
 
 CASES = [
     (
@@ -83,3 +91,27 @@ TEXTS = st.lists(st.one_of(PIECES, st.text(max_size=8)), max_size=12).map("".joi
 def test_trying_only_the_hinted_alternatives_redacts_like_the_full_pattern(text: str) -> None:
     full = _SECRET.sub(_replace, text) if any(h in text.lower() for h in _HINTS) else text
     assert redact(text) == full
+
+
+def test_the_folding_characters_are_every_one_ignorecase_relates_to_ascii() -> None:
+    ascii_like = re.compile(r"[a-z0-9_\-:=/\"'. ]", re.IGNORECASE)
+    found = [
+        c
+        for c in map(chr, range(0x80, 0x110000))
+        if ascii_like.match(c) or any(x.isascii() for x in c.lower() + c.upper())
+    ]
+    assert "".join(found) == FOLDING_CHARS
+
+
+NON_ASCII = st.sampled_from(["→", "…", "✗", "é", "日本", "\u017fecret=abcd", "\u212aey: x"])
+MIXED = st.lists(st.one_of(PIECES, NON_ASCII, st.text(max_size=6)), max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=MIXED)
+def test_text_beyond_ascii_is_redacted_like_the_full_pattern(text: str) -> None:
+    hinted = any(h in text.lower() for h in _HINTS)
+    full = _SECRET.sub(_replace, text) if hinted else text
+    assert redact(text) == full
+    if hinted:
+        assert redact_hinted(text) == full

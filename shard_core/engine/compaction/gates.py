@@ -1,0 +1,47 @@
+"""Gates: which of many texts may hold any of some words, in one search over them all.
+
+An extractor that reads every user turn or every command tests each text for a few words first
+and skips the slow work for the rest. Over a long session that test, repeated per text, was most
+of the extractor's time; searching the texts joined is the same test for each at the cost of a
+few `str.find` calls in all. A word cannot match across two texts: they are joined by a NUL,
+which neither the words nor the patterns given here contain or match.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+
+_SEP = "\0"
+
+
+def any_of(
+    texts: Sequence[str],
+    words: Iterable[str],
+    patterns: Iterable[re.Pattern[str]] = (),
+    *,
+    lower: bool = True,
+) -> list[bool]:
+    """Per text: does `text.lower()` (`text`, when not `lower`) contain one of `words` or match
+    one of `patterns`? The same answers as testing each text alone, for patterns that cannot
+    match a NUL."""
+    lowered = [text.lower() for text in texts] if lower else texts
+    joined = _SEP.join(lowered)
+    starts: list[int] = []
+    at = 0
+    for text in lowered:
+        starts.append(at)
+        at += len(text) + 1
+    found = [False] * len(texts)
+    for word in words:
+        at = joined.find(word)
+        while at != -1:
+            i = bisect_right(starts, at) - 1
+            found[i] = True
+            following = starts[i + 1] if i + 1 < len(starts) else len(joined)
+            at = joined.find(word, following)
+    for pattern in patterns:
+        for match in pattern.finditer(joined):
+            found[bisect_right(starts, match.start()) - 1] = True
+    return found

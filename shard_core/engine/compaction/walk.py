@@ -1,0 +1,274 @@
+"""walk: a cold compaction's per-entry work in one pass — the scan for the cut and the blocks.
+
+`scan_window` (token estimates, safe boundaries) and `normalize` (look-ahead, then blocks) each
+walk every entry of the window; on a 28k-entry session those walks were most of a compaction.
+`walk_window` does both in one: each entry's blocks are made as it is read, a bash call's block
+is filled in when its result arrives, and the kinds of the blocks are indexed on the way for
+the extractors (context.py's BlockIndex).
+
+For a safe cut the blocks of the window's first k entries are the first `offsets[k]` blocks
+(nothing before a safe cut is answered after it). That needs each call id made and answered at
+most once, a bash call's result after the call: a window that breaks either (a crash, a replay)
+is `regular = False`, and its blocks come from `normalize` itself. The scan is exact either way.
+tests/unit/engine/compaction/test_walk.py holds both to `normalize` and `scan_window`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from shard_core.engine.compaction.context import BlockIndex, Indexer
+from shard_core.engine.compaction.cut import Scan
+from shard_core.engine.compaction.normalize import (
+    BASH_TOOLS,
+    SKIPPED_TOOLS,
+    bash_block,
+    bash_command,
+    bash_output_block,
+    call_block,
+    normalize,
+    result_block,
+    result_text,
+    said_block,
+    thinking_block,
+)
+from shard_core.engine.compaction.tokens import (
+    CHARS_PER_TOKEN,
+    ENTRY_OVERHEAD_TOKENS,
+    IMAGE_TOKENS,
+    json_chars,
+    result_chars,
+)
+from shard_core.types import (
+    ContentBlock,
+    MessageEntry,
+    NormalizedBlock,
+    SessionEntry,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    ToolResultEntry,
+)
+
+_IMAGE_CHARS = IMAGE_TOKENS * CHARS_PER_TOKEN
+_NO_CALLS: list[str] = []
+"""The calls of a message that makes none (shared: rows never change it)."""
+_Row = tuple[int, int, bool, bool, list[str]]
+"""A message's boundary facts: (window position, branch position, carries a tool result,
+starts a user turn, ids of the calls it makes)."""
+
+
+class Walk:
+    """What one pass over a window found: its Scan, and its blocks by cut."""
+
+    def __init__(
+        self,
+        entries: Sequence[SessionEntry],
+        indices: Sequence[int],
+        scan: Scan,
+        blocks: list[NormalizedBlock],
+        offsets: list[int],
+        indexer: Indexer,
+        regular: bool,
+    ) -> None:
+        self.entries = entries
+        self.indices = indices
+        self.scan = scan
+        self.regular = regular
+        self._blocks = blocks
+        self._offsets = offsets
+        self._indexer = indexer
+
+    def blocks(self, keep_from: int) -> tuple[list[NormalizedBlock], BlockIndex]:
+        """The blocks of the first `keep_from` entries (a safe cut, or all) and their index."""
+        if not self.regular:
+            blocks = normalize(self.entries[:keep_from], indices=self.indices[:keep_from])
+            return blocks, BlockIndex(blocks)
+        return self._indexer.prefix(self._blocks, self._offsets[keep_from])
+
+
+def walk_window(
+    entries: Sequence[SessionEntry], positions: Sequence[int], indices: Sequence[int]
+) -> Walk:
+    """One pass over a window's context entries (`positions`: where they sit in the branch,
+    `indices`: their stable indices)."""
+    walker = _Walker()
+    offsets, blocks, tokens = walker.offsets, walker.blocks, walker.tokens
+    result_entry, message = walker.result_entry, walker.message
+    for i, entry in enumerate(entries):
+        if isinstance(entry, ToolResultEntry):
+            result_entry(entry, indices[i], positions[i])
+        elif isinstance(entry, MessageEntry):
+            message(entry, i, indices[i], positions[i])
+        else:
+            tokens.append(0)
+        offsets.append(len(blocks))
+    blocks = walker.finish()
+    scan = Scan(tokens, *walker.boundaries())
+    return Walk(entries, indices, scan, blocks, offsets, walker.indexer, walker.regular)
+
+
+class _Walker:
+    """The pass itself. Each attribute of an entry is read once: a pydantic model's attribute
+    costs several times a plain object's, and the walk reads about ten per entry."""
+
+    def __init__(self) -> None:
+        self.tokens: list[int] = []
+        self.rows: list[_Row] = []
+        self.blocks: list[NormalizedBlock | None] = []
+        """None: a bash call's slot, filled when its result arrives (or by `finish`)."""
+        self.offsets = [0]
+        self.indexer = Indexer()
+        self.kinds = self.indexer.found.kinds
+        self.answered: dict[str, int] = {}
+        """Call id → branch position of its result."""
+        self.names: dict[str, str] = {}
+        """Call id → tool name, for the calls seen so far."""
+        self.skipped: set[str] = set()
+        self.waiting: dict[str, tuple[int, int, str]] = {}
+        """Bash call id → (its block's slot, its entry index, the command) until answered."""
+        self.regular = True
+
+    def message(self, entry: MessageEntry, i: int, index: int, position: int) -> None:
+        message = entry.details.message
+        role = message.role
+        content = message.content
+        first = content[0] if len(content) == 1 else None
+        if isinstance(first, TextBlock):  # a plain user or assistant turn
+            text = first.text
+            self._said(role, index, text.strip())
+            chars, calls, has_text, has_result = len(text), _NO_CALLS, True, False
+        elif isinstance(first, ToolCallBlock):  # one tool call, the usual assistant step
+            call_id, name, args = first.id, first.name, first.input
+            self._call(call_id, name, args, index)
+            chars, calls = len(name) + json_chars(args), [call_id]
+            has_text = has_result = False
+        else:
+            chars, calls, has_text, has_result = self._content(content, role, index, position)
+        self.tokens.append(-(-chars // CHARS_PER_TOKEN) + ENTRY_OVERHEAD_TOKENS)
+        self.rows.append((i, position, has_result, has_text and role == "user", calls))
+
+    def _content(
+        self, content: Sequence[ContentBlock], role: str, index: int, position: int
+    ) -> tuple[int, list[str], bool, bool]:
+        """(characters, call ids, any text, any tool result) of a message's blocks."""
+        chars = 0
+        texts: list[str] = []
+        calls: list[str] = []
+        has_text = has_result = False
+        for block in content:
+            if isinstance(block, TextBlock):
+                has_text = True
+                chars += len(block.text)
+                texts.append(block.text)
+                continue
+            if texts:
+                self._said(role, index, "\n".join(texts).strip())
+                texts.clear()
+            if isinstance(block, ToolCallBlock):
+                call_id, name, args = block.id, block.name, block.input
+                chars += len(name) + json_chars(args)
+                calls.append(call_id)
+                self._call(call_id, name, args, index)
+            elif isinstance(block, ToolResultBlock):
+                has_result = True
+                chars += self._inline_result(block, index, position)
+            elif isinstance(block, ThinkingBlock):
+                thinking = block.thinking
+                chars += len(thinking)
+                if thinking.strip():
+                    self._add("thinking", thinking_block(index, thinking))
+            else:
+                chars += _IMAGE_CHARS
+        if texts:
+            self._said(role, index, "\n".join(texts).strip())
+        return chars, calls, has_text, has_result
+
+    def _add(self, kind: str, block: NormalizedBlock | None) -> None:
+        self.kinds[kind].append(len(self.blocks))
+        self.blocks.append(block)
+
+    def _said(self, role: str, index: int, text: str) -> None:
+        if text:
+            self.kinds[role].append(len(self.blocks))
+            self.blocks.append(said_block(role, index, text))
+
+    def _call(self, call_id: str, name: str, args: dict[str, Any], index: int) -> None:
+        if call_id in self.names:
+            self.regular = False  # the same id made twice
+        self.names[call_id] = name
+        at = len(self.blocks)
+        if name in BASH_TOOLS:
+            if call_id in self.answered:
+                self.regular = False  # answered before it was made
+            self.waiting[call_id] = (at, index, bash_command(args))
+            self._add("bash", None)  # its slot, filled by the result
+        elif name in SKIPPED_TOOLS:
+            self.skipped.add(call_id)
+        else:
+            made = call_block(index, call_id, name, args)
+            self.indexer.call(made, call_id, name, at)
+            self.blocks.append(made)
+
+    def _inline_result(self, block: ToolResultBlock, index: int, position: int) -> int:
+        content = block.content
+        text = result_text(content)
+        self._result(block.tool_call_id, "", index, text, block.is_error, {}, position)
+        return result_chars(content)
+
+    def result_entry(self, entry: ToolResultEntry, index: int, position: int) -> None:
+        d = entry.details
+        result = d.result
+        content = result.content
+        first = content[0] if len(content) == 1 else None
+        if isinstance(first, TextBlock):
+            text = first.text
+            chars = len(text)
+        else:
+            text, chars = result_text(content), result_chars(content)
+        self.tokens.append(-(-chars // CHARS_PER_TOKEN) + ENTRY_OVERHEAD_TOKENS)
+        self._result(d.tool_call_id, d.name, index, text, result.is_error, result.details, position)
+
+    def _result(
+        self, call_id: str, name: str, index: int, text: str, is_error: bool,
+        details: dict[str, Any], position: int,
+    ) -> None:  # fmt: skip
+        answered = self.answered
+        if call_id in answered:
+            self.regular = False  # answered twice
+        answered[call_id] = position
+        waiting = self.waiting.pop(call_id, None)
+        if waiting is not None:
+            self.blocks[waiting[0]] = bash_output_block(call_id, waiting[2], index, text, details)
+        elif call_id not in self.skipped and name not in SKIPPED_TOOLS:
+            shown = self.names.get(call_id, name or "tool")
+            made = result_block(index, call_id, shown, text, is_error)
+            self.indexer.result(made, call_id, len(self.blocks))
+            self.blocks.append(made)
+
+    def finish(self) -> list[NormalizedBlock]:
+        """The blocks, with a bash call never answered as a block without output at the
+        call's index."""
+        for call_id, (slot, index, command) in self.waiting.items():
+            self.blocks[slot] = bash_block(call_id, command, index, None)
+        self.waiting.clear()
+        return cast(list[NormalizedBlock], self.blocks)
+
+    def boundaries(self) -> tuple[list[bool], list[bool]]:
+        """Safe and user-turn flags per entry: a tail may start at a message that carries no
+        tool results, when no call before it has its result after it."""
+        n = len(self.tokens)
+        safe = [False] * n
+        user = [False] * n
+        answered = self.answered
+        open_until = -1  # the latest result position owed by a call seen so far
+        for i, position, has_result, starts_turn, calls in self.rows:
+            safe[i] = open_until < position and not has_result
+            user[i] = starts_turn
+            for call in calls:
+                at = answered.get(call, -1)
+                if at > open_until:
+                    open_until = at
+        return safe, user

@@ -1,0 +1,153 @@
+"""What Shard changes in jupyter_server's kernel WebSocket connection, for speed only.
+
+Every kernel's WebSockets send without Nagle delay. Agent kernels' connections (local kernels,
+not a kernel gateway's) also share one IOPub subscription (fanout.py), skip the IOPub rate
+limiter, and relay kernel messages to a v1 client as prebuilt WebSocket frames (an IOPub
+message's frame built once for every client). The messages and their order are unchanged; an
+agent's traceback replacement works (see `AgentConnection._on_error`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
+from tornado.iostream import StreamClosedError
+
+from shard_kernel.gateway.fanout import IopubView, SharedIopub, websocket_frame
+from shard_kernel.kernelspec import KERNEL_NAME
+
+V1_SUBPROTOCOL = "v1.kernel.websocket.jupyter.org"
+
+
+class NoDelay:
+    """Kernel WebSocket connections that send each message at once (TCP_NODELAY).
+
+    A kernel answers with several small messages back to back (status, execute_input, reply,
+    events); with Nagle on, the second one waits for the client's delayed ACK — a 40 ms stall
+    measured on loopback in half of the round trips.
+    """
+
+    websocket_handler: Any
+
+    def connect(self) -> Any:
+        self.websocket_handler.set_nodelay(True)
+        return super().connect()  # type: ignore[misc]
+
+
+class AgentConnection:
+    """An agent kernel's WebSocket connection; other kernels' connections are jupyter_server's.
+
+    - IOPub comes from the subscription the kernel's WebSockets share (see fanout.py).
+    - No IOPub rate limiter. It is meant for runaway cell output; an agent kernel sends no
+      `stream` output (what the data limit counts), its events are already paced and batched
+      by the kernel, `shard gateway` raised the message limit out of the way anyway
+      (SHARD_IOPUB_MSG_RATE), and under `jupyter lab`'s default (1000 messages/s) the limiter
+      would drop events of a busy agent. Its traitlets bookkeeping was a fifth of the server's
+      CPU per message and client. A client that misses a message still finds the gap by `seq`
+      and fills it with `sync`.
+    - On the v1 subprotocol without compression, an IOPub message goes out as the WebSocket
+      frame the shared subscription built once for every client (`IopubView.ws_frame`), written
+      straight to the client's stream: jupyter_server re-encodes it per client and tornado's
+      `write_message` wraps each write in a task, about half of the relay's CPU per message and
+      client. A reply on shell, control or stdin is framed the same way (once: it has one
+      client). Not when the server replaces tracebacks (`allow_tracebacks=False`): that path
+      rewrites `error` messages, so it stays jupyter_server's — with its replacement fixed
+      (`_on_error`: jupyter_server 2.21 reads the replacement text from the wrong object, so the
+      `error` output was lost instead of replaced).
+    """
+
+    kernel_manager: Any
+    multi_kernel_manager: Any
+    websocket_handler: Any
+    kernel_id: str
+    session: Any
+    subprotocol: str | None
+    channels: dict[str, Any]
+    limit_rate: bool
+    _requests: tuple[Any, ...] = ()
+    _frames = False
+
+    def create_stream(self) -> None:
+        if not self._is_agent():
+            super().create_stream()  # type: ignore[misc]
+            return
+        identity = self.session.bsession
+        for channel in ("shell", "control", "stdin"):
+            stream = getattr(self.kernel_manager, f"connect_{channel}")(identity=identity)
+            stream.channel = channel
+            self.channels[channel] = stream
+        self.channels["iopub"] = SharedIopub.view(self.kernel_id, self.kernel_manager)
+        self._adopt()
+
+    def connect(self) -> Any:
+        connected = super().connect()  # type: ignore[misc]
+        if self._is_agent() and not self._requests and "shell" in self.channels:
+            self._adopt()  # restored from jupyter_server's buffer: an earlier connection's streams
+        return connected
+
+    def _is_agent(self) -> bool:
+        return getattr(self.kernel_manager, "kernel_name", None) == KERNEL_NAME
+
+    def _adopt(self) -> None:
+        self.limit_rate = False
+        self._requests = (self.channels["shell"], self.channels["control"], self.channels["stdin"])
+        self._frames = (
+            self.subprotocol == V1_SUBPROTOCOL
+            and self.websocket_handler.get_compression_options() is None
+            and bool(self.multi_kernel_manager.allow_tracebacks)
+        )
+
+    def _on_error(self, channel: str, msg: dict[str, Any], msg_list: list[Any]) -> None:
+        """jupyter_server's traceback replacement, reading the text where it is configured."""
+        if not self._is_agent():
+            super()._on_error(channel, msg, msg_list)  # type: ignore[misc]
+            return
+        kernels = self.multi_kernel_manager
+        if kernels.allow_tracebacks or channel != "iopub":
+            return
+        if msg["header"] is None:
+            msg["header"] = self.session.unpack(msg_list[0])
+        if msg["header"]["msg_type"] != "error":
+            return
+        if msg["content"] is None:
+            msg["content"] = self.session.unpack(msg_list[3])
+        msg["content"].update(
+            ename="ExecutionError",
+            evalue="Execution error",
+            traceback=[kernels.traceback_replacement_message],
+        )
+        if self.subprotocol == V1_SUBPROTOCOL:
+            msg_list[3] = self.session.pack(msg["content"])
+
+    def handle_outgoing_message(self, stream: Any, outgoing_msg: list[Any]) -> None:
+        frame = None
+        if self._frames and type(stream) is IopubView:
+            frame = stream.ws_frame(outgoing_msg)
+        elif self._frames and stream in self._requests:  # a reply to this client
+            frame = websocket_frame(outgoing_msg, stream.channel)
+        if frame is None:
+            super().handle_outgoing_message(stream, outgoing_msg)  # type: ignore[misc]
+            return
+        ws = self.websocket_handler.ws_connection
+        if ws is None or ws.is_closing():
+            return  # closing: its on_close disconnects this connection
+        with contextlib.suppress(StreamClosedError):  # closed since: the same
+            ws.stream.write(frame)
+
+
+def install_connection_class(settings: dict[str, Any]) -> bool:
+    """Mix the above into the server's kernel WebSocket connection class; True when agent
+    kernels' connections are `AgentConnection`s (local kernels, not a kernel gateway's)."""
+    base = settings.get("kernel_websocket_connection_class")
+    if base is None or issubclass(base, NoDelay):
+        return False
+    mixins: tuple[type, ...] = (NoDelay,)
+    local = issubclass(base, ZMQChannelsWebsocketConnection)
+    if local:
+        mixins = (NoDelay, AgentConnection)
+    settings["kernel_websocket_connection_class"] = type(
+        f"Shard{base.__name__}", (*mixins, base), {}
+    )
+    return local

@@ -1,0 +1,187 @@
+"""The relay's shortcuts without processes: prebuilt WebSocket frames, one framing per message for
+every client, one failing client, and agent kernels' activity noted as jupyter_server notes it."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jupyter_client.session import Session
+from jupyter_server.services.kernels.connection.base import serialize_msg_to_ws_v1
+from jupyter_server.services.kernels.kernelmanager import (
+    AsyncMappingKernelManager,
+    MappingKernelManager,
+)
+from tornado.websocket import WebSocketProtocol13, _WebSocketParams
+
+from shard_kernel.gateway.activity import watch_agents_on_shared_iopub
+from shard_kernel.gateway.client import decode_v1
+from shard_kernel.gateway.fanout import DELIMITER, SharedIopub, websocket_frame
+from shard_kernel.kernelspec import KERNEL_NAME
+
+SESSION = Session(key=b"relay-test-key")
+
+
+def kernel_message(
+    msg_type: str, content: dict[str, Any], parent: dict[str, Any] | None = None
+) -> list[bytes]:
+    """What a kernel puts on IOPub: topic, delimiter, signature, header, parent, metadata, …"""
+    msg = SESSION.msg(msg_type, content, parent=parent or {})
+    return [bytes(p) for p in SESSION.serialize(msg, ident=f"kernel.x.{msg_type}".encode())]
+
+
+class Written:
+    """The stream tornado writes a server's WebSocket frames to."""
+
+    def __init__(self) -> None:
+        self.data = b""
+
+    def write(self, data: bytes) -> Any:
+        self.data += data
+        return None
+
+
+async def tornados_frame(payload: bytes) -> bytes:
+    protocol = WebSocketProtocol13(None, mask_outgoing=False, params=_WebSocketParams())  # type: ignore[arg-type]
+    written = Written()
+    protocol.stream = written  # type: ignore[assignment]
+    protocol._write_frame(True, 0x2, payload)  # what write_message(binary=True) writes
+    return written.data
+
+
+@pytest.mark.parametrize("size", [10, 70_000])  # a 2-byte and an 8-byte payload length
+@pytest.mark.parametrize("channel", ["iopub", "shell"])
+async def test_frames_are_what_jupyter_server_and_tornado_write(size: int, channel: str) -> None:
+    msg_list = kernel_message("comm_msg", {"comm_id": "c", "data": {"text": "é" * size}})
+    msg_list.append(b"a buffer")
+    parts = msg_list[msg_list.index(DELIMITER) + 2 :]
+    expected = await tornados_frame(serialize_msg_to_ws_v1(parts, channel))
+    assert websocket_frame(msg_list, channel) == expected
+    message = decode_v1(expected[4 if size == 10 else 10 :])
+    assert (message["channel"], message["content"]["data"]["text"]) == (channel, "é" * size)
+    assert message["buffers"] == [b"a buffer"]
+
+
+async def test_a_short_frame_has_a_one_byte_length() -> None:
+    msg_list = [b"topic", DELIMITER, b"", b"{}", b"{}", b"{}", b"{}"]
+    payload = serialize_msg_to_ws_v1(msg_list[3:], "iopub")  # after the signature
+    assert len(payload) < 126
+    assert (
+        websocket_frame(msg_list)
+        == await tornados_frame(payload)
+        == b"\x82" + bytes([len(payload)]) + payload
+    )
+
+
+def test_what_is_no_jupyter_message_is_left_to_jupyter_server() -> None:
+    assert websocket_frame([b"no delimiter"]) is None
+    assert websocket_frame([b"topic", DELIMITER, memoryview(b"sig")]) is None
+
+
+class FakeKernel:
+    """A kernel manager as the shared subscription and the activity watcher use it."""
+
+    def __init__(self, name: str) -> None:
+        self.kernel_name = name
+        self.session = SESSION
+        self.ports = [1, 2, 3, 4, 5]
+        self.has_kernel = True
+        self.execution_state = "starting"
+        self.last_activity: Any = None
+        self.reason = "?"
+        self.receive: Callable[[list[bytes]], Any] | None = None
+
+    def connect_iopub(self) -> Any:
+        kernel = self
+
+        class Stream:
+            def on_recv(self, callback: Callable[[list[bytes]], Any], copy: bool = True) -> None:
+                kernel.receive = callback
+
+            def closed(self) -> bool:
+                return False
+
+        return Stream()
+
+
+@pytest.fixture
+def shared() -> Iterator[SharedIopub]:
+    kernel = FakeKernel(KERNEL_NAME)
+    view = SharedIopub.view("relay-test", kernel)
+    yield view._shared
+    SharedIopub._by_key.pop(view._shared.key, None)
+
+
+def test_a_message_is_framed_once_for_every_client(shared: SharedIopub) -> None:
+    views = [SharedIopub.view("relay-test", shared.km) for _ in range(3)]
+    msg_list = kernel_message("status", {"execution_state": "busy"})
+    frames = [view.ws_frame(msg_list) for view in views]
+    assert frames[0] is not None
+    assert all(frame is frames[0] for frame in frames)  # the same bytes object
+    again = kernel_message("status", {"execution_state": "idle"})
+    assert views[0].ws_frame(again) == websocket_frame(again) != frames[0]
+
+
+def test_one_failing_client_does_not_keep_a_message_from_the_others(shared: SharedIopub) -> None:
+    got: list[tuple[str, list[bytes]]] = []
+
+    def broken(msg_list: list[bytes]) -> None:
+        raise RuntimeError("its WebSocket closed under it")
+
+    first, second, third = (SharedIopub.view("relay-test", shared.km) for _ in range(3))
+    first.on_recv(lambda msg_list: got.append(("first", msg_list)))
+    second.on_recv(broken)
+    third.on_recv(lambda msg_list: got.append(("third", msg_list)))
+    msg_list = kernel_message("status", {"execution_state": "busy"})
+    assert shared.km.receive is not None
+    shared.km.receive(msg_list)
+    assert got == [("first", msg_list), ("third", msg_list)]
+
+
+def request(msg_type: str) -> dict[str, Any]:
+    return SESSION.msg(msg_type, {})["header"]
+
+
+ACTIVITY = [
+    ("status", {"execution_state": "starting"}, None),
+    ("status", {"execution_state": "busy"}, request("kernel_info_request")),
+    ("status", {"execution_state": "idle"}, request("kernel_info_request")),
+    ("status", {"execution_state": "busy"}, request("execute_request")),
+    ("execute_input", {"code": "hi", "execution_count": 1}, request("execute_request")),
+    ("comm_msg", {"comm_id": "shard-events", "data": {}}, request("execute_request")),
+    ("stream", {"name": "stdout", "text": "x"}, request("execute_request")),
+    ("status", {"execution_state": "idle"}, request("execute_request")),
+    ("stream", {"name": "stdout", "text": "late"}, request("execute_request")),
+    ("comm_msg", {"comm_id": "shard-events", "data": {}}, None),
+    ("status", {"execution_state": "busy"}, request("comm_info_request")),
+    ("status", {"execution_state": "idle"}, request("comm_info_request")),
+]
+
+
+def test_agent_activity_is_noted_as_jupyter_server_notes_it(tmp_path: Path) -> None:
+    kernels = AsyncMappingKernelManager(root_dir=str(tmp_path))
+    upstream, agent = FakeKernel("python3"), FakeKernel(KERNEL_NAME)
+    kernels._kernels.update({"upstream": upstream, "agent": agent})
+    MappingKernelManager.start_watching_activity(kernels, "upstream")
+    watch_agents_on_shared_iopub(kernels)
+    kernels.start_watching_activity("agent")
+    try:
+        assert (agent.reason, type(agent.last_activity)) == ("", datetime.datetime)
+        assert upstream.receive is not None
+        assert agent.receive is not None
+        never = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)
+        for msg_type, content, parent in ACTIVITY:
+            msg_list = kernel_message(msg_type, content, parent)
+            noted = []
+            for kernel in (upstream, agent):
+                kernel.last_activity = kernels.last_kernel_activity = never
+                kernel.receive(msg_list)
+                noted.append((kernel.execution_state, kernel.last_activity != never))
+            assert noted[1] == noted[0], (msg_type, content, parent)
+        kernels.stop_watching_activity("agent")  # closes the agent's view of the subscription
+        assert agent._activity_stream is None  # type: ignore[attr-defined]
+    finally:
+        SharedIopub._by_key.pop(("agent", tuple(agent.ports)), None)
