@@ -7,8 +7,8 @@ profile in bench/README.md). Here each connection gets an `IopubView` instead: i
 the ZMQStream the connection expects (`on_recv`, `on_recv_stream`, `stop_on_recv`, `closed`,
 `close`, `flush`, `socket.closed`), and one `SharedIopub` per kernel (and port set) receives each
 message once and hands it to every view in order. What the connection does with a message —
-rate limits, traceback replacement, the v1 or JSON framing, buffering while nobody is connected —
-is unchanged. A view without a callback keeps what arrives (up to ZMQ's default high-water mark,
+traceback replacement, the v1 or JSON framing, buffering while nobody is connected — is its own
+(connection.py). A view without a callback keeps what arrives (up to ZMQ's default high-water mark,
 1000 messages, like the SUB socket it replaces) and delivers it once a callback is set. The
 shared subscription outlives its last view while the kernel runs, so a reconnecting client
 never waits for (or loses messages to) a fresh ZMQ subscription. One view's failure never
