@@ -54,6 +54,19 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join([line(headers), rule, *(line(r) for r in rows)])
 
 
+def table_rows(out: str, first_header: str) -> list[list[str]]:
+    """The body rows of the Markdown `table` in `out` whose first header cell is `first_header`
+    (the reading side of `table`, for the bench smoke tests)."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header} "))
+    rows: list[list[str]] = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("| "):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
 def machine() -> str:
     """What the numbers were measured on: cores, load (other work skews them), Python, kernel."""
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

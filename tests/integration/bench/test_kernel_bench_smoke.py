@@ -9,20 +9,9 @@ import pytest
 
 from bench import b2_kernel_start as b2
 from bench import b3a_zmq_roundtrip as b3a
+from bench._common import table_rows
 
 pytestmark = pytest.mark.integration  # starts a shard kernel and a stock ipykernel
-
-
-def _rows(out: str, first_header: str) -> list[list[str]]:
-    """The body rows of the Markdown table whose first header cell is `first_header`."""
-    lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header} "))
-    rows: list[list[str]] = []
-    for line in lines[start + 2 :]:
-        if not line.startswith("| "):
-            break
-        rows.append([cell.strip() for cell in line.strip("|").split("|")])
-    return rows
 
 
 def test_b2_starts_and_stops_both_kernels(
@@ -31,7 +20,7 @@ def test_b2_starts_and_stops_both_kernels(
     environ = dict(os.environ)
     assert b2.main(["--quick", "--runs", "1", "--dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    starts = _rows(out, "from start_kernel to")
+    starts = table_rows(out, "from start_kernel to")
     assert [(r[0], r[1]) for r in starts] == [
         ("kernel_info_reply", "shard"),
         ("kernel_info_reply", "python3"),
@@ -41,8 +30,8 @@ def test_b2_starts_and_stops_both_kernels(
         ("attach snapshot (shard only)", "shard"),
     ]
     assert [r[5] for r in starts if r[1] == "python3"] == ["1.00x", "1.00x"]  # the anchor
-    assert [r[0] for r in _rows(out, "shutdown of")] == ["shard", "python3"]
-    memory = _rows(out, "memory of")
+    assert [r[0] for r in table_rows(out, "shutdown of")] == ["shard", "python3"]
+    memory = table_rows(out, "memory of")
     assert [r[0] for r in memory] == ["shard", "python3"]
     assert all(float(r[1]) > 10 for r in memory)  # MiB: a live Python process was read
     assert list(tmp_path.iterdir()) == []
@@ -51,7 +40,7 @@ def test_b2_starts_and_stops_both_kernels(
 
 def test_b3a_round_trips_every_case(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert b3a.main(["--quick", "--samples", "3", "--dir", str(tmp_path)]) == 0
-    rows = _rows(capsys.readouterr().out, "round trip")
+    rows = table_rows(capsys.readouterr().out, "round trip")
     assert [(r[0], r[1]) for r in rows] == [
         ("empty cell", "shard"),
         ("empty cell", "python3"),

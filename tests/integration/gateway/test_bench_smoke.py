@@ -6,24 +6,14 @@ import pytest
 
 from bench import b3b_server_roundtrip as b3b
 from bench import b6_fanout as b6
+from bench._common import table_rows
 
 pytestmark = pytest.mark.integration
 
 
-def _rows(out: str, first_header: str) -> list[list[str]]:
-    lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header} "))
-    rows: list[list[str]] = []
-    for line in lines[start + 2 :]:
-        if not line.startswith("| "):
-            break
-        rows.append([cell.strip() for cell in line.strip("|").split("|")])
-    return rows
-
-
 def test_b3b_measures_every_arm_and_the_floor(capsys: pytest.CaptureFixture[str]) -> None:
     assert b3b.main(["--samples", "3"]) == 0
-    rows = _rows(capsys.readouterr().out, "kernel")
+    rows = table_rows(capsys.readouterr().out, "kernel")
     assert [(r[0], r[1], r[2]) for r in rows] == [
         (kernel, client, "3")
         for kernel, client in [
@@ -38,7 +28,7 @@ def test_b3b_measures_every_arm_and_the_floor(capsys: pytest.CaptureFixture[str]
 
 def test_b6_paces_the_agent_and_loses_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     assert b6.main(["--clients", "2", "--seconds", "0.3", "--no-compare"]) == 0
-    (row,) = _rows(capsys.readouterr().out, "case")
+    (row,) = table_rows(capsys.readouterr().out, "case")
     assert (row[0], row[1]) == ("shard, v1", "2")
     assert float(row[4]) >= 0  # the calibrated delay, ms per step
     assert (row[10], row[11]) == ("0", "0")  # silent, unrecovered
