@@ -14,6 +14,16 @@ def main() -> None:
     from shard_kernel.kernel import ShardKernel
 
     class ShardKernelApp(IPKernelApp):
+        def init_sockets(self) -> None:
+            super().init_sockets()
+            # No shell-channel thread, so no kernel subshells: ipykernel 7's thread reads the
+            # shell socket and hands every request to the main thread and every reply back
+            # (about 0.7 ms per round trip here). Subshells let a Python kernel run code beside a
+            # busy cell; an agent kernel never blocks its loop (a turn is awaited, and widget and
+            # comm messages are dispatched while a cell runs), so it has nothing to run there.
+            # kernel_info then does not advertise subshells, and JupyterLab does not ask.
+            self.shell_channel_thread = None
+
         def start(self) -> None:
             super().start()  # returns once shutdown_request has stopped the shell loop
             # The control thread still publishes a last `idle` on IOPub after shutdown_reply. At

@@ -14,7 +14,6 @@ import gc
 import os
 import re
 import signal
-import threading
 import time
 import traceback
 from typing import Any
@@ -313,19 +312,29 @@ class ShardKernel(Kernel):
         finally:
             self.flush_events()  # before execute_reply and the idle status
             if text:
-                self._iopub_barrier()
+                await self._iopub_barrier()
 
-    def _iopub_barrier(self) -> None:
+    async def _iopub_barrier(self) -> None:
         """Return once the IOPub thread has sent everything published so far.
 
-        The reply leaves on the shell channel (through another thread), so without this a
-        cell's last outputs and events could reach a client after its execute_reply."""
+        The reply leaves on the shell socket from this thread, the outputs from the IOPub
+        thread, so without this a cell's last outputs and events could reach a client after its
+        execute_reply. The loop keeps serving comm messages while it waits."""
         thread: Any = self.iopub_thread
         if thread is None or not thread.thread.is_alive():
             return
-        sent = threading.Event()
-        thread.schedule(sent.set)
-        sent.wait(IOPUB_BARRIER_TIMEOUT)
+        loop = asyncio.get_running_loop()
+        sent = loop.create_future()
+
+        def mark() -> None:
+            if not sent.done():
+                sent.set_result(None)
+
+        thread.schedule(lambda: loop.call_soon_threadsafe(mark))
+        try:
+            await asyncio.wait_for(sent, IOPUB_BARRIER_TIMEOUT)
+        except TimeoutError:
+            self.log.warning("the IOPub thread sent nothing for %.1f s", IOPUB_BARRIER_TIMEOUT)
 
     async def _turn(self, agent: Agent, text: str, parent: dict[str, Any]) -> dict[str, Any]:
         self._cell = CellOutput(lambda kind, content: self._send_output(kind, content, parent))
@@ -396,6 +405,34 @@ class ShardKernel(Kernel):
         return {"status": "complete"}
 
     # ------------------------------------------------------------ comms in
+
+    # ------------------------------------------------------------ subshells (none)
+
+    async def create_subshell_request(self, socket: Any, ident: Any, parent: Any) -> None:
+        """ipykernel logs and sends nothing when subshells are off; a client would wait forever."""
+        self._no_subshells(socket, ident, parent, "create_subshell_reply")
+
+    async def delete_subshell_request(self, socket: Any, ident: Any, parent: Any) -> None:
+        self._no_subshells(socket, ident, parent, "delete_subshell_reply")
+
+    async def list_subshell_request(self, socket: Any, ident: Any, parent: Any) -> None:
+        session: Any = self.session
+        if session is not None:
+            session.send(socket, "list_subshell_reply", {"status": "ok", "subshell_id": []},
+                         parent, ident)  # fmt: skip
+
+    def _no_subshells(self, socket: Any, ident: Any, parent: Any, reply_type: str) -> None:
+        session: Any = self.session
+        if session is None:
+            return
+        content = {
+            "status": "error",
+            "ename": "SubshellsUnsupported",
+            "evalue": "a shard agent kernel has no subshells (its kernel_info does not list"
+            " 'kernel subshells'); send comm and widget messages on the main shell channel",
+            "traceback": [],
+        }
+        session.send(socket, reply_type, content, parent, ident)
 
     def _on_comm_open(self, comm: Any, msg: dict[str, Any]) -> None:
         self.commands.open(comm, msg["content"].get("data") or {})

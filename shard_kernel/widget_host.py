@@ -121,7 +121,8 @@ class WidgetHost:
     # ------------------------------------------------------------ clicks
 
     def _answer(self, command: PermissionResponseCommand) -> ControllerResult:
-        """Runs on the kernel's loop: Lab may send widget messages over a subshell thread."""
+        """Answers on the kernel's loop, where the gate's futures live; a message handled on
+        another thread is handed over to it."""
 
         def respond() -> CommandReply:
             agent = self.kernel.agent

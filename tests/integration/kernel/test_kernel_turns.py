@@ -7,6 +7,7 @@ import signal
 import time
 from pathlib import Path
 
+import zmq
 from jupyter_client.manager import KernelManager
 
 from tests.integration.kernel.agent_client import AgentClient
@@ -218,3 +219,42 @@ def _restart_after_crash(km: KernelManager) -> None:
         assert time.monotonic() < deadline
         time.sleep(0.05)
     km.restart_kernel(now=True)
+
+
+def test_a_cells_outputs_reach_the_client_before_its_reply(start_kernel: StartKernel) -> None:
+    """Outputs leave through the IOPub thread and the reply from the kernel's main thread, so
+    the kernel waits for the IOPub thread before replying: a client reading both sockets in one
+    poll loop (as the server does) sees every output of the cell first."""
+    steps = [{"text": f"Answer {n}."} for n in range(6)]
+    km, _ = start_kernel(steps)
+    kc = km.client()
+    shell, iopub = kc.connect_shell(), kc.connect_iopub()
+    try:
+        time.sleep(0.5)  # let the IOPub subscription reach the kernel
+        poller = zmq.Poller()
+        poller.register(shell, zmq.POLLIN)
+        poller.register(iopub, zmq.POLLIN)
+        for n in range(6):
+            msg = kc.session.msg("execute_request", {"code": f"question {n}", "silent": False})
+            kc.session.send(shell, msg)
+            msg_id = msg["header"]["msg_id"]
+            arrived: list[str] = []
+            deadline = time.monotonic() + 60
+            while "idle" not in arrived or "execute_reply" not in arrived:
+                assert time.monotonic() < deadline, arrived
+                for sock, _ in poller.poll(1000):
+                    _, frames = kc.session.feed_identities(sock.recv_multipart())
+                    got = kc.session.deserialize(frames)
+                    if got["parent_header"].get("msg_id") != msg_id:
+                        continue
+                    kind = got["header"]["msg_type"]
+                    if kind == "status":
+                        kind = got["content"]["execution_state"]
+                    arrived.append(kind)
+            outputs = [i for i, k in enumerate(arrived) if k not in ("busy", "idle")]
+            reply = arrived.index("execute_reply")
+            assert any(arrived[i] == "display_data" for i in outputs), arrived
+            assert max(i for i in outputs if i != reply) < reply, arrived
+    finally:
+        shell.close(linger=0)
+        iopub.close(linger=0)

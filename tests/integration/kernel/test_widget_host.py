@@ -76,19 +76,9 @@ class WidgetFrontEnd:
             )
         )
 
-    def subshell(self) -> str:
-        """A kernel subshell, as JupyterLab 4.6 creates for comm traffic."""
-        msg = self.kc.session.msg("create_subshell_request", {})
-        self.kc.control_channel.send(msg)
-        reply = self.kc.get_control_msg(timeout=30)
-        assert reply["parent_header"]["msg_id"] == msg["header"]["msg_id"]
-        return str(reply["content"]["subshell_id"])
-
-    def click(self, comm_id: str, content: dict[str, Any], subshell: str | None = None) -> None:
+    def click(self, comm_id: str, content: dict[str, Any]) -> None:
         data = {"method": "custom", "content": content}
         msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
-        if subshell is not None:
-            msg["header"]["subshell_id"] = subshell
         self.kc.shell_channel.send(msg)
 
     def widget_reply(self, comm_id: str, command_id: str) -> dict[str, Any]:
@@ -124,14 +114,12 @@ def answer(request_id: str, decision: str, client_id: str, command_id: str) -> d
     }
 
 
-@pytest.mark.parametrize("channel", ["main shell", "subshell"])
 def test_a_click_on_the_hosted_dialog_resumes_the_cell(
-    start_kernel: StartKernel, workspace: Path, channel: str
+    start_kernel: StartKernel, workspace: Path
 ) -> None:
     _, kc = start_kernel(WRITE)
     front = WidgetFrontEnd(kc)
     assert front.announce()["comms"] == {}
-    subshell = front.subshell() if channel == "subshell" else None
     msg_id = kc.execute("write out.txt")
 
     opened = front.dialog_opened()
@@ -157,7 +145,7 @@ def test_a_click_on_the_hosted_dialog_resumes_the_cell(
     assert "Permission needed" in shown["content"]["data"]["text/plain"]
     assert not (workspace / "out.txt").exists()
 
-    front.click(comm_id, answer(request["request_id"], "allow", "widget-page-1", "w1"), subshell)
+    front.click(comm_id, answer(request["request_id"], "allow", "widget-page-1", "w1"))
     assert front.widget_reply(comm_id, "w1")["ok"] is True
     assert front.shell_reply(msg_id)["content"]["status"] == "ok"
     assert (workspace / "out.txt").read_text() == "hi\n"
@@ -169,6 +157,37 @@ def test_a_click_on_the_hosted_dialog_resumes_the_cell(
     listed = front.announce()["comms"]
     assert listed[comm_id] == {"target_name": "jupyter.widget"}
     assert len(listed) == 2  # the dialog and its Layout
+
+
+def test_the_kernel_offers_no_subshells_and_says_so_when_asked(
+    start_kernel: StartKernel,
+) -> None:
+    """Widget clicks are served on the main shell while a cell runs (above), so the agent
+    kernel runs without ipykernel's shell-channel thread and must not leave a client waiting."""
+    _, kc = start_kernel(WRITE)
+    msg_id = kc.kernel_info()
+    info = kc.get_shell_msg(timeout=30)
+    while info["parent_header"]["msg_id"] != msg_id:  # the fixture's ready handshake
+        info = kc.get_shell_msg(timeout=30)
+    info = info["content"]
+    assert "kernel subshells" not in info["supported_features"]
+    for request, reply_type in [
+        ("create_subshell_request", "create_subshell_reply"),
+        ("delete_subshell_request", "delete_subshell_reply"),
+    ]:
+        msg = kc.session.msg(request, {"subshell_id": "x"} if request.startswith("delete") else {})
+        kc.control_channel.send(msg)
+        reply = kc.get_control_msg(timeout=30)
+        assert reply["parent_header"]["msg_id"] == msg["header"]["msg_id"]
+        assert reply["header"]["msg_type"] == reply_type
+        assert reply["content"]["status"] == "error"
+        assert reply["content"]["ename"] == "SubshellsUnsupported"
+        assert "main shell channel" in reply["content"]["evalue"]
+    msg = kc.session.msg("list_subshell_request", {})
+    kc.control_channel.send(msg)
+    listed = kc.get_control_msg(timeout=30)
+    assert listed["content"] == {"status": "ok", "subshell_id": []}
+    assert kc.execute_interactive("", timeout=30)["content"]["status"] == "ok"
 
 
 def test_another_client_answers_first_and_the_dialog_says_who(
