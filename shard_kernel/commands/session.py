@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from shard_core.contracts.compactor import CompactionInput
 from shard_core.engine.compaction import (
@@ -64,16 +65,36 @@ def _add_compact(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     compact.add_argument("file", help="the session .jsonl, or its id")
     compact.add_argument("--dry-run", action="store_true", help="print the summary, write nothing")
-    compact.add_argument("--window", type=int, default=200_000, help="context window (tokens)")
     compact.add_argument(
-        "--target", type=int, default=None, help="tokens after (default: window/2)"
+        "--window", type=_tokens(1), default=200_000, help="context window (tokens)"
     )
-    compact.add_argument("--keep", type=int, default=20_000, help="recent tokens kept verbatim")
+    compact.add_argument(
+        "--target", type=_tokens(1), default=None, help="tokens after (default: window/2)"
+    )
+    compact.add_argument(
+        "--keep", type=_tokens(0), default=20_000, help="recent tokens kept verbatim"
+    )
     compact.add_argument(
         "--reason", choices=["manual", "threshold"], default="manual",
         help="manual keeps the last turn; threshold keeps up to --keep tokens",
     )  # fmt: skip
     compact.set_defaults(handler=run_compact)
+
+
+def _tokens(least: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of tokens, at least `least`."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.replace("_", "").replace(",", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value} is too small: use at least {least}")
+        return value
+
+    parse.__name__ = "tokens"
+    return parse
 
 
 def _add_recall(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -134,13 +155,28 @@ def _plan(store: SessionStore, args: argparse.Namespace) -> CompactionDetails | 
     return DeterministicCompactor(keep_recent_tokens=args.keep).compact(data)
 
 
+def _why_not(store: SessionStore, args: argparse.Namespace) -> str:
+    branch = store.branch()
+    if not any(e.type == "message" for e in branch):
+        return "the session has no messages yet"
+    tokens = _measure(branch)
+    if args.reason == "manual":
+        kept = "everything since the last compaction is its last turn, which is kept"
+    else:
+        kept = (
+            f"the kept tail (up to --keep {args.keep:,} tokens) holds it all, or a summary "
+            "would not make it smaller"
+        )
+    return f"live context ~{tokens:,} tokens; {kept}"
+
+
 def run_compact(args: argparse.Namespace) -> int:
     path = resolve_session(args.file)
     store = SessionStore.read(path) if args.dry_run else SessionStore.open(path)
     try:
         details = _plan(store, args)
         if details is None:
-            print("nothing to compact: the live context already fits", file=sys.stderr)
+            print(f"nothing to compact: {_why_not(store, args)}", file=sys.stderr)
             return 0
         print(details.summary, end="")
         if not args.dry_run:

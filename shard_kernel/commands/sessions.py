@@ -10,7 +10,7 @@ from pathlib import Path
 from shard_core.engine.session_store import SessionStore, find_session
 from shard_core.engine.state import shard_home
 from shard_core.types import MessageEntry, SessionEntry, ToolResultEntry
-from shard_core.types.errors import ConfigError
+from shard_core.types.errors import ConfigError, SessionNotFoundError
 
 EXAMPLES = """examples:
   shard sessions list
@@ -58,9 +58,18 @@ def resolve_session(session: str, home: Path | None = None) -> Path:
     agent's events.jsonl) is refused with the reason, before anything reads or locks it."""
     path = Path(session).expanduser()
     if not path.is_file():
-        if session.endswith(".jsonl") or "/" in session:
+        if "/" in session:
             raise ConfigError(f"no session log at {path}")
-        path = find_session(home or shard_home(), session)
+        session_id = session.removesuffix(".jsonl")  # `s-1a2b.jsonl` names `s-1a2b` too
+        try:
+            path = find_session(home or shard_home(), session_id)
+        except SessionNotFoundError:
+            if session_id == session:
+                raise
+            raise ConfigError(
+                f"no session log at {path}, and no session {session_id!r} under "
+                f"{home or shard_home()}"
+            ) from None
     _check_header(path)
     return path
 
@@ -69,9 +78,17 @@ def _check_header(path: Path) -> None:
     try:
         with path.open("rb") as f:
             first = f.readline(64 * 1024)
-        kind = json.loads(first).get("type") if first.strip() else "session"
-    except (OSError, ValueError, AttributeError) as exc:
+        record = json.loads(first) if first.strip() else None
+    except (OSError, ValueError) as exc:
         raise ConfigError(f"{path} is not a Shard session log ({exc})") from None
+    if record is None:
+        raise ConfigError(f"{path} is empty: not a Shard session log (no session header)")
+    if not isinstance(record, dict):
+        raise ConfigError(
+            f"{path} is not a Shard session log: its first line is a JSON "
+            f"{type(record).__name__}, not the session header object"
+        )
+    kind = record.get("type")
     if kind != "session":
         raise ConfigError(
             f"{path} is not a Shard session log: its first line is a {kind!r} record, not the "

@@ -10,11 +10,14 @@ agent's traceback replacement works (see `AgentConnection._on_error`).
 from __future__ import annotations
 
 import contextlib
+import json
 from typing import Any
 
+from jupyter_server.services.kernels.connection.base import deserialize_msg_from_ws_v1
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from tornado.iostream import StreamClosedError
 
+from shard_kernel.gateway.client import COMM_TARGET
 from shard_kernel.gateway.fanout import IopubView, SharedIopub, websocket_frame
 from shard_kernel.kernelspec import KERNEL_NAME
 
@@ -56,6 +59,10 @@ class AgentConnection:
       rewrites `error` messages, so it stays jupyter_server's — with its replacement fixed
       (`_on_error`: jupyter_server 2.21 reads the replacement text from the wrong object, so the
       `error` output was lost instead of replaced).
+    - A WebSocket that goes away closes the `shard` comms its client opened, as the client
+      would have: the kernel detaches that client at once (counts, responders, the headless
+      policy) instead of counting a closed browser tab as attached until its heartbeat expires.
+      A client that comes back opens a new comm and attaches again.
     """
 
     kernel_manager: Any
@@ -68,6 +75,7 @@ class AgentConnection:
     limit_rate: bool
     _requests: tuple[Any, ...] = ()
     _frames = False
+    _comms: set[str] | None = None  # the `shard` comms this client opened and has not closed
 
     def create_stream(self) -> None:
         if not self._is_agent():
@@ -98,6 +106,42 @@ class AgentConnection:
             and self.websocket_handler.get_compression_options() is None
             and bool(self.multi_kernel_manager.allow_tracebacks)
         )
+
+    def handle_incoming_message(self, incoming_msg: Any) -> None:
+        if self._is_agent() and self.channels:
+            with contextlib.suppress(
+                Exception
+            ):  # a malformed message is jupyter_server's to refuse
+                self._track_comms(incoming_msg)
+        super().handle_incoming_message(incoming_msg)  # type: ignore[misc]
+
+    def _track_comms(self, ws_msg: Any) -> None:
+        if b"comm_" not in ws_msg if isinstance(ws_msg, bytes) else "comm_" not in ws_msg:
+            return  # not a comm message: the header would say comm_open / comm_close
+        if self.subprotocol == V1_SUBPROTOCOL:
+            channel, parts = deserialize_msg_from_ws_v1(ws_msg)
+            header, content = json.loads(parts[0]), json.loads(parts[3])
+        else:
+            msg = json.loads(ws_msg)
+            channel, header, content = msg.get("channel"), msg["header"], msg["content"]
+        kind = header.get("msg_type")
+        if channel not in (None, "shell") or kind not in ("comm_open", "comm_close"):
+            return
+        comm_id = str(content.get("comm_id"))
+        if kind == "comm_close":
+            (self._comms or set()).discard(comm_id)
+        elif content.get("target_name") == COMM_TARGET:
+            self._comms = (self._comms or set()) | {comm_id}
+
+    def disconnect(self) -> None:
+        comms, self._comms = self._comms, None
+        shell = self.channels.get("shell") if self.channels else None
+        if comms and shell is not None and not shell.closed():
+            for comm_id in sorted(comms):
+                content = {"comm_id": comm_id, "data": {"reason": "the WebSocket closed"}}
+                self.session.send(shell, "comm_close", content)
+            shell.flush()
+        super().disconnect()  # type: ignore[misc]
 
     def _on_error(self, channel: str, msg: dict[str, Any], msg_list: list[Any]) -> None:
         """jupyter_server's traceback replacement, reading the text where it is configured."""

@@ -63,8 +63,8 @@ class AgentRegistry:
 
     def create(self, command: AgentCreateCommand) -> AgentManifest:
         """Write the manifest (no await: the name check and the insert are one step)."""
-        taken = {m.name for m in self.manifests.values()}
-        if command.name is not None and command.name in taken:
+        taken = {m.name.casefold() for m in self.manifests.values()}  # "Alpha" is "alpha"
+        if command.name is not None and command.name.casefold() in taken:
             raise NameTakenError(command.name)
         cwd = str(Path(command.cwd).expanduser().resolve())
         manifest = AgentManifest(
@@ -184,7 +184,7 @@ class AgentRegistry:
             id=manifest.id,
             name=manifest.name,
             cwd=manifest.cwd,
-            model=(last or {}).get("model") or manifest.model or "default",
+            model=manifest.model or (last or {}).get("model") or "default",  # as created
             mode=(last or {}).get("mode") or manifest.mode,
             status=_status(runtime, last),
             runtime_state=runtime,
@@ -227,9 +227,9 @@ def _status(runtime: RuntimeState, last: dict[str, Any] | None) -> Any:
 def _free_name(base: str, taken: set[str]) -> str:
     stem = "".join(c if c.isalnum() or c in "._-" else "-" for c in base)[:48].strip("-._")
     stem = stem or "agent"
-    if stem not in taken:
+    if stem.casefold() not in taken:
         return stem
     n = 2
-    while f"{stem}-{n}" in taken:
+    while f"{stem}-{n}".casefold() in taken:
         n += 1
     return f"{stem}-{n}"

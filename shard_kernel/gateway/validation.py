@@ -19,7 +19,7 @@ from shard_core.types.errors import ConfigError
 from shard_kernel.gateway.manifest import AgentManifest
 
 MODES = ("plan", "build")
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}")
+NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,62}[A-Za-z0-9._-])?")
 
 
 class BadRequestError(Exception):
@@ -33,6 +33,8 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
         value = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequestError(f"the request body is not valid JSON: {_json_problem(exc)}") from None
+    except RecursionError:
+        raise BadRequestError("the request body nests too deeply: send a flatter object") from None
     if not isinstance(value, dict):
         raise BadRequestError("the request body must be a JSON object")
     return value  # type: ignore[return-value]
@@ -58,7 +60,7 @@ def parse_create(body: dict[str, Any]) -> AgentCreateCommand:
     if command.name is not None and not NAME.fullmatch(command.name):
         raise BadRequestError(
             "name must be 1-64 letters, digits, spaces, '.', '_' or '-', starting with a "
-            "letter or digit"
+            "letter or digit and not ending with a space"
         )
     _check_rules(command)
     return command
@@ -78,11 +80,23 @@ def _describe(exc: ValidationError) -> str:
 def _check_cwd(cwd: str) -> None:
     path = Path(cwd).expanduser()
     if not path.is_absolute():
-        raise BadRequestError(f"cwd {cwd!r} must be an absolute path")
-    if not path.exists():
-        raise BadRequestError(f"cwd {cwd!r} does not exist")
-    if not path.is_dir():
-        raise BadRequestError(f"cwd {cwd!r} is not a directory")
+        raise BadRequestError(f"cwd {_short(cwd)} must be an absolute path")
+    try:
+        if not path.exists():
+            raise BadRequestError(f"cwd {_short(cwd)} does not exist")
+        if not path.is_dir():
+            raise BadRequestError(f"cwd {_short(cwd)} is not a directory")
+        path.resolve(strict=True)
+    except OSError as exc:  # a name too long, a directory we may not look into, a loop
+        reason = exc.strerror or type(exc).__name__
+        raise BadRequestError(f"cwd {_short(cwd)} cannot be used: {reason.lower()}") from None
+
+
+def _short(text: str, limit: int = 200) -> str:
+    """`text` quoted, cut in the middle when long (so an error body stays readable)."""
+    if len(text) <= limit:
+        return repr(text)
+    return repr(text[: limit // 2]) + " … " + repr(text[-limit // 2 :])
 
 
 def _check_model(model: str) -> None:

@@ -124,7 +124,9 @@ def document(entry: SessionEntry) -> Doc:
     if isinstance(entry, PermissionEntry):
         d = entry.details
         text = f"permission {d.tool} {d.decision} by {d.source} {json.dumps(d.input)}"
-        return Doc("permission", f"permission {d.tool} {d.decision}", text, (), True)
+        return Doc(
+            "permission", f"permission {d.tool} {d.decision}", text, (), d.tool != RECALL_TOOL
+        )
     assert isinstance(entry, SessionHeaderEntry)
     d = entry.details
     return Doc("session", "session start", f"session {d.session_id} in {d.cwd}", (), True)

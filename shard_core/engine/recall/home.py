@@ -36,7 +36,7 @@ from shard_core.engine.recall.search import fts_terms, highlight
 log_ = logging.getLogger("shard.recall")
 
 HOME_CACHE = ".recall-home.sqlite"
-HOME_VERSION = "1"
+HOME_VERSION = "2"
 RANK_CAP = 2_000
 """More matches than this: rank only this many, the newest (see the module docstring)."""
 _SCHEMA = """

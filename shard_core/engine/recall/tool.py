@@ -35,8 +35,14 @@ DESCRIPTION = (
 )
 
 
+FIELDS = ("scope", "query", "mode", "recent", "expand", "cursor")
+
+
 def parse_request(data: JsonObject) -> RecallRequest | str:
     """A valid request, or what is wrong with the input (for the model to fix)."""
+    unknown = sorted(set(data) - set(FIELDS))
+    if unknown:
+        return f"unknown field {unknown[0]!r} (allowed: {', '.join(FIELDS)})"
     scope = data.get("scope", "all")
     if not isinstance(scope, str) or not _SCOPE.match(scope):
         return f'scope must be "all", "latest" or "compaction:N", not {scope!r}'

@@ -110,6 +110,41 @@ async def test_only_observers_attached_means_the_headless_policy_decides(
     watcher.close()
 
 
+async def test_a_closed_websocket_detaches_its_client_at_once(
+    servers: Servers, workspace: Path
+) -> None:
+    """A tab closes without comm_close: the server closes its `shard` comm for it, so the agent
+    neither lists it as attached nor waits for it to answer (its heartbeat would take 60 s)."""
+    server = servers.start()
+    agent = await create_agent(server, workspace, WRITE_THEN_DONE)
+    url = f"/shard/api/agents/{agent['id']}"
+    tab = await WsAgent.connect(server, agent["kernel_id"], "tab")
+    await tab.attach()
+    watcher = await WsAgent.connect(server, agent["kernel_id"], "dashboard")
+    await watcher.attach(role="observer")
+
+    async def roles() -> dict[str, int]:
+        return body(await api(server, "GET", url))["clients_by_role"]
+
+    for _ in range(50):
+        if await roles() == {"interactive": 1, "observer": 1}:
+            break
+        await asyncio.sleep(0.1)
+    assert await roles() == {"interactive": 1, "observer": 1}
+    tab.close()
+    for _ in range(50):
+        if await roles() == {"interactive": 0, "observer": 1}:
+            break
+        await asyncio.sleep(0.1)
+    assert await roles() == {"interactive": 0, "observer": 1}
+
+    msg_id = watcher.sock.execute("write out.txt")
+    resolved = await watcher.wait_event("permission_resolved")
+    assert (resolved["decision"], resolved["source"]) == ("deny", "headless")
+    assert (await watcher.wait_shell_reply(msg_id))["status"] == "ok"
+    watcher.close()
+
+
 async def test_a_slow_client_delays_nobody_and_resyncs_by_seq(
     servers: Servers, workspace: Path
 ) -> None:

@@ -64,6 +64,7 @@ async def test_create_list_kill_restart_and_resume(servers: Servers, workspace: 
     listed = body(await api(server, "GET", "/shard/api/agents"))["agents"]
     assert [(a["id"], a["runtime_state"]) for a in listed] == [(agent["id"], "running")]
     assert listed[0]["usage"]["output_tokens"] > 0
+    assert listed[0]["model"] == model  # as created, also once the kernel reports its status
 
     killed = await api(server, "DELETE", f"/shard/api/agents/{agent['id']}")
     assert (body(killed)["runtime_state"], body(killed)["kernel_id"]) == ("stopped", None)
@@ -128,6 +129,10 @@ async def test_bad_requests_say_what_to_fix(servers: Servers, workspace: Path) -
         ({"cwd": str(workspace), "colour": "red"}, 400, "colour: unknown field"),
         ({"cwd": str(workspace), "permissions": {"allow": ["Bash("]}}, 400, "permissions.allow"),
         ({"cwd": str(workspace), "name": "../etc"}, 400, "name must be"),
+        ({"cwd": str(workspace), "name": "twin "}, 400, "not ending with a space"),
+        ({"cwd": "/" + "a" * 5000}, 400, "cannot be used: file name too long"),
+        ({"cwd": str(workspace / "file.txt" / "x")}, 400, "cwd"),
+        (b'{"cwd": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", 400, "nests too deeply"),
     ]
     for request, code, message in cases:
         raw = request if isinstance(request, bytes) else json.dumps(request).encode()
@@ -138,6 +143,8 @@ async def test_bad_requests_say_what_to_fix(servers: Servers, workspace: Path) -
     taken = {"cwd": str(workspace), "name": "twin"}
     assert (await api(server, "POST", "/shard/api/agents", taken)).code == 201
     clash = await api(server, "POST", "/shard/api/agents", taken)
+    assert (clash.code, "taken" in body(clash)["message"]) == (409, True)
+    clash = await api(server, "POST", "/shard/api/agents", {**taken, "name": "TWIN"})
     assert (clash.code, "taken" in body(clash)["message"]) == (409, True)
     for path in ("/shard/api/agents/agent-nope", "/shard/api/agents/nope/events"):
         missing = await api(server, "GET", path)

@@ -42,6 +42,46 @@ def test_compact_finds_a_session_by_its_id(home: Path, capsys: pytest.CaptureFix
     assert capsys.readouterr().out.startswith("# Compacted session summary\n")
 
 
+def test_an_id_with_the_jsonl_suffix_is_found_too(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session_id, _ = saved(home)
+    monkeypatch.chdir(tmp_path)  # no such file here: the name is taken as an id
+    assert main(["session", "recall", f"{session_id}.jsonl", "ruff"]) == 0
+    assert "ruff" in capsys.readouterr().out
+    assert main(["session", "recall", "s-nope.jsonl", "x"]) == 1
+    err = capsys.readouterr().err
+    assert "no session log at s-nope.jsonl, and no session 's-nope' under" in err
+
+
+def test_bad_token_counts_are_refused_by_name(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session_id, _ = saved(home)
+    for flag, value in [("--window", "0"), ("--window", "-5"), ("--target", "0"),
+                        ("--keep", "-1"), ("--window", "lots")]:  # fmt: skip
+        with pytest.raises(SystemExit) as exited:
+            main(["session", "compact", session_id, "--dry-run", flag, value])
+        assert exited.value.code == 2
+        err = capsys.readouterr().err
+        assert f"argument {flag}: " in err
+        assert ("too small" in err) or ("not a whole number" in err)
+
+
+def test_an_empty_file_or_a_json_array_is_not_a_session_log(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty, array = tmp_path / "empty.jsonl", tmp_path / "array.jsonl"
+    empty.write_text("")
+    array.write_text("[1, 2]\n")
+    assert main(["session", "compact", str(empty), "--dry-run"]) == 1
+    assert "is empty: not a Shard session log" in capsys.readouterr().err
+    assert main(["session", "recall", str(array), "x"]) == 1
+    err = capsys.readouterr().err
+    assert "its first line is a JSON list, not the session header object" in err
+    assert "attribute" not in err
+
+
 def test_an_unknown_id_or_path_is_a_clear_error(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -4,6 +4,7 @@ every client, one failing client, and agent kernels' activity noted as jupyter_s
 from __future__ import annotations
 
 import datetime
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ from jupyter_server.services.kernels.kernelmanager import (
 from tornado.websocket import WebSocketProtocol13, _WebSocketParams
 
 from shard_kernel.gateway.activity import watch_agents_on_shared_iopub
-from shard_kernel.gateway.client import decode_v1
+from shard_kernel.gateway.client import V1_SUBPROTOCOL, decode_v1
+from shard_kernel.gateway.connection import AgentConnection
 from shard_kernel.gateway.fanout import DELIMITER, SharedIopub, websocket_frame
 from shard_kernel.kernelspec import KERNEL_NAME
 
@@ -185,3 +187,30 @@ def test_agent_activity_is_noted_as_jupyter_server_notes_it(tmp_path: Path) -> N
         assert agent._activity_stream is None  # type: ignore[attr-defined]
     finally:
         SharedIopub._by_key.pop(("agent", tuple(agent.ports)), None)
+
+
+@pytest.mark.parametrize("subprotocol", [V1_SUBPROTOCOL, None])
+def test_the_shard_comms_a_client_opens_are_tracked_until_it_closes_them(
+    subprotocol: str | None,
+) -> None:
+    session = Session(key=b"k")
+    connection = AgentConnection()
+    connection.subprotocol = subprotocol
+
+    def incoming(msg_type: str, content: dict[str, Any], channel: str = "shell") -> Any:
+        msg = session.msg(msg_type, content)
+        if subprotocol == V1_SUBPROTOCOL:
+            parts = [session.pack(msg[k]) for k in ("header", "parent_header", "metadata")]
+            return serialize_msg_to_ws_v1([*parts, session.pack(content)], channel)
+        return json.dumps({**msg, "channel": channel}, default=str)
+
+    connection._track_comms(incoming("comm_open", {"comm_id": "a", "target_name": "shard"}))
+    connection._track_comms(
+        incoming("comm_open", {"comm_id": "w", "target_name": "jupyter.widget"})
+    )
+    connection._track_comms(incoming("comm_open", {"comm_id": "b", "target_name": "shard"}))
+    connection._track_comms(incoming("execute_request", {"code": "comm_open"}))
+    assert connection._comms == {"a", "b"}
+    connection._track_comms(incoming("comm_close", {"comm_id": "a"}))
+    connection._track_comms(incoming("comm_close", {"comm_id": "b"}, channel="control"))
+    assert connection._comms == {"b"}

@@ -48,6 +48,26 @@ def test_the_recall_tools_own_traffic_is_numbered_but_not_searchable(tmp_path: P
     assert sorted(hits) == [1, 3]  # not 4 (the recall call) nor 5 (its result)
 
 
+def test_the_gates_record_of_a_recall_call_is_not_searchable(tmp_path: Path) -> None:
+    log = tmp_path / "s.jsonl"
+    b = SessionBuilder("s-perm")
+    b.user("Where did the kiwifruit go?")
+    call = b.new_call("recall", {"query": "kiwifruit"})
+    b.say("", [call])
+    b.permission(call)
+    b.result(call, ToolResult.ok("#1 user: Where did the kiwifruit go?"))
+    bash = b.new_call("bash", {"command": "grep -r kiwifruit ."})
+    b.say("", [bash])
+    b.permission(bash)
+    b.result(bash, ToolResult.ok("./notes: kiwifruit\nexit code 0"))
+    b.save(log)
+    with RecallIndex.open(log) as index:
+        hits = sorted(pos for pos, _ in index.search('"kiwifruit"', 0, 99, 10))
+    assert [b.entries[p].type for p in hits] == ["message", "message", "permission", "tool_result"]
+    assert 3 not in hits  # the recall call's permission record
+    assert 6 in hits  # another tool's is searchable
+
+
 def test_appends_are_indexed_incrementally_and_a_torn_line_waits(tmp_path: Path) -> None:
     log = tmp_path / "s.jsonl"
     b = session(log)

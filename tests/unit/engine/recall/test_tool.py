@@ -8,6 +8,7 @@ import pytest
 
 from shard_core.contracts import Tool, ToolContext
 from shard_core.engine.recall import RecallRequest, RecallTool, directory_resolver, parse_request
+from shard_core.engine.recall.tool import FIELDS
 from shard_core.types import JsonObject
 from shard_core.types.errors import SessionNotFoundError
 from tests.fixtures.sessions.builders import SessionBuilder
@@ -92,6 +93,14 @@ async def test_an_unknown_session_or_a_regex_refusal_is_an_error_result(sessions
     refused = await tool.execute({"query": "(a+)+$", "mode": "regex"}, ctx(sessions))
     assert refused.is_error
     assert refused.text.startswith("recall: pattern too expensive")
+
+
+async def test_an_unknown_field_is_named_not_ignored(sessions: Path) -> None:
+    tool = RecallTool(directory_resolver(sessions))
+    result = await tool.execute({"query": "x", "bogus": 1}, ctx(sessions))
+    assert result.is_error
+    assert result.text.startswith("recall: unknown field 'bogus' (allowed: scope, query,")
+    assert set(FIELDS) == set(tool.input_schema["properties"])
 
 
 async def test_a_resolver_that_raises_is_reported_not_raised(sessions: Path) -> None:
