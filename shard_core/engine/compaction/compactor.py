@@ -47,6 +47,7 @@ from shard_core.engine.compaction.tokens import (
     CHARS_PER_TOKEN,
     CONTEXT_TYPES,
     ENTRY_OVERHEAD_TOKENS,
+    entry_type,
     estimate_text,
 )
 from shard_core.engine.compaction.walk import walk_window
@@ -200,8 +201,11 @@ class DeterministicCompactor:
         when most entries are in it, else from one walk over the window (a cold start: a
         restart, a session file), keeping nothing."""
         numbering = self.numbering(branch)
-        entries = [branch[p] for p in window.positions]
-        indices = [numbering[p] for p in window.positions]
+        positions = window.positions
+        entries = list(map(branch.__getitem__, positions))
+        # the default numbering is the position itself: no second list of 28k numbers
+        same = numbering == range(len(branch))
+        indices = positions if same else list(map(numbering.__getitem__, positions))
         span = self._span
         if span is not None and span.starts(entries, indices):
             rest = range(len(span.entries), len(entries))  # a mid-turn compaction: this turn's
@@ -306,7 +310,7 @@ def _split(branch: Sequence[SessionEntry], start: int) -> tuple[list[int], list[
     context: list[int] = []
     others: list[int] = []
     for p in range(start, len(branch)):
-        (context if branch[p].type in CONTEXT_TYPES else others).append(p)
+        (context if entry_type(branch[p]) in CONTEXT_TYPES else others).append(p)
     return context, others
 
 
@@ -315,7 +319,7 @@ def _extends(span: WindowSpan, branch: Sequence[SessionEntry]) -> bool:
     at = span.last_position
     if at >= len(branch) or (at >= 0 and branch[at] is not span.last_entry):
         return False
-    return all(branch[p].type != "compaction" for p in range(at + 1, len(branch)))
+    return all(entry_type(branch[p]) != "compaction" for p in range(at + 1, len(branch)))
 
 
 def _reason(reason: str) -> Reason:

@@ -1,14 +1,16 @@
-"""What the built-in extractors share: one block index (tool pairing, kinds), the latest plan
-checkpoint and the per-block facts memo."""
+"""What the built-in extractors share: one block index (tool pairing, kinds; the user and bash
+blocks and their joined texts, listed once; results derived once), the latest plan checkpoint
+and the per-block facts memo."""
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar, cast
 
 from shard_core.contracts.compactor import ExtractorContext
+from shard_core.engine.compaction.gates import Haystack
 from shard_core.types import (
     BashBlock,
     NormalizedBlock,
@@ -31,28 +33,38 @@ class Facts:
     equal `dep` (what else the value depends on, e.g. the result paired with a call), so a
     value is always what `fn` would return now."""
 
+    remembers = True
+    """A compactor's memo: facts `observe` worked out are there to look up."""
+
     def __init__(self) -> None:
-        self._memo: dict[tuple[Callable[..., Any], int], tuple[object, object, object]] = {}
+        self._memo: dict[Callable[..., Any], dict[int, tuple[object, object, object]]] = {}
+        """Per helper, by block id (one dict per helper: no key tuple to build and hash)."""
 
     def of(self, fn: Callable[[B, D], T], block: B, dep: D) -> T:
-        key = (fn, id(block))
-        hit = self._memo.get(key)
+        memo = self._memo.get(fn)
+        if memo is None:
+            memo = self._memo[fn] = {}
+        hit = memo.get(id(block))
         if hit is not None and hit[0] is block and (hit[1] is dep or hit[1] == dep):
             return cast(T, hit[2])
         value = fn(block, dep)
-        self._memo[key] = (block, dep, value)
+        memo[id(block)] = (block, dep, value)
         return value
 
     def keep_only(self, blocks: Collection[int]) -> None:
         """Forget the facts of every block whose id is not in `blocks`."""
-        self._memo = {k: v for k, v in self._memo.items() if k[1] in blocks}
+        self._memo = {
+            fn: {k: v for k, v in memo.items() if k in blocks} for fn, memo in self._memo.items()
+        }
 
     def __len__(self) -> int:
-        return len(self._memo)
+        return sum(map(len, self._memo.values()))
 
 
 class _NoFacts(Facts):
     """No memo: an extractor used without a compactor's cache computes everything."""
+
+    remembers = False
 
     def of(self, fn: Callable[[B, D], T], block: B, dep: D) -> T:
         return fn(block, dep)
@@ -144,6 +156,34 @@ class BlockIndex:
     def __init__(self, blocks: Sequence[NormalizedBlock], found: Indexed | None = None) -> None:
         self.blocks = blocks
         self.kinds, self.names, self.calls, self.results = found or index_blocks(blocks)
+        self._users: list[UserBlock] | None = None
+        self._bash: list[BashBlock] | None = None
+        self._user_texts: Haystack | None = None
+        self._commands: Haystack | None = None
+        self._derived: dict[tuple[Callable[..., Any], int], tuple[object, object]] = {}
+
+    def derived(self, fn: Callable[[BlockIndex, D], T], dep: D) -> T:
+        """`fn(self, dep)`, worked out once per index and `dep` (the very object): what several
+        extractors derive from the same blocks (the tail's findings: Outstanding Context and
+        Progress)."""
+        key = (fn, id(dep))
+        hit = self._derived.get(key)
+        if hit is None or hit[0] is not dep:
+            hit = self._derived[key] = (dep, fn(self, dep))
+        return cast(T, hit[1])
+
+    def user_texts(self) -> Haystack:
+        """The user turns' texts, lowered and joined once for the gates of every extractor
+        that reads them (goal, preferences)."""
+        if self._user_texts is None:
+            self._user_texts = Haystack([b.text for b in self.users()])
+        return self._user_texts
+
+    def commands(self) -> Haystack:
+        """The bash blocks' commands as they are, joined once (files, commits)."""
+        if self._commands is None:
+            self._commands = Haystack([b.command for b in self.bash()], lower=False)
+        return self._commands
 
     def of_kind(self, *kinds: str) -> list[NormalizedBlock]:
         """The blocks of these kinds, in order."""
@@ -163,14 +203,27 @@ class BlockIndex:
         at = sorted(i for name in names for i in self.names.get(name, ()))
         return [(i, cast(ToolCallNBlock, blocks[i])) for i in at]
 
-    def users(self) -> list[UserBlock]:
-        return cast(list[UserBlock], self.of_kind("user"))
+    def users(self) -> Sequence[UserBlock]:
+        """The user blocks in order: one list for every extractor that asks (a list of a
+        long session's blocks costs a cache miss per block, for its reference count)."""
+        if self._users is None:
+            self._users = cast(list[UserBlock], self.of_kind("user"))
+        return self._users
 
-    def bash(self) -> list[BashBlock]:
-        return cast(list[BashBlock], self.of_kind("bash"))
+    def bash(self) -> Sequence[BashBlock]:
+        """The bash blocks in order, one list as for `users`."""
+        if self._bash is None:
+            self._bash = cast(list[BashBlock], self.of_kind("bash"))
+        return self._bash
 
     def tool_results(self) -> list[ToolResultNBlock]:
         return cast(list[ToolResultNBlock], self.of_kind("tool_result"))
+
+    def newest(self, kind: str) -> Iterator[NormalizedBlock]:
+        """The blocks of one kind, newest first, made as they are read: a caller that wants
+        the last few does not pay for the rest."""
+        blocks = self.blocks
+        return (blocks[i] for i in reversed(self.kinds[kind]))
 
     def turn_starts(self) -> list[int]:
         """Where each turn starts: at each user block, and at 0 for blocks before the first."""

@@ -16,6 +16,8 @@ from shard_core.engine.compaction.tokens import (
     CONTEXT_TYPES,
     ENTRY_OVERHEAD_TOKENS,
     IMAGE_TOKENS,
+    TYPE_OF,
+    entry_type,
     estimate_entry,
     json_chars,
     result_chars,
@@ -49,11 +51,12 @@ def live_window(branch: Sequence[SessionEntry]) -> Window:
     start = at = 0
     after: list[int] = []  # context positions after the compaction, newest first
     others: list[int] = []
+    type_of = TYPE_OF.get
     for i in range(len(branch) - 1, -1, -1):
         entry = branch[i]
-        if entry.type in CONTEXT_TYPES:
+        if (type_of(type(entry)) or entry.type) in CONTEXT_TYPES:
             after.append(i)
-        elif entry.type == "compaction":
+        elif isinstance(entry, CompactionEntry):
             previous, start = entry, i + 1
             at = start
             first = entry.details.first_kept_entry_id
@@ -68,7 +71,7 @@ def live_window(branch: Sequence[SessionEntry]) -> Window:
     others.reverse()
     if start == at:
         return Window(previous, start, after, others)
-    kinds = [(p, branch[p].type) for p in range(start, at - 1)]  # kept, before the compaction
+    kinds = [(p, entry_type(branch[p])) for p in range(start, at - 1)]  # kept, before it
     before = [p for p, kind in kinds if kind in CONTEXT_TYPES]
     others_before = [p for p, kind in kinds if kind not in CONTEXT_TYPES]
     return Window(previous, start, before + after, others_before + others)
@@ -81,8 +84,9 @@ def live_context(branch: Sequence[SessionEntry]) -> tuple[str | None, list[Sessi
     window = live_window(branch)
     summary = window.previous.details.summary if window.previous is not None else None
     kept: list[SessionEntry] = []
+    type_of = TYPE_OF.get
     for entry in branch[window.start :]:
-        if entry.type not in MARKER_TYPES:
+        if (type_of(type(entry)) or entry.type) not in MARKER_TYPES:
             kept.append(entry)
     return summary, kept
 

@@ -68,20 +68,29 @@ def first_line(text: str, limit: int) -> str:
 
 def crumb(indices: Iterable[int]) -> str:
     """`(recall: expand=[3, 9])` for the given entry indices (sorted, unique)."""
+    if isinstance(indices, list) and len(indices) == 1:  # the usual crumb: one entry
+        return f"(recall: expand=[{indices[0]!s}])"
     unique = sorted(dict.fromkeys(indices))
     return f"(recall: expand=[{', '.join(str(i) for i in unique)}])" if unique else ""
 
 
-_CRUMB = re.compile(r"\s*\(recall: expand=\[([\d, ]*)\]\)\s*$")
+_CRUMB_OPEN = "(recall: expand=["
+_CRUMB = re.compile(r"\(recall: expand=\[([\d, ]*)\]\)\s*$")
 
 
 def split_crumb(line: str) -> tuple[str, list[int]]:
-    """A summary line without its breadcrumb, and the indices the breadcrumb named."""
-    found = _CRUMB.search(line)
+    """A summary line without its breadcrumb (and the white space before it), and the indices
+    the breadcrumb named. Only the last `(recall: expand=[` can open one (what may follow a
+    breadcrumb holds no `(`), so that is where it is matched: a pattern searched from the
+    start of the line would try every position of it."""
+    at = line.rfind(_CRUMB_OPEN)
+    found = _CRUMB.match(line, at) if at != -1 else None
     if found is None:
         return line, []
+    while at > 0 and line[at - 1].isspace():
+        at -= 1
     numbers = [int(n) for n in found.group(1).replace(" ", "").split(",") if n]
-    return line[: found.start()], numbers
+    return line[:at], numbers
 
 
 def with_crumb(text: str, indices: Iterable[int]) -> str:

@@ -48,21 +48,39 @@ def _body(line: str) -> str:
     return "  " + flat if flat.startswith("#") or flat.strip() == SEPARATOR else flat
 
 
-def render(sections: Sequence[Section]) -> str:
+_Rendered = dict[int, tuple[Section, str]]
+"""Rendered sections by id (with the section, so an id reused by another is no hit)."""
+
+
+def render(sections: Sequence[Section], rendered: _Rendered | None = None) -> str:
+    """The document; `rendered` keeps each section's text for the next call (`fit` renders
+    again after dropping a line, and every other section is the same object)."""
+    memo: _Rendered = {} if rendered is None else rendered
     parts = [PREAMBLE]
     transcript: list[Section] = []
     for section in sections:
         if section.merge == TRANSCRIPT_POLICY:
             transcript.append(section)
         elif section.lines:
-            items = "\n".join("- " + _flat(line) for line in section.lines)
-            parts.append(f"## {section.title}\n{items}")
+            parts.append(_section_text(section, memo, False))
     shown = [s for s in transcript if s.lines]
     if shown:
         parts.append(SEPARATOR)
-        for section in shown:
-            parts.append(f"## {section.title}\n" + "\n".join(_body(x) for x in section.lines))
+        parts += [_section_text(section, memo, True) for section in shown]
     return "\n\n".join(parts) + "\n"
+
+
+def _section_text(section: Section, memo: _Rendered, transcript: bool) -> str:
+    hit = memo.get(id(section))
+    if hit is not None and hit[0] is section:
+        return hit[1]
+    if transcript:
+        text = f"## {section.title}\n" + "\n".join(_body(x) for x in section.lines)
+    else:
+        items = "\n".join("- " + _flat(line) for line in section.lines)
+        text = f"## {section.title}\n{items}"
+    memo[id(section)] = (section, text)
+    return text
 
 
 def parse_summary(text: str) -> ParsedSummary:
@@ -138,9 +156,10 @@ def fit(sections: Sequence[Section], max_chars: int) -> str:
     """The rendered summary, lines dropped (least valuable first) until it fits `max_chars`;
     as a last resort the text itself is cut."""
     work = list(sections)
-    text = render(work)
+    rendered: _Rendered = {}
+    text = render(work, rendered)
     while len(text) > max_chars and _shrink_once(work):
-        text = render(work)
+        text = render(work, rendered)
     if len(text) > max_chars:
         text = text[: max(0, max_chars - len(CUT_NOTE))] + CUT_NOTE
     return text

@@ -4,7 +4,9 @@ An extractor that reads every user turn or every command tests each text for a f
 and skips the slow work for the rest. Over a long session that test, repeated per text, was most
 of the extractor's time; searching the texts joined is the same test for each at the cost of a
 few `str.find` calls in all. A word cannot match across two texts: they are joined by a NUL,
-which neither the words nor the patterns given here contain or match.
+which neither the words nor the patterns given here contain or match. A `Haystack` keeps the
+joined text, so several extractors gating the same texts (the user turns, the bash commands)
+join and lower them once (context.py's BlockIndex hands one out per kind of text).
 """
 
 from __future__ import annotations
@@ -14,6 +16,41 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
 _SEP = "\0"
+
+
+class Haystack:
+    """Texts joined by NUL (lowered, unless `lower` is false), searched by any number of gates."""
+
+    def __init__(self, texts: Sequence[str], *, lower: bool = True) -> None:
+        self.texts = texts
+        self.ascii = all(map(str.isascii, texts))
+        if lower and self.ascii:  # lowering ASCII keeps every length: lower the join at once
+            pieces, self.joined = texts, _SEP.join(texts).lower()
+        else:
+            pieces = [text.lower() for text in texts] if lower else texts
+            self.joined = _SEP.join(pieces)
+        starts: list[int] = []
+        at = 0
+        for length in map(len, pieces):
+            starts.append(at)
+            at += length + 1
+        self._starts = starts
+
+    def any_of(self, words: Iterable[str], patterns: Iterable[re.Pattern[str]] = ()) -> list[bool]:
+        """Per text: does it (lowered) contain one of `words` or match one of `patterns`?"""
+        joined, starts = self.joined, self._starts
+        found = [False] * len(starts)
+        for word in words:
+            at = joined.find(word)
+            while at != -1:
+                i = bisect_right(starts, at) - 1
+                found[i] = True
+                following = starts[i + 1] if i + 1 < len(starts) else len(joined)
+                at = joined.find(word, following)
+        for pattern in patterns:
+            for match in pattern.finditer(joined):
+                found[bisect_right(starts, match.start()) - 1] = True
+        return found
 
 
 def any_of(
@@ -26,22 +63,4 @@ def any_of(
     """Per text: does `text.lower()` (`text`, when not `lower`) contain one of `words` or match
     one of `patterns`? The same answers as testing each text alone, for patterns that cannot
     match a NUL."""
-    lowered = [text.lower() for text in texts] if lower else texts
-    joined = _SEP.join(lowered)
-    starts: list[int] = []
-    at = 0
-    for text in lowered:
-        starts.append(at)
-        at += len(text) + 1
-    found = [False] * len(texts)
-    for word in words:
-        at = joined.find(word)
-        while at != -1:
-            i = bisect_right(starts, at) - 1
-            found[i] = True
-            following = starts[i + 1] if i + 1 < len(starts) else len(joined)
-            at = joined.find(word, following)
-    for pattern in patterns:
-        for match in pattern.finditer(joined):
-            found[bisect_right(starts, match.start()) - 1] = True
-    return found
+    return Haystack(texts, lower=lower).any_of(words, patterns)

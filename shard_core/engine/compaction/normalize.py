@@ -36,6 +36,9 @@ BASH_TOOLS: frozenset[str] = frozenset({"bash"})
 NO_OUTPUT = "(no output)"
 """What the bash tool prints for a silent command; normalized to an empty output."""
 _EXIT_LINE = re.compile(r"\n*exit code (-?\d+)[^\n]*\Z")
+"""The bash tool's closing line; `exit_line` finds its match without searching every position."""
+_EXIT_AT = re.compile(r"exit code (-?\d+)[^\n]*\Z")
+_EXIT_WORDS = "exit code "
 _TAIL = 200
 
 M = TypeVar("M", bound=BaseModel)
@@ -111,7 +114,7 @@ def bash_output_block(
     """A bash call answered by the result at entry index `at`."""
     code = exit_code(details, text)
     output = strip_exit_line(text) if code is not None else text
-    output = "" if output.strip() == NO_OUTPUT else output
+    output = "" if NO_OUTPUT in output and output.strip() == NO_OUTPUT else output  # no copy
     fields = {"entry_index": at, "kind": "bash", "id": call_id, "command": command,
               "output": output, "exit_code": code}  # fmt: skip
     return make_block(BashBlock, fields)
@@ -127,20 +130,37 @@ def result_text(content: Sequence[ResultContent]) -> str:
     return "\n".join(b.text if b.type == "text" else "[image]" for b in content)
 
 
+def exit_line(tail: str) -> tuple[int, str] | None:
+    """Where `_EXIT_LINE.search(tail)` matches, and the code it reads — found from the last line
+    of `tail`: only there can `exit code N` reach the end with no newline after it (the
+    first such on that line is the match, with the newlines right before it). The search
+    itself tries every position of the tail, each a failed attempt at `\n*exit code`."""
+    at = tail.find(_EXIT_WORDS, tail.rfind("\n") + 1)
+    while at != -1:
+        found = _EXIT_AT.match(tail, at)
+        if found is not None:
+            start = at
+            while start > 0 and tail[start - 1] == "\n":
+                start -= 1
+            return start, found.group(1)
+        at = tail.find(_EXIT_WORDS, at + 1)
+    return None
+
+
 def strip_exit_line(text: str) -> str:
     """The output without the bash tool's closing `exit code N` line (searched at the end only:
     a regex anchored at the end still tries every position of a long output)."""
     tail = text[-_TAIL:]
-    found = _EXIT_LINE.search(tail)
-    return text[: len(text) - len(tail) + found.start()] if found else text
+    found = exit_line(tail)
+    return text[: len(text) - len(tail) + found[0]] if found else text
 
 
 def exit_code(details: dict[str, Any], text: str) -> int | None:
     code = details.get("exit_code")
     if isinstance(code, int) and not isinstance(code, bool):
         return code
-    found = _EXIT_LINE.search(text[-_TAIL:])
-    return int(found.group(1)) if found else None
+    found = exit_line(text[-_TAIL:])
+    return int(found[1]) if found else None
 
 
 def _look_ahead(entries: Sequence[SessionEntry], indices: Sequence[int]) -> dict[str, PairedResult]:

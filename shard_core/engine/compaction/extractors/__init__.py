@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from shard_core.contracts.compactor import Extractor
 from shard_core.engine.compaction.context import Facts, ToolIndex
-from shard_core.engine.compaction.extractors import catalog, intent, turns, vcs
+from shard_core.engine.compaction.extractors import catalog, files, intent, turns, vcs
 from shard_core.engine.compaction.extractors.catalog import TypeCatalog
 from shard_core.engine.compaction.extractors.files import FilesAndChanges
 from shard_core.engine.compaction.extractors.intent import SessionGoal, UserPreferences
@@ -51,6 +51,8 @@ def warm_facts(
             facts.of(turns.runs_tests, block, None)
             if "git" in block.command:
                 facts.of(vcs.commits_of, block, None)
+        elif block.kind == "tool_call" and block.name in files.CHANGING_TOOLS:
+            facts.of(files.file_change, block, tools.result_of(block))
         elif block.kind == "tool_result" and block.name in catalog.READ_TOOLS:
             path = tools.path_of(block)
             if path is not None and not block.is_error:

@@ -76,8 +76,8 @@ class TypeCatalog:
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         tools = tool_index(blocks, ctx)
         newest: dict[str, ToolResultNBlock] = {}  # path → its latest read, newest first
-        for block in reversed(tools.tool_results()):
-            if block.name in READ_TOOLS and not block.is_error:
+        for block in tools.newest("tool_result"):
+            if block.kind == "tool_result" and block.name in READ_TOOLS and not block.is_error:
                 path = tools.path_of(block)
                 if path is not None and path not in newest:
                     newest[path] = block

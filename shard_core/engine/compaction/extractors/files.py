@@ -12,18 +12,20 @@ from collections.abc import Sequence
 from operator import itemgetter
 
 from shard_core.contracts.compactor import ExtractorContext
-from shard_core.engine.compaction.context import call_path, tool_index
+from shard_core.engine.compaction.context import call_path, facts_of, tool_index
 from shard_core.engine.compaction.excerpts import with_crumb
-from shard_core.engine.compaction.gates import any_of
-from shard_core.types import BashBlock, NormalizedBlock, ToolCallNBlock
+from shard_core.types import BashBlock, NormalizedBlock, ToolCallNBlock, ToolResultNBlock
 
 WRITE_TOOLS = frozenset({"write", "Write", "write_file", "create_file"})
 EDIT_TOOLS = frozenset({"edit", "Edit", "MultiEdit", "edit_file", "str_replace"})
+CHANGING_TOOLS = WRITE_TOOLS | EDIT_TOOLS
 MAX_FILES = 40
 MAX_CRUMBS = 3
 _SEGMENTS = re.compile(r"&&|\|\||[;|\n]")
 _FILE_COMMAND = re.compile(r"\b(?:rm|mv)\b")
 _GLOB = re.compile(r"[*?\[{$`]")
+FileChange = tuple[str, str, int]
+"""(path, status, entry index) of one change."""
 
 
 class FileLog:
@@ -34,14 +36,20 @@ class FileLog:
         self.indices: dict[str, list[int]] = {}
 
     def add(self, path: str, status: str, index: int) -> None:
-        history = self.statuses.setdefault(path, [])
+        history = self.statuses.get(path)
+        if history is None:  # (most paths are seen before: no new lists for them)
+            history = self.statuses[path] = []
+            crumbs = self.indices[path] = []
+        else:
+            crumbs = self.indices[path]
         last = history[-1] if history else None
         if status != last and not (status == "modified" and last == "created"):
             history.append(status)
-            del history[:-3]
-        crumbs = self.indices.setdefault(path, [])
+            if len(history) > 3:
+                del history[0]
         crumbs.append(index)
-        del crumbs[:-MAX_CRUMBS]
+        if len(crumbs) > MAX_CRUMBS:
+            del crumbs[0]
 
     def lines(self) -> list[str]:
         paths = list(self.statuses)[-MAX_FILES:]
@@ -73,6 +81,15 @@ def shell_file_ops(command: str) -> list[tuple[str, str]]:
     return ops
 
 
+def file_change(call: ToolCallNBlock, result: ToolResultNBlock | None) -> FileChange | None:
+    """(path, created or modified, the result's entry index) of a write or edit that
+    succeeded; None for one that failed, has no result or names no path."""
+    if result is None or result.is_error or (path := call_path(call)) is None:
+        return None
+    created = call.name in WRITE_TOOLS and "(new file)" in result.text
+    return path, "created" if created else "modified", result.entry_index
+
+
 class FilesAndChanges:
     name = "files"
     title = "Files And Changes"
@@ -80,23 +97,24 @@ class FilesAndChanges:
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         tools = tool_index(blocks, ctx)
-        runs = [(i, b) for i, b in tools.at("bash") if b.kind == "bash" and b.exit_code == 0]
-        moving = any_of([b.command for _, b in runs], (), (_FILE_COMMAND,), lower=False)
-        found: list[tuple[int, BashBlock | ToolCallNBlock]] = [
-            (i, b) for (i, b), hit in zip(runs, moving, strict=True) if hit and b.kind == "bash"
+        moving = tools.commands().any_of((), (_FILE_COMMAND,))  # most commands move nothing
+        moves: list[tuple[int, BashBlock | ToolCallNBlock]] = [
+            (i, b)
+            for i, hit in zip(tools.kinds["bash"], moving, strict=True)
+            if hit and (b := tools.blocks[i]).kind == "bash" and b.exit_code == 0
         ]
-        found += tools.calls_named(WRITE_TOOLS | EDIT_TOOLS)
-        found.sort(key=itemgetter(0))  # log order: the changes as they were made
+        found: list[tuple[int, BashBlock | ToolCallNBlock]] = [
+            *moves,
+            *tools.calls_named(CHANGING_TOOLS),
+        ]
+        if moves:
+            found.sort(key=itemgetter(0))  # log order: the changes as they were made
         log = FileLog()
+        results, facts = tools.results, facts_of(ctx)
         for _, block in found:
             if block.kind == "bash":
                 for path, status in shell_file_ops(block.command):
                     log.add(path, status, block.entry_index)
-                continue
-            result = tools.result_of(block)
-            path = call_path(block)
-            if result is None or result.is_error or path is None:
-                continue
-            created = block.name in WRITE_TOOLS and "(new file)" in result.text
-            log.add(path, "created" if created else "modified", result.entry_index)
+            elif (change := facts.of(file_change, block, results.get(block.id))) is not None:
+                log.add(*change)
         return log.lines()

@@ -7,9 +7,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from shard_core.contracts.compactor import ExtractorContext
-from shard_core.engine.compaction.context import facts_of, tool_index
+from shard_core.engine.compaction.context import BlockIndex, Facts, facts_of, tool_index
 from shard_core.engine.compaction.excerpts import clip, squash, with_crumb
-from shard_core.engine.compaction.gates import any_of
+from shard_core.engine.compaction.gates import Haystack
 from shard_core.types import NormalizedBlock, UserBlock
 
 SCOPE_PREFIX = "scope change: "
@@ -74,18 +74,34 @@ def _maybe_preference(text: str) -> bool:
 
 
 def _gated(
-    texts: list[str],
+    texts: Haystack,
     words: Sequence[str],
     patterns: Sequence[re.Pattern[str]],
     one: Callable[[str], bool],
 ) -> list[bool]:
     """`[one(text) for text in texts]` for a gate `one` that tests ASCII text for `words` and
     `patterns` (lowercased) and other text its own way: the ASCII ones in one search."""
-    found = any_of(texts, words, patterns)
-    for i, text in enumerate(texts):
-        if not text.isascii():
-            found[i] = one(text)
+    found = texts.any_of(words, patterns)
+    if not texts.ascii:
+        for i, text in enumerate(texts.texts):
+            if not text.isascii():
+                found[i] = one(text)
     return found
+
+
+def _maybe(
+    tools: BlockIndex,
+    facts: Facts,
+    words: Sequence[str],
+    patterns: Sequence[re.Pattern[str]],
+    one: Callable[[str], bool],
+) -> list[bool]:
+    """Which user turns may hold one of `words` or `patterns` (`_gated`): every one when the
+    facts memo remembers — what `observe` worked out per turn is cheaper to look up than the
+    gate over all the texts, and the facts behind both apply the same test first."""
+    if facts.remembers:
+        return [True] * len(tools.users())
+    return _gated(tools.user_texts(), words, patterns, one)
 
 
 def is_substantive(text: str) -> bool:
@@ -120,7 +136,8 @@ class SessionGoal:
     merge = "sticky-goal"
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
-        users = tool_index(blocks, ctx).users()
+        tools = tool_index(blocks, ctx)
+        users = tools.users()
         goals: list[UserBlock] = []
         if not _states_goal(ctx.previous_summary, self.title):  # else it is sticky there
             for block in users:
@@ -132,7 +149,7 @@ class SessionGoal:
         after = users.index(goals[-1]) + 1 if goals else 0
         facts = facts_of(ctx)
         later = users[after:]
-        maybe = _gated([b.text for b in later], _SCOPE_WORDS, (), _maybe_scope)
+        maybe = _maybe(tools, facts, _SCOPE_WORDS, (), _maybe_scope)[after:]
         for block, hinted in zip(reversed(later), reversed(maybe), strict=True):
             if hinted and facts.of(changes_scope, block, None):
                 text = SCOPE_PREFIX + clip(block.text, GOAL_CHARS)
@@ -171,8 +188,9 @@ class UserPreferences:
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         seen: dict[str, str] = {}
         facts = facts_of(ctx)
-        users = tool_index(blocks, ctx).users()
-        maybe = _gated([b.text for b in users], _HINTS, (_PLEASE,), _maybe_preference)
+        tools = tool_index(blocks, ctx)
+        users = tools.users()
+        maybe = _maybe(tools, facts, _HINTS, (_PLEASE,), _maybe_preference)
         for block, hinted in zip(users, maybe, strict=True):
             if not hinted:
                 continue  # states no preference: what block_preferences would find too

@@ -213,12 +213,18 @@ def classify(
     return findings
 
 
+def tail_findings(tools: ToolIndex, facts: Facts) -> list[Finding]:
+    """`classify` of the index's blocks, once per compaction (`tools.derived(tail_findings,
+    facts)`): Outstanding Context and Progress both report them."""
+    return classify(tools.blocks, tools, facts)
+
+
 class OutstandingContext:
     name = "outstanding"
     title = "Outstanding Context"
     merge = "replace"
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
-        findings = classify(blocks, tool_index(blocks, ctx), facts_of(ctx))
+        findings = tool_index(blocks, ctx).derived(tail_findings, facts_of(ctx))
         ordered = sorted(findings, key=lambda f: (f.resolved, _LEVEL_ORDER[f.level]))
         return [f.line() for f in ordered[:MAX_FINDINGS]]

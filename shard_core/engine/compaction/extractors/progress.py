@@ -9,7 +9,7 @@ from shard_core.contracts.compactor import ExtractorContext
 from shard_core.engine.compaction.context import BlockIndex, facts_of, plan_of, tool_index
 from shard_core.engine.compaction.excerpts import clip, with_crumb
 from shard_core.engine.compaction.extractors.intent import is_substantive
-from shard_core.engine.compaction.extractors.outstanding import Finding, classify, family
+from shard_core.engine.compaction.extractors.outstanding import Finding, family, tail_findings
 from shard_core.types import AssistantBlock, BashBlock, NormalizedBlock, PlanCheckpoint
 
 MAX_STEPS = 8
@@ -67,7 +67,7 @@ class Progress:
         tested = _last_test_run(tools.bash())
         if tested is not None:
             lines.append(tested)
-        findings = classify(blocks, tools, facts_of(ctx))
+        findings = tools.derived(tail_findings, facts_of(ctx))
         open_failures = [f for f in findings if f.level == "ERROR" and not f.resolved]
         if open_failures:
             lines.append(f"open failures: {len(open_failures)} (see Outstanding Context)")

@@ -24,7 +24,7 @@ from shard_core.engine.compaction.excerpts import (
     with_crumb,
 )
 from shard_core.engine.compaction.extractors.catalog import READ_TOOLS
-from shard_core.engine.compaction.extractors.files import EDIT_TOOLS, WRITE_TOOLS
+from shard_core.engine.compaction.extractors.files import CHANGING_TOOLS, file_change
 from shard_core.engine.compaction.extractors.outstanding import family, key_line, last_line
 from shard_core.types import (
     AssistantBlock,
@@ -76,11 +76,10 @@ def _acts(
     for block in turn:
         if block.kind == "tool_call":
             calls += 1
-            if block.name in WRITE_TOOLS or block.name in EDIT_TOOLS:
-                result = tools.result_of(block)
-                path = call_path(block)
-                if result is not None and not result.is_error and path is not None:
-                    paths.append(path)
+            if block.name in CHANGING_TOOLS:
+                change = facts.of(file_change, block, tools.result_of(block))
+                if change is not None:
+                    paths.append(change[0])
         elif block.kind == "bash":
             calls += 1
             if facts.of(runs_tests, block, None):

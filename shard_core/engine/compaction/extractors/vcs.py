@@ -56,8 +56,9 @@ class Commits:
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         commits: dict[str, tuple[str, str, BashBlock]] = {}
         facts = facts_of(ctx)
-        for block in tool_index(blocks, ctx).bash():
-            if "git" not in block.command:
+        tools = tool_index(blocks, ctx)
+        for block, git in zip(tools.bash(), tools.commands().any_of(("git",)), strict=True):
+            if not git:
                 continue
             for short, message, where, made in facts.of(commits_of, block, None):
                 if short not in commits or made:

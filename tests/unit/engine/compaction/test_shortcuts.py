@@ -1,0 +1,133 @@
+"""The speed-ups that stand in for a plainer definition answer exactly like it: breadcrumbs
+split from the last opening, a one-entry crumb, an entry's type read off its class, the block
+index's shared lists, rendering a section once for several fits, the bash exit line found
+from the last line."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, get_args
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shard_core.engine.compaction import normalize
+from shard_core.engine.compaction.context import BlockIndex
+from shard_core.engine.compaction.excerpts import crumb, split_crumb
+from shard_core.engine.compaction.format import CUT_NOTE, _shrink_once, fit, render
+from shard_core.engine.compaction.normalize import _EXIT_LINE, exit_line
+from shard_core.engine.compaction.sections import Section
+from shard_core.engine.compaction.tokens import TYPE_OF, entry_type
+from shard_core.types import SessionEntry
+from tests.fixtures.sessions.builders import SessionBuilder, load_entries, save_entries
+from tests.fixtures.sessions.synthetic import write_synthetic
+
+PIECES = st.sampled_from(
+    ["(recall: expand=[", "]", ")", " ", "\t", "\n", "\u00a0", "\u2003", "1", "23", ",", ", ",
+     "\u0663", "x", "(", "[", "a b"]
+)  # fmt: skip
+LINE = st.lists(PIECES, max_size=14).map("".join)
+_CRUMB = re.compile(r"\s*\(recall: expand=\[([\d, ]*)\]\)\s*$")
+
+
+def _split_by_search(line: str) -> tuple[str, list[int]]:
+    """The plain definition: the pattern searched from the start of the line."""
+    found = _CRUMB.search(line)
+    if found is None:
+        return line, []
+    numbers = [int(n) for n in found.group(1).replace(" ", "").split(",") if n]
+    return line[: found.start()], numbers
+
+
+@settings(max_examples=500, deadline=None)
+@given(line=LINE)
+def test_split_crumb_is_the_pattern_searched_from_the_start(line: str) -> None:
+    assert split_crumb(line) == _split_by_search(line)
+
+
+def test_a_crumb_of_one_entry_is_the_crumb_of_the_general_case() -> None:
+    assert crumb([7]) == crumb(iter([7])) == "(recall: expand=[7])"
+    assert crumb([9, 3, 9]) == "(recall: expand=[3, 9])"
+    assert crumb([]) == ""
+
+
+def test_every_entry_class_has_its_type_read_off_the_class(tmp_path: Any) -> None:
+    classes = get_args(get_args(SessionEntry)[0])
+    assert set(TYPE_OF) == set(classes)
+    entries = load_entries(write_synthetic(tmp_path / "s.jsonl", 60, seed=3))
+    b = SessionBuilder()
+    b.plan([("step", False)])
+    save_entries(b.entries, tmp_path / "b.jsonl")
+    for entry in [*entries, *load_entries(tmp_path / "b.jsonl")]:
+        assert entry_type(entry) == entry.type
+
+
+def test_the_index_hands_out_one_list_per_kind_and_works_a_derivation_out_once() -> None:
+    b = SessionBuilder()
+    b.user("fix it")
+    b.bash("pytest -q", "1 failed", 1)
+    b.read("a.py", "def f(): ...")
+    b.user("now")
+    b.read("b.py", "def g(): ...")
+    index = BlockIndex(normalize(b.entries))
+    assert index.users() is index.users()
+    assert list(index.users()) == index.of_kind("user")
+    assert index.bash() is index.bash()
+    assert list(index.bash()) == index.of_kind("bash")
+    assert list(index.newest("tool_result")) == index.of_kind("tool_result")[::-1]
+    assert index.user_texts().texts == ["fix it", "now"]
+    assert index.commands().texts == ["pytest -q"]
+    calls: list[object] = []
+
+    def count(tools: BlockIndex, dep: object) -> int:
+        calls.append(dep)
+        return len(tools.blocks)
+
+    one, other = object(), object()
+    assert index.derived(count, one) == index.derived(count, one) == len(index.blocks)
+    assert index.derived(count, other) == len(index.blocks)
+    assert calls == [one, other]
+
+
+SECTION_LINES = st.lists(st.sampled_from(["a", "# b", "---", "[user #1] c", "x\ny", "d" * 40]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(SECTION_LINES, min_size=4, max_size=4), budget=st.integers(0, 700))
+def test_rendering_with_the_sections_kept_gives_the_same_text(
+    lines: list[list[str]], budget: int
+) -> None:
+    policies = ["sticky-goal", "union", "rolling-turns", "rolling-transcript"]
+    sections = [
+        Section(f"s{i}", f"S {i}", tuple(x), policy)
+        for i, (x, policy) in enumerate(zip(lines, policies, strict=True))
+    ]
+    kept: dict[int, tuple[Section, str]] = {}
+    assert render(sections, kept) == render(sections) == render(sections, kept)
+    assert fit(sections, budget) == _fit_rendering_all(sections, budget)
+
+
+def _fit_rendering_all(sections: list[Section], max_chars: int) -> str:
+    """`fit` as it was: every section rendered again after each dropped line."""
+    work = list(sections)
+    text = render(work)
+    while len(text) > max_chars and _shrink_once(work):
+        text = render(work)
+    if len(text) > max_chars:
+        text = text[: max(0, max_chars - len(CUT_NOTE))] + CUT_NOTE
+    return text
+
+
+TAIL = st.lists(
+    st.sampled_from(
+        ["\n", "\n\n", "exit code ", "exit code", "1", "23", "-", "x", " ", "\u0663", "\r", "e"]
+    ),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(tail=TAIL)
+def test_the_exit_line_is_where_the_pattern_search_finds_it(tail: str) -> None:
+    found = _EXIT_LINE.search(tail)
+    assert exit_line(tail) == ((found.start(), found.group(1)) if found else None)
