@@ -15,7 +15,8 @@ the window (walk.py), and both give the same bytes.
 
 Convergence: compacting the result again with the same measurements folds nothing (the kept
 tail already fits) and returns None, so a loop that calls `compact` until `should_compact` is
-false cannot spin. A compaction that would not shrink the context is not made (None) either.
+false cannot spin. A compaction that would not shrink the context is not made (None) either,
+unless the user asked for it (`reason="manual"`, `/compact`).
 """
 
 from __future__ import annotations
@@ -231,7 +232,7 @@ class DeterministicCompactor:
         overhead = max(0, data.context_tokens - live)
         room = max(0, data.target_tokens - overhead - ENTRY_OVERHEAD_TOKENS)
         summary_budget = min(self.summary_tokens, room // 2)
-        cut = self._cut(scan, room - summary_budget, data.reason)
+        cut = self._cut(scan, room - summary_budget, data.reason, first=previous is None)
         if not any(tokens[: cut.keep_from]):
             return None  # nothing new to fold: the kept tail already fits
         end = window.positions[cut.keep_from] if cut.keep_from < len(tokens) else len(branch)
@@ -241,7 +242,7 @@ class DeterministicCompactor:
         plan = self._plans.latest(branch, window)
         summary = self._summary(blocks, index, plan, previous, data, summary_budget, warm)
         after = overhead + estimate_text(summary) + ENTRY_OVERHEAD_TOKENS + cut.kept_tokens
-        if after >= data.context_tokens:
+        if after >= data.context_tokens and data.reason != "manual":
             return None  # the summary would cost more than what it folds: not worth an entry
         return CompactionDetails(
             summary=summary,
@@ -255,12 +256,18 @@ class DeterministicCompactor:
             reason=_reason(data.reason),
         )
 
-    def _cut(self, scan: Scan, room: int, reason: str) -> Cut:
+    def _cut(self, scan: Scan, room: int, reason: str, *, first: bool) -> Cut:
+        """Where the kept tail starts. A manual compaction (the user asked) keeps only the last
+        user turn; a session's very first one folds a lone turn whole, so `/compact` after one
+        prompt compacts, while a lone turn after an earlier summary stays (it stops there)."""
         tokens, safe, user = scan.tokens, scan.safe, scan.user
         budget = min(self.keep_recent_tokens, room)
-        if reason == "manual":  # keep only the last user turn (when there is an earlier one)
+        if reason == "manual":
             last = last_turn_tokens(tokens, safe, user)
-            budget = min(budget, last) if last is not None and last < sum(tokens) else budget
+            if last is not None and last < sum(tokens):
+                budget = min(budget, last)
+            elif first:
+                budget = 0
         return choose_cut(tokens, safe, user, budget)
 
     def _summary(

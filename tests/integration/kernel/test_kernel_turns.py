@@ -258,3 +258,20 @@ def test_a_cells_outputs_reach_the_client_before_its_reply(start_kernel: StartKe
     finally:
         shell.close(linger=0)
         iopub.close(linger=0)
+
+
+def test_compact_after_one_short_prompt_compacts_now(start_kernel: StartKernel) -> None:
+    _, kc = start_kernel([{"text": "Hello! What shall we build?"}])
+    client = AgentClient(kc, "a")
+    assert _reply(kc, kc.execute("Let us write a parser for INI files"))["status"] == "ok"
+    assert _reply(kc, kc.execute("/compact"))["status"] == "ok"
+    client.pump(0.5)
+    compactions = [e for e in client.events if e["type"] == "compaction"]
+    assert [(e["index"], e["reason"]) for e in compactions] == [(0, "manual")]
+    assert compactions[0]["entries_folded"] >= 2
+    texts = [m["content"].get("data", {}).get("text/plain", "") for m in client.outputs]
+    assert any(t.startswith("Compaction 0: ") for t in texts), texts
+    assert _reply(kc, kc.execute("/compact"))["status"] == "ok"  # nothing new since
+    client.pump(0.5)
+    texts = [m["content"].get("data", {}).get("text/plain", "") for m in client.outputs]
+    assert any("Nothing to compact." in t for t in texts), texts

@@ -1,5 +1,9 @@
 """Progress: done / remaining / next action / open failures — from the latest plan checkpoint on
-the branch and from tool outcomes (the last test run, the failures still open)."""
+the branch and from tool outcomes (the last test run, the failures still open).
+
+The section is replaced at each compaction, but what the folded entries cannot say again is
+carried from the previous summary: the last test run when none ran since, and the request in
+progress when a turn goes on across compactions (its prompt was folded by an earlier one)."""
 
 from __future__ import annotations
 
@@ -14,6 +18,9 @@ from shard_core.types import AssistantBlock, BashBlock, NormalizedBlock, PlanChe
 
 MAX_STEPS = 8
 STEP_CHARS = 140
+TITLE = "Progress"
+LAST_TEST = "last test run: "
+IN_PROGRESS = "in progress: "
 
 
 def _plan_lines(plan: PlanCheckpoint) -> list[str]:
@@ -31,13 +38,30 @@ def _last_test_run(runs: Sequence[BashBlock]) -> str | None:
             code = block.exit_code
             outcome = "passed" if code == 0 else f"failed (exit {code})"
             return with_crumb(
-                f"last test run: {clip(block.command, 80)} → {outcome}", [block.entry_index]
+                f"{LAST_TEST}{clip(block.command, 80)} → {outcome}", [block.entry_index]
             )
     return None
 
 
+def _carried(previous: str | None, prefix: str) -> str | None:
+    """The previous summary's Progress line starting with `prefix`, if any."""
+    head = f"\n## {TITLE}\n"
+    at = -1 if previous is None else previous.find(head)
+    if previous is None or at == -1:
+        return None
+    for line in previous[at + len(head) :].splitlines():
+        if not line.startswith("- "):
+            return None  # the section ended
+        if line.startswith(prefix, 2):
+            return line[2:]
+    return None
+
+
 def _next_action(
-    plan: PlanCheckpoint | None, open_failures: list[Finding], tools: BlockIndex
+    plan: PlanCheckpoint | None,
+    open_failures: list[Finding],
+    tools: BlockIndex,
+    previous: str | None,
 ) -> str | None:
     if open_failures:
         first = open_failures[0]
@@ -50,28 +74,28 @@ def _next_action(
         return None  # the last turn ended with an answer: nothing is half done
     for block in reversed(tools.users()):
         if is_substantive(block.text):
-            text = f"in progress: {clip(block.text, 200)}"
+            text = f"{IN_PROGRESS}{clip(block.text, 200)}"
             return with_crumb(text, [block.entry_index])
-    return None
+    return _carried(previous, IN_PROGRESS)  # the turn goes on; its prompt was folded earlier
 
 
 class Progress:
     name = "progress"
-    title = "Progress"
+    title = TITLE
     merge = "replace"
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         plan = plan_of(ctx)
         lines = _plan_lines(plan) if plan is not None and plan.steps else []
         tools = tool_index(blocks, ctx)
-        tested = _last_test_run(tools.bash())
+        tested = _last_test_run(tools.bash()) or _carried(ctx.previous_summary, LAST_TEST)
         if tested is not None:
             lines.append(tested)
         findings = tools.derived(tail_findings, facts_of(ctx))
         open_failures = [f for f in findings if f.level == "ERROR" and not f.resolved]
         if open_failures:
             lines.append(f"open failures: {len(open_failures)} (see Outstanding Context)")
-        action = _next_action(plan, open_failures, tools)
+        action = _next_action(plan, open_failures, tools, ctx.previous_summary)
         if action is not None:
             lines.append(action)
         return lines

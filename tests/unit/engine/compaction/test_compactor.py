@@ -141,6 +141,37 @@ def test_manual_compaction_keeps_the_last_turn_and_then_stops() -> None:
     assert c.compact(data) is None
 
 
+def test_manual_compaction_of_short_turns_is_made_even_when_it_does_not_shrink() -> None:
+    b = SessionBuilder()
+    b.user("Rename the config flag")
+    b.say("Done.")
+    b.user("Thanks")
+    b.say("Anytime.")
+    data = CompactionInput(b.entries, measure(b.entries), WINDOW, TARGET, "manual", 0)
+    details = compactor().compact(data)
+    assert details is not None  # the user asked: /compact compacts now
+    assert details.tokens_after >= details.tokens_before
+    assert details.first_kept_entry_id == b.entries[3].id  # the last turn stays
+    assert "Rename the config flag" in details.summary
+    threshold = CompactionInput(b.entries, measure(b.entries), WINDOW, TARGET, "threshold", 0)
+    assert compactor().compact(threshold) is None  # not worth an entry when nobody asked
+
+
+def test_manual_compaction_of_a_lone_first_turn_folds_it_and_then_stops() -> None:
+    b = SessionBuilder()
+    turns(b, 1, output_chars=200)
+    c = compactor()
+    details = c.compact(CompactionInput(b.entries, measure(b.entries), WINDOW, TARGET, "manual", 0))
+    assert details is not None
+    assert details.first_kept_entry_id is None
+    assert "Step 0: look at module m0.py" in details.summary
+    b.compaction(details)
+    b.user("And now m1.py")
+    b.say("Tidied m1.py.")
+    again = CompactionInput(b.entries, measure(b.entries), WINDOW, TARGET, "manual", 1)
+    assert c.compact(again) is None  # a lone turn after a summary stays
+
+
 def test_repeated_compactions_merge_and_keep_plan_checkpoints_in_the_log() -> None:
     b = SessionBuilder()
     b.plan([("read modules", False), ("tidy modules", False)])
@@ -177,3 +208,24 @@ def test_live_context_is_the_latest_summary_and_what_follows_first_kept() -> Non
     )
     b.user("next")
     assert live_context(b.entries) == ("S", [b.entries[5], b.entries[6], b.entries[8]])
+
+
+def test_a_turn_across_two_compactions_keeps_its_progress() -> None:
+    """The second compaction folds only tool traffic of a turn whose prompt the first folded:
+    Progress still says what is in progress and what the last test run was."""
+    b = SessionBuilder()
+    b.user("Make the flaky login test pass reliably")
+    b.bash("pytest -q tests/test_login.py", "1 passed\nexit code 0", 0)
+    c = compactor()
+    for part in range(2):
+        for i in range(12):
+            b.read(f"src/part{part}_{i}.py", f"def g{i}(y):\n" + "    y -= 1\n" * 180)
+        data = CompactionInput(b.entries, measure(b.entries), WINDOW, TARGET, "overflow", part)
+        details = c.compact(data)
+        assert details is not None
+        ids = [e.id for e in b.entries]
+        assert ids.index(details.first_kept_entry_id or "") > 3  # the prompt and test run: folded
+        b.compaction(details)
+        progress = details.summary.split("## Progress\n", 1)[1].split("\n\n", 1)[0]
+        assert "- in progress: Make the flaky login test pass reliably" in progress, part
+        assert "- last test run: pytest -q tests/test_login.py → passed" in progress, part
