@@ -13,6 +13,7 @@ import contextlib
 import json
 from typing import Any
 
+import zmq
 from jupyter_server.services.kernels.connection.base import deserialize_msg_from_ws_v1
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from tornado.iostream import StreamClosedError
@@ -63,6 +64,8 @@ class AgentConnection:
       would have: the kernel detaches that client at once (counts, responders, the headless
       policy) instead of counting a closed browser tab as attached until its heartbeat expires.
       A client that comes back opens a new comm and attaches again.
+    - A request from the client goes to the kernel at once: jupyter_server queues it on the
+      channel's stream, which sends it on the loop's next turn.
     """
 
     kernel_manager: Any
@@ -114,6 +117,9 @@ class AgentConnection:
             ):  # a malformed message is jupyter_server's to refuse
                 self._track_comms(incoming_msg)
         super().handle_incoming_message(incoming_msg)  # type: ignore[misc]
+        for stream in self._requests:  # send now, not on the loop's next turn
+            if not stream.closed() and stream.sending():
+                stream.flush(zmq.POLLOUT)
 
     def _track_comms(self, ws_msg: Any) -> None:
         if b"comm_" not in ws_msg if isinstance(ws_msg, bytes) else "comm_" not in ws_msg:

@@ -73,8 +73,8 @@ async def test_agents_through_a_kernel_gateway(servers: Servers, workspace: Path
     info = body(await api(server, "GET", f"/shard/api/agents/{agent['id']}"))
     assert (info["runtime_state"], info["status"], info["clients"]) == ("running", "idle", 2)
     assert info["clients_by_role"] == {"interactive": 2, "observer": 0}
-    a.close()
-    b.close()
+    await a.aclose()
+    await b.aclose()
     killed = body(await api(server, "DELETE", f"/shard/api/agents/{agent['id']}"))
     assert killed["runtime_state"] == "stopped"
     assert body(await api(kg, "GET", "/api/kernels", token=KG_TOKEN)) == []

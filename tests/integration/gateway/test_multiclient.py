@@ -68,7 +68,7 @@ async def test_three_clients_one_answer_wins_and_a_late_attach_sees_the_ask(
     assert (workspace / "out.txt").read_text() == "hi\n"
     assert d.seqs(snapshot_d["last_seq"]) == a.seqs(snapshot_d["last_seq"])
     for x in (a, b, c, d):
-        x.close()
+        await x.aclose()
 
 
 async def test_a_client_that_drops_during_an_ask_gets_it_back_on_reattach(
@@ -92,7 +92,7 @@ async def test_a_client_that_drops_during_an_ask_gets_it_back_on_reattach(
     assert done["reason"] == "completed"
     assert (workspace / "out.txt").exists()
     assert msg_id  # the execute_reply went to the closed socket's session; the turn still ended
-    again.close()
+    await again.aclose()
 
 
 async def test_only_observers_attached_means_the_headless_policy_decides(
@@ -107,7 +107,7 @@ async def test_only_observers_attached_means_the_headless_policy_decides(
     assert (resolved["decision"], resolved["source"]) == ("deny", "headless")
     assert (await watcher.wait_shell_reply(msg_id))["status"] == "ok"
     assert not (workspace / "out.txt").exists()
-    watcher.close()
+    await watcher.aclose()
 
 
 async def test_a_closed_websocket_detaches_its_client_at_once(
@@ -142,7 +142,7 @@ async def test_a_closed_websocket_detaches_its_client_at_once(
     resolved = await watcher.wait_event("permission_resolved")
     assert (resolved["decision"], resolved["source"]) == ("deny", "headless")
     assert (await watcher.wait_shell_reply(msg_id))["status"] == "ok"
-    watcher.close()
+    await watcher.aclose()
 
 
 async def test_a_slow_client_delays_nobody_and_resyncs_by_seq(
@@ -185,5 +185,5 @@ async def test_a_slow_client_delays_nobody_and_resyncs_by_seq(
         if missing[0] <= e["seq"] <= missing[-1] and e["type"] != "message_delta"
     ]
     assert [(e["seq"], e["type"]) for e in synced["events"]] == durable
-    fast.close()
-    slow.close()
+    await fast.aclose()
+    await slow.aclose()

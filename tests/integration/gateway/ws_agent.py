@@ -116,7 +116,13 @@ class WsAgent:
         return [(e["seq"], e["type"]) for e in self.events if e["seq"] > after_seq]
 
     def close(self) -> None:
+        """Drop the connection now (a tab closing); the loop must run on for the handshake."""
         self.sock.close()
+        self.closed = True
+
+    async def aclose(self) -> None:
+        """Close and wait for the socket to go (a test's loop may end right after)."""
+        await self.sock.aclose()
         self.closed = True
 
 
