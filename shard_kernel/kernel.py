@@ -432,8 +432,6 @@ class ShardKernel(Kernel):
             return {"status": "incomplete", "indent": ""}
         return {"status": "complete"}
 
-    # ------------------------------------------------------------ comms in
-
     # ------------------------------------------------------------ subshells (none)
 
     async def create_subshell_request(self, socket: Any, ident: Any, parent: Any) -> None:
@@ -461,6 +459,8 @@ class ShardKernel(Kernel):
             "traceback": [],
         }
         session.send(socket, reply_type, content, parent, ident)
+
+    # ------------------------------------------------------------ comms in
 
     def _on_comm_open(self, comm: Any, msg: dict[str, Any]) -> None:
         self.commands.open(comm, msg["content"].get("data") or {})

@@ -61,14 +61,14 @@ def resolve_session(session: str, home: Path | None = None) -> Path:
         if "/" in session:
             raise ConfigError(f"no session log at {path}")
         session_id = session.removesuffix(".jsonl")  # `s-1a2b.jsonl` names `s-1a2b` too
+        home = home or shard_home()
         try:
-            path = find_session(home or shard_home(), session_id)
+            path = find_session(home, session_id)
         except SessionNotFoundError:
             if session_id == session:
                 raise
             raise ConfigError(
-                f"no session log at {path}, and no session {session_id!r} under "
-                f"{home or shard_home()}"
+                f"no session log at {path}, and no session {session_id!r} under {home}"
             ) from None
     _check_header(path)
     return path

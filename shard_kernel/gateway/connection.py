@@ -112,9 +112,8 @@ class AgentConnection:
 
     def handle_incoming_message(self, incoming_msg: Any) -> None:
         if self._is_agent() and self.channels:
-            with contextlib.suppress(
-                Exception
-            ):  # a malformed message is jupyter_server's to refuse
+            # a malformed message is jupyter_server's to refuse
+            with contextlib.suppress(ValueError, LookupError, TypeError, AttributeError):
                 self._track_comms(incoming_msg)
         super().handle_incoming_message(incoming_msg)  # type: ignore[misc]
         for stream in self._requests:  # send now, not on the loop's next turn
@@ -134,10 +133,11 @@ class AgentConnection:
         if channel not in (None, "shell") or kind not in ("comm_open", "comm_close"):
             return
         comm_id = str(content.get("comm_id"))
+        comms = self._comms = self._comms or set()  # per connection (the class default is None)
         if kind == "comm_close":
-            (self._comms or set()).discard(comm_id)
+            comms.discard(comm_id)
         elif content.get("target_name") == COMM_TARGET:
-            self._comms = (self._comms or set()) | {comm_id}
+            comms.add(comm_id)
 
     def disconnect(self) -> None:
         comms, self._comms = self._comms, None

@@ -45,9 +45,11 @@ def _last_test_run(runs: Sequence[BashBlock]) -> str | None:
 
 def _carried(previous: str | None, prefix: str) -> str | None:
     """The previous summary's Progress line starting with `prefix`, if any."""
+    if previous is None:
+        return None
     head = f"\n## {TITLE}\n"
-    at = -1 if previous is None else previous.find(head)
-    if previous is None or at == -1:
+    at = previous.find(head)
+    if at == -1:
         return None
     for line in previous[at + len(head) :].splitlines():
         if not line.startswith("- "):
