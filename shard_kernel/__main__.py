@@ -5,6 +5,7 @@ from __future__ import annotations
 
 def main() -> None:
     import faulthandler
+    import logging
     import signal
 
     from ipykernel.kernelapp import IPKernelApp
@@ -23,6 +24,17 @@ def main() -> None:
             # comm messages are dispatched while a cell runs), so it has nothing to run there.
             # kernel_info then does not advertise subshells, and JupyterLab does not ask.
             self.shell_channel_thread = None
+
+        def _configure_logging(self) -> None:
+            super()._configure_logging()
+            # traitlets sets the application's logger to DEBUG and leaves the filtering to its
+            # handlers, so each of ipykernel's four `log.debug` calls per request built a record
+            # (and looked up its caller) to be thrown away. The logger passes what some handler
+            # takes, and no less.
+            log = self.log
+            if isinstance(log, logging.Logger):
+                level = min((h.level for h in log.handlers), default=logging.DEBUG)
+                log.setLevel(max(level, 1))  # a NOTSET handler takes everything
 
         def start(self) -> None:
             super().start()  # returns once shutdown_request has stopped the shell loop

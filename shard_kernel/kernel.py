@@ -23,6 +23,7 @@ import comm
 import ipykernel.ipkernel  # noqa: F401  (points the `comm` package at ipykernel's CommManager)
 import zmq
 from ipykernel._version import kernel_protocol_version
+from ipykernel.iostream import BackgroundSocket
 from ipykernel.kernelbase import Kernel
 from traitlets import Float
 
@@ -49,6 +50,7 @@ from shard_kernel.cell_output import CellOutput
 from shard_kernel.clients import ClientRegistry
 from shard_kernel.comm_commands import CommCommands
 from shard_kernel.event_batch import EventBatcher, asyncio_schedule
+from shard_kernel.iopub_hold import IOPubHold
 from shard_kernel.recovery import recover
 from shard_kernel.slash import SLASH_COMMANDS, run_slash
 from shard_kernel.ui_bridge import CommUiBridge
@@ -111,6 +113,9 @@ class ShardKernel(Kernel):
         )
         self.commands = CommCommands(self)
         self.widgets = WidgetHost(self)
+        self.iopub_hold: IOPubHold | None = None
+        if isinstance(self.iopub_socket, BackgroundSocket) and self.iopub_thread is not None:
+            self.iopub_hold = self.iopub_socket = IOPubHold(self.iopub_thread)
 
     @property
     def kernel_info(self) -> dict[str, Any]:
@@ -141,7 +146,17 @@ class ShardKernel(Kernel):
 
     def _on_shell(self, msg: list[Any]) -> asyncio.Task[None]:
         loop = asyncio.get_running_loop()
-        return loop.create_task(self.shell_main(None, msg), context=self._shell_context_base)
+        task = loop.create_task(self.shell_main(None, msg), context=self._shell_context_base)
+        hold = self.iopub_hold
+        if hold is not None and hold.hold():
+            # released after the task's first step: when it is answered, or when it first waits
+            loop.call_soon(hold.release)
+        return task
+
+    def release_iopub(self) -> None:
+        """Hand what the main thread holds for IOPub to the IOPub thread now (see IOPubHold)."""
+        if self.iopub_hold is not None:
+            self.iopub_hold.release()
 
     def _publish_status_and_flush(
         self, status: str, channel: str, stream: Any, parent: Any = None
@@ -327,6 +342,8 @@ class ShardKernel(Kernel):
         # kernelbase's execute_request has already counted this cell
         text = code.strip()
         self._reply_first = not text
+        if text:
+            self.release_iopub()  # `busy` and `execute_input` go before the turn starts
         parent = self.get_parent("shell")
         try:
             agent = await self.ready_agent()
@@ -348,6 +365,7 @@ class ShardKernel(Kernel):
         The reply leaves on the shell socket from this thread, the outputs from the IOPub
         thread, so without this a cell's last outputs and events could reach a client after its
         execute_reply. The loop keeps serving comm messages while it waits."""
+        self.release_iopub()
         thread: Any = self.iopub_thread
         if thread is None or not thread.thread.is_alive():
             return
