@@ -11,7 +11,8 @@ For synthetic sessions of 1k, 5k and 28k entries it times:
             tail); the honest "full compaction", compared with the floor (file/floor)
   memory    the compact step alone on the branch the store already holds (the turn loop's case),
             by a new compactor each run: nothing carried over from the run before
-Goals: full compaction <= 3x floor, and under 10 / 42 / 250 ms (half of pi-vcc).
+Goals: full compaction (file) <= 3x floor, and in memory under 10 / 42 / 250 ms (half of pi-vcc,
+whose compaction takes the session's messages already loaded); `ok` checks both.
 
 Then incremental compaction on the 28k session: (a) the session grown entry by entry the way
 the turn loop does (`observe` after each turn, compact whenever the context reaches 80 % of a
@@ -179,7 +180,9 @@ def rows_for(sizes: list[int], folder: Path, runs: int) -> list[list[str]]:
         path = write_synthetic(folder / f"s-{size}.jsonl", size, seed=size)
         r = full_compaction(path, runs)
         goal = GOAL_MS.get(size)
-        ok = r["full"] <= 3 * r["floor"] and (goal is None or r["full"] <= goal)
+        # the ratio is the file's (parse included); the absolute goal is half of what pi-vcc
+        # takes for messages already in memory, so it is the in-memory time's
+        ok = r["full"] <= 3 * r["floor"] and (goal is None or r["memory"] <= goal)
         rows.append([
             f"{size:,}", f"{r['floor']:.1f} [{r['floor_min']:.0f}]", f"{r['bare']:.1f}",
             f"{r['load']:.1f}", f"{r['full']:.1f} [{r['full_min']:.0f}]",
