@@ -106,7 +106,7 @@ async def _run_env_turn(server: Server, kernel_id: str) -> None:
     assert (await client.wait_shell_reply(msg_id))["status"] == "ok"
     result = await client.wait_event("tool_result")
     assert "PATH=" in str(result["result"])  # env really ran
-    client.close()
+    await client.aclose()
 
 
 async def _force_500(server: Server, call: object, payload: dict[str, object]) -> None:
@@ -136,7 +136,7 @@ async def _crash_kernel(server: Server, pid: int, kernel_id: str) -> None:
     assert any(e["type"] == "restarted" for e in snapshot["events"])
     msg_id = client.sock.execute("are you back?")
     assert (await client.wait_shell_reply(msg_id))["status"] == "ok"
-    client.close()
+    await client.aclose()
 
 
 def _everything_written(root: Path, home: Path) -> list[tuple[str, bytes]]:

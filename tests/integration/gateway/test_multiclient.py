@@ -81,7 +81,7 @@ async def test_a_client_that_drops_during_an_ask_gets_it_back_on_reattach(
     await first.attach()
     msg_id = first.sock.execute("write out.txt")
     request = await first.wait_event("permission_request")
-    first.close()  # the tab closes mid-ask: no comm_close, the ask stays open
+    await first.aclose()  # the tab closes mid-ask: no comm_close, the ask stays open
 
     await asyncio.sleep(0.5)
     again = await WsAgent.connect(server, kernel, "client-x")
@@ -131,7 +131,7 @@ async def test_a_closed_websocket_detaches_its_client_at_once(
             break
         await asyncio.sleep(0.1)
     assert await roles() == {"interactive": 1, "observer": 1}
-    tab.close()
+    await tab.aclose()
     for _ in range(50):
         if await roles() == {"interactive": 0, "observer": 1}:
             break

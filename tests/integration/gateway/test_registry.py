@@ -31,7 +31,7 @@ async def prompt(server: Any, kernel_id: str, text: str) -> list[dict[str, Any]]
     msg_id = client.sock.execute(text)
     assert (await client.wait_shell_reply(msg_id))["status"] == "ok"
     await client.wait_event("turn_end", after=after)
-    client.close()
+    await client.aclose()
     return client.events[after:]
 
 

@@ -54,8 +54,8 @@ async def test_bursts_arrive_batched_and_unpacked_in_seq_order(
     assert plain.seqs(start) == a.seqs(start)  # the JSON protocol carries the same batches
     assert a.sock.batches > 0  # a step's message_complete, usage, tool_call… leave together
     assert a.sock.frames - frames < len(seqs)
-    a.close()
-    plain.close()
+    await a.aclose()
+    await plain.aclose()
 
 
 async def test_the_registry_counts_shard_clients_by_role(servers: Servers, workspace: Path) -> None:
@@ -81,7 +81,7 @@ async def test_the_registry_counts_shard_clients_by_role(servers: Servers, works
     info = await info_when(server, agent["id"], lambda i: i["clients_by_role"] == roles)
     assert (info["clients"], info["clients_by_role"]) == (1, roles)
     for client in (lurker, a, b):
-        client.close()
+        await client.aclose()
 
 
 async def test_an_agent_that_cannot_start_is_listed_as_failed_with_a_reason(
@@ -111,7 +111,7 @@ async def test_an_agent_that_cannot_start_is_listed_as_failed_with_a_reason(
     reply = await client.wait_shell_reply(msg_id)
     assert reply["status"] == "error"
     assert "could not start" in reply["evalue"]
-    client.close()
+    await client.aclose()
 
     doomed.mkdir()  # fixed: a kill and a new attach bring it back
     await api(server, "DELETE", f"/shard/api/agents/{agent['id']}")
@@ -131,7 +131,7 @@ async def test_a_reconnect_with_the_same_session_gets_what_the_server_buffered(
     start = (await first.attach())["last_seq"]
     first.sock.comm_send(first.comm_id, {"type": "prompt", "text": "go"})
     await first.wait_event("turn_start")
-    first.close()  # the last connection: the server buffers what the kernel sends meanwhile
+    await first.aclose()  # the last connection: the server buffers what the kernel sends meanwhile
 
     info = await info_when(server, agent["id"], lambda i: i["status"] == "idle")
     assert info["status"] == "idle"  # the turn finished while nobody was connected
@@ -141,7 +141,7 @@ async def test_a_reconnect_with_the_same_session_gets_what_the_server_buffered(
     assert replayed == list(range(replayed[0], replayed[-1] + 1))  # in order, nothing skipped
     # (what was in flight while the socket closed is lost, as with any kernel: seq shows that
     # gap and `sync` fills it, see test_multiclient)
-    again.close()
+    await again.aclose()
 
 
 async def test_the_same_socket_keeps_working_across_a_kernel_crash(
@@ -171,7 +171,7 @@ async def test_the_same_socket_keeps_working_across_a_kernel_crash(
     msg_id = client.sock.execute("are you back?")
     assert (await client.wait_shell_reply(msg_id))["status"] == "ok"
     await client.wait_event("turn_end", after=after)  # events flow on the same socket again
-    client.close()
+    await client.aclose()
 
 
 async def iopub_ready(client: WsAgent, tries: int = 60) -> None:
@@ -223,8 +223,8 @@ async def test_v1_clients_get_the_messages_json_clients_get(
         ]  # fmt: skip
         assert seen == _cell_iopub(plain, msg_id)
     assert [r["status"] for r in replies] == ["ok", "ok"]
-    v1.close()
-    plain.close()
+    await v1.aclose()
+    await plain.aclose()
 
 
 def _states(client: WsAgent, msg_id: str) -> list[tuple[str, str]]:
@@ -248,4 +248,4 @@ async def test_a_server_that_hides_tracebacks_hides_them_from_v1_clients_too(
     (error,) = [content for kind, _, content in _cell_iopub(client, msg_id) if kind == "error"]
     assert (error["ename"], error["evalue"]) == ("ExecutionError", "Execution error")
     assert "no-such-command" not in str(error["traceback"])
-    client.close()
+    await client.aclose()
