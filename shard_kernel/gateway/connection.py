@@ -9,6 +9,7 @@ agent's traceback replacement works (see `AgentConnection._on_error`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from typing import Any
@@ -148,6 +149,27 @@ class AgentConnection:
                 self.session.send(shell, "comm_close", content)
             shell.flush()
         super().disconnect()  # type: ignore[misc]
+        if self._is_agent():
+            self._unbuffer_if_stopping()
+
+    def _unbuffer_if_stopping(self) -> None:
+        """jupyter_server drops a kernel's message buffer when its shutdown begins and then
+        awaits the shutdown; a last client that leaves in between starts a new buffer that
+        nothing ends: its channels, the shared IOPub and every message stay open for the life
+        of the server (~3 descriptors per agent stopped so). When the kernel is on its way out,
+        end that buffer: now, and once more on the next loop turn, by when a shutdown asked for
+        in this one has begun (`shutting_down` is set by its first step). An agent's clients
+        catch up by `seq` when they attach again, so nothing is lost to them."""
+        kernels, kernel_id = self.multi_kernel_manager, self.kernel_id
+
+        def unbuffer() -> None:
+            if kernel_id in kernels and getattr(
+                kernels.get_kernel(kernel_id), "shutting_down", False
+            ):
+                kernels.stop_buffering(kernel_id)
+
+        unbuffer()
+        asyncio.get_running_loop().call_soon(unbuffer)
 
     def _on_error(self, channel: str, msg: dict[str, Any], msg_list: list[Any]) -> None:
         """jupyter_server's traceback replacement, reading the text where it is configured."""

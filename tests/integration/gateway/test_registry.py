@@ -163,3 +163,36 @@ async def test_generated_names_are_friendly_and_unique(servers: Servers, workspa
         created = await api(server, "POST", "/shard/api/agents", {"cwd": str(workspace)})
         names.append(body(created)["name"])
     assert names == ["ws", "ws-2", "ws-3"]
+
+
+def _open_fds(pid: int) -> int:
+    return len(list(Path(f"/proc/{pid}/fd").iterdir()))
+
+
+async def test_a_client_leaving_while_its_agent_stops_leaves_nothing_open(
+    servers: Servers, workspace: Path
+) -> None:
+    """jupyter_server drops a kernel's message buffer when its shutdown begins, then awaits the
+    shutdown; the last client closing in between started a new buffer that nothing ended (its
+    kernel channels and shared IOPub stayed open for the life of the server)."""
+    model = write_script(workspace.parent, [{"text": "Hi."}])
+    server = servers.start()
+    created = await api(
+        server, "POST", "/shard/api/agents", {"cwd": str(workspace), "model": model}
+    )
+    agent_id = body(created)["id"]
+    await api(server, "DELETE", f"/shard/api/agents/{agent_id}")
+    before = _open_fds(server.proc.pid)
+    for _ in range(4):
+        attached = body(await api(server, "POST", f"/shard/api/agents/{agent_id}/attach"))
+        client = await WsAgent.connect(server, attached["kernel_id"], "leaving")
+        await client.attach(role="observer")
+        stopping = asyncio.create_task(api(server, "DELETE", f"/shard/api/agents/{agent_id}"))
+        await asyncio.sleep(0.05)  # the shutdown has begun and awaits the kernel's exit
+        await client.aclose()
+        assert (await stopping).code == 200
+    for _ in range(50):  # closed streams give their descriptors back soon, not at once
+        if _open_fds(server.proc.pid) <= before + 2:
+            break
+        await asyncio.sleep(0.1)
+    assert _open_fds(server.proc.pid) <= before + 2, (before, _open_fds(server.proc.pid))
