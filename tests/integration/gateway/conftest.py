@@ -210,3 +210,13 @@ async def api(
 
 def body(response: HTTPResponse) -> Any:
     return json.loads(response.body or b"null")
+
+
+@pytest.fixture(autouse=True)
+def collect_after() -> Iterator[None]:
+    """Collect at the end of each test, so a socket a test left open is reported by that test
+    (a collection during a later test would report it there)."""
+    yield
+    import gc
+
+    gc.collect()
