@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -217,6 +218,4 @@ def collect_after() -> Iterator[None]:
     """Collect at the end of each test, so a socket a test left open is reported by that test
     (a collection during a later test would report it there)."""
     yield
-    import gc
-
     gc.collect()
