@@ -178,7 +178,7 @@ async def run_anchor(gateway: Gateway, n: int, seconds: float) -> dict[str, Any]
     for r in readers:
         r.cancel()
     for c in clients:
-        c.sock.close()
+        await c.sock.aclose()
     summary = _summary(clients, -1, count - 1, set(range(count)), count / 1000)
     summary["server_us"] = cpu["server"] / max(1, summary["events"] * n) * 1e6
     summary["per_frame"] = (summary["events"] + 1) / max(1, frames)
@@ -202,7 +202,7 @@ async def calibrate(gateway: Gateway, rate: float) -> float:
         await _drive(client, 1)
     finally:
         reader.cancel()
-        client.sock.close()
+        await client.sock.aclose()
         gateway.rest("DELETE", f"/shard/api/agents/{agent['id']}")
     per_step = EVENTS_PER_STEP * client.producing / max(1, len(client.seen))
     return max(0.0, probe + EVENTS_PER_STEP / rate - per_step)
@@ -240,7 +240,7 @@ async def run_case(
     for r in readers:
         r.cancel()
     for c in clients:
-        c.sock.close()
+        await c.sock.aclose()
     gateway.rest("DELETE", f"/shard/api/agents/{agent['id']}")
     summary = _summary(clients, start_seq, last_seq, durable, clients[0].producing)
     summary["server_us"] = cpu["server"] / max(1, summary["events"] * n) * 1e6

@@ -87,7 +87,7 @@ async def _client(gateway: Gateway, kernel_id: str) -> None:
         reply = comm_reply(message, comm_id)
         if reply is not None and reply.get("type") == "snapshot":
             break
-    sock.close()
+    await sock.aclose()
 
 
 def main(argv: list[str] | None = None) -> int:
