@@ -6,6 +6,10 @@
    client attaches (comm on target `shard`, snapshot read) and closes, DELETE …. The server's
    open file descriptors and RSS are sampled along the way and must stay flat (a leak of one
    socket or buffer per kernel or per WebSocket shows as a slope).
+3. The anchor (`--no-compare` skips it): the same cycles on a fresh server with stock ipykernel
+   kernels through jupyter_server's own API (POST /api/kernels, a WebSocket client gets a
+   kernel_info reply, DELETE), so the growth jupyter_server shows with no agent at all is
+   printed beside Shard's, per 100 cycles after the warm-up.
 
     python bench/b7_starts.py [--concurrent 20] [--cycles 200] [--parallel 4] [--quick]
 """
@@ -16,6 +20,7 @@ import argparse
 import asyncio
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -53,31 +58,72 @@ def concurrent_starts(gateway: Gateway, count: int) -> list[str]:
     return ids
 
 
-def cycles(gateway: Gateway, ids: list[str], total: int, parallel: int) -> None:
+def cycles(gateway: Gateway, ids: list[str], total: int, parallel: int) -> Samples:
+    """Shard: attach (start the agent's kernel), a WebSocket client reads the snapshot, kill."""
     agents = ids[:parallel]
-    samples: list[tuple[int, int, float, float]] = []
-    rounds = max(1, total // len(agents))
-    began = time.monotonic()
 
     def cycle(agent_id: str) -> None:
         attached = gateway.rest("POST", f"/shard/api/agents/{agent_id}/attach")
         asyncio.run(_client(gateway, str(attached["kernel_id"])))
         gateway.rest("DELETE", f"/shard/api/agents/{agent_id}")
 
-    with ThreadPoolExecutor(len(agents)) as pool:
+    return _run_cycles(gateway, agents, total, cycle)
+
+
+def anchor_cycles(gateway: Gateway, total: int, parallel: int) -> Samples:
+    """The anchor: the same cycles with stock ipykernel through jupyter_server's own kernel API
+    (POST /api/kernels, a WebSocket client gets a kernel_info reply, DELETE): what the server
+    itself keeps per kernel started and stopped, with no agent involved."""
+
+    def cycle(_: str) -> None:
+        kernel = gateway.rest("POST", "/api/kernels", {"name": "python3"})
+        asyncio.run(_info_client(gateway, str(kernel["id"])))
+        gateway.rest("DELETE", f"/api/kernels/{kernel['id']}")
+
+    return _run_cycles(gateway, [str(i) for i in range(parallel)], total, cycle)
+
+
+Samples = list[tuple[int, int, float, float]]
+"""(cycles done, server fds, server RSS MiB, seconds since the first cycle)."""
+
+
+def _run_cycles(
+    gateway: Gateway, lanes: list[str], total: int, cycle: Callable[[str], None]
+) -> Samples:
+    samples: Samples = []
+    rounds = max(1, total // len(lanes))
+    began = time.monotonic()
+    with ThreadPoolExecutor(len(lanes)) as pool:
         for r in range(rounds + 1):
             if r % max(1, rounds // 8) == 0 or r == rounds:
                 fds, rss = process_usage(gateway.proc.pid)
-                samples.append((r * len(agents), fds, rss, time.monotonic() - began))
+                samples.append((r * len(lanes), fds, rss, time.monotonic() - began))
             if r < rounds:
-                list(pool.map(cycle, agents))
-    rows = [[str(n), str(fds), f"{rss:.1f}", f"{t:.0f}"] for n, fds, rss, t in samples]
-    print(table(["cycles done", "server fds", "server RSS MiB", "elapsed s"], rows))
-    first, last = samples[1] if len(samples) > 2 else samples[0], samples[-1]
-    print(
-        f"\nafter warm-up → end: fds {first[1]} → {last[1]} ({last[1] - first[1]:+d}), "
-        f"RSS {first[2]:.1f} → {last[2]:.1f} MiB ({last[2] - first[2]:+.1f})"
-    )
+                list(pool.map(cycle, lanes))
+    return samples
+
+
+def report_cycles(runs: list[tuple[str, Samples]]) -> None:
+    """One table per arm, then the growth after the warm-up (the first sample after 0) per
+    100 cycles, Shard against the anchor."""
+    growth: dict[str, tuple[int, float]] = {}
+    for name, samples in runs:
+        rows = [[str(n), str(fds), f"{rss:.1f}", f"{t:.0f}"] for n, fds, rss, t in samples]
+        print(table([f"{name}: cycles done", "server fds", "server RSS MiB", "elapsed s"], rows))
+        first, last = samples[1] if len(samples) > 2 else samples[0], samples[-1]
+        per = 100 / max(1, last[0] - first[0])
+        growth[name] = (last[1] - first[1], (last[2] - first[2]) * per)
+        print(
+            f"after warm-up → end: fds {first[1]} → {last[1]} ({last[1] - first[1]:+d}), "
+            f"RSS {first[2]:.1f} → {last[2]:.1f} MiB ({last[2] - first[2]:+.1f}; "
+            f"{growth[name][1]:+.2f} MiB per 100 cycles)\n"
+        )
+    if len(growth) == 2:
+        (shard_fds, shard_rss), (anchor_fds, anchor_rss) = growth.values()
+        print(
+            f"Shard vs anchor after warm-up: fds {shard_fds:+d} vs {anchor_fds:+d}; "
+            f"RSS {shard_rss:+.2f} vs {anchor_rss:+.2f} MiB per 100 cycles"
+        )
 
 
 async def _client(gateway: Gateway, kernel_id: str) -> None:
@@ -90,22 +136,44 @@ async def _client(gateway: Gateway, kernel_id: str) -> None:
     await sock.aclose()
 
 
+async def _info_client(gateway: Gateway, kernel_id: str) -> None:
+    sock = await KernelSocket.open(gateway.url, kernel_id, token=TOKEN)
+    msg_id = sock.send("shell", "kernel_info_request", {})
+    while (message := await sock.recv(60)) is not None:
+        mine = message.get("parent_header", {}).get("msg_id") == msg_id
+        if mine and message["header"]["msg_type"] == "kernel_info_reply":
+            break
+    await sock.aclose()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--concurrent", type=int, default=20)
     parser.add_argument("--cycles", type=int, default=200)
     parser.add_argument("--parallel", type=int, default=4)
     parser.add_argument("--quick", action="store_true", help="3 concurrent, 6 cycles")
+    parser.add_argument(
+        "--compare", action=argparse.BooleanOptionalAction, default=True,
+        help="also run the cycles with stock ipykernel kernels on a fresh server (the anchor)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     concurrent, total = (3, 6) if args.quick else (args.concurrent, args.cycles)
+    print(f"B7 agent starts through jupyter_server ({machine()})\n")
+    runs: list[tuple[str, Samples]] = []
     gateway = start_gateway()
     try:
-        print(f"B7 agent starts through jupyter_server ({machine()})\n")
         ids = concurrent_starts(gateway, concurrent)
         print()
-        cycles(gateway, ids, total, min(args.parallel, len(ids)))
+        runs.append(("shard", cycles(gateway, ids, total, min(args.parallel, len(ids)))))
     finally:
         gateway.stop()
+    if args.compare:
+        gateway = start_gateway()  # a fresh server, as the Shard arm had
+        try:
+            runs.append(("stock ipykernel", anchor_cycles(gateway, total, args.parallel)))
+        finally:
+            gateway.stop()
+    report_cycles(runs)
     return 0
 
 
