@@ -94,14 +94,32 @@ class Gateway:
 
 
 def start_gateway(*args: str) -> Gateway:
+    """`shard gateway` (jupyter_server with the Shard extension) on a free port."""
+    argv = [sys.executable, "-m", "shard_kernel.gateway", "--port", "{port}", "--token", TOKEN]
+    if os.geteuid() == 0:
+        argv.append("--allow-root")
+    return _launch([*argv, *args])
+
+
+def start_plain_server() -> Gateway:
+    """jupyter_server as installed, the Shard extension turned off: an anchor for what the
+    server itself does (stock kernels, its own REST and WebSocket handlers)."""
+    argv = [sys.executable, "-m", "jupyter_server", "--ServerApp.ip=127.0.0.1",
+            "--ServerApp.port={port}", "--ServerApp.port_retries=0",
+            "--ServerApp.open_browser=False", f"--IdentityProvider.token={TOKEN}",
+            "--ServerApp.jpserver_extensions={'shard_kernel.gateway': False}"]  # fmt: skip
+    if os.geteuid() == 0:
+        argv.append("--allow-root")
+    return _launch(argv)
+
+
+def _launch(argv: list[str]) -> Gateway:
     root = Path(tempfile.mkdtemp(prefix="shard-bench-"))
     env = isolated_env(root)
     port = free_port()
-    argv = [sys.executable, "-m", "shard_kernel.gateway", "--port", str(port), "--token", TOKEN]
-    if os.geteuid() == 0:
-        argv.append("--allow-root")
+    argv = [a.replace("{port}", str(port)) for a in argv]
     with (root / "server.log").open("ab") as log:  # the server keeps its own copy of the fd
-        proc = subprocess.Popen([*argv, *args], env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
     gateway = Gateway(proc, port, root)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -113,7 +131,7 @@ def start_gateway(*args: str) -> Gateway:
         except OSError:
             time.sleep(0.1)
     gateway.stop()
-    raise RuntimeError("the gateway did not start")
+    raise RuntimeError("the server did not start")
 
 
 def process_usage(pid: int) -> tuple[int, float]:

@@ -4,12 +4,13 @@
    must come up running; time to the last one.
 2. `--cycles` start/stop cycles spread over `--parallel` agents: POST …/attach, a WebSocket
    client attaches (comm on target `shard`, snapshot read) and closes, DELETE …. The server's
-   open file descriptors and RSS are sampled along the way and must stay flat (a leak of one
-   socket or buffer per kernel or per WebSocket shows as a slope).
-3. The anchor (`--no-compare` skips it): the same cycles on a fresh server with stock ipykernel
-   kernels through jupyter_server's own API (POST /api/kernels, a WebSocket client gets a
-   kernel_info reply, DELETE), so the growth jupyter_server shows with no agent at all is
-   printed beside Shard's, per 100 cycles after the warm-up.
+   open file descriptors and RSS are sampled along the way, and once more when it has idled
+   until its descriptors settle (at most 70 s); they must stay flat (a leak of one socket or
+   buffer per kernel or per WebSocket shows as a slope).
+3. The anchor (`--no-compare` skips it): the same cycles on a fresh jupyter_server without the
+   Shard extension, stock ipykernel kernels through its own API (POST /api/kernels, a WebSocket
+   client gets a kernel_info reply, DELETE), so the growth jupyter_server shows with no agent
+   at all is printed beside Shard's, per 100 cycles after the warm-up.
 
     python bench/b7_starts.py [--concurrent 20] [--cycles 200] [--parallel 4] [--quick]
 """
@@ -26,8 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tornado.httpclient import HTTPClientError
+
 from bench._common import machine, percentile, table
-from bench._gateway import TOKEN, Gateway, process_usage, start_gateway
+from bench._gateway import TOKEN, Gateway, process_usage, start_gateway, start_plain_server
 from shard_kernel.gateway.client import KernelSocket, comm_reply
 
 
@@ -72,17 +75,27 @@ def cycles(gateway: Gateway, ids: list[str], total: int, parallel: int) -> Sampl
 
 def anchor_cycles(gateway: Gateway, total: int, parallel: int) -> Samples:
     """The anchor: the same cycles with stock ipykernel through jupyter_server's own kernel API
-    (POST /api/kernels, a WebSocket client gets a kernel_info reply, DELETE): what the server
-    itself keeps per kernel started and stopped, with no agent involved."""
+    (POST /api/kernels, a WebSocket client gets a kernel_info reply, DELETE) on a server without
+    the Shard extension: what jupyter_server itself keeps per kernel started and stopped."""
+
+    stalls: list[str] = []
 
     def cycle(_: str) -> None:
         kernel = gateway.rest("POST", "/api/kernels", {"name": "python3"})
-        asyncio.run(_info_client(gateway, str(kernel["id"])))
+        try:
+            asyncio.run(_info_client(gateway, str(kernel["id"])))
+        except (TimeoutError, HTTPClientError) as exc:
+            stalls.append(f"{type(exc).__name__}: {exc}")  # counted below; the cycle goes on
         gateway.rest("DELETE", f"/api/kernels/{kernel['id']}")
 
-    return _run_cycles(gateway, [str(i) for i in range(parallel)], total, cycle)
+    samples = _run_cycles(gateway, [str(i) for i in range(parallel)], total, cycle)
+    if stalls:
+        print(f"anchor: {len(stalls)} WebSocket connects stalled over 60 s ({stalls[0]})")
+    return samples
 
 
+SETTLE = 70.0
+"""Seconds the idle sample after the last cycle may wait for the descriptors to settle."""
 Samples = list[tuple[int, int, float, float]]
 """(cycles done, server fds, server RSS MiB, seconds since the first cycle)."""
 
@@ -100,7 +113,17 @@ def _run_cycles(
                 samples.append((r * len(lanes), fds, rss, time.monotonic() - began))
             if r < rounds:
                 list(pool.map(cycle, lanes))
-    return samples
+    # Then idle until the descriptors are back where the warm-up left them, or SETTLE seconds:
+    # a kernel's last connections close after its DELETE returns (and jupyter_server holds a
+    # kernel_info wait up to 60 s); what is still open after that is a leak.
+    done, want = samples[-1][0], samples[min(1, len(samples) - 1)][1]
+    deadline = time.monotonic() + SETTLE
+    while True:
+        fds, rss = process_usage(gateway.proc.pid)
+        if fds <= want or time.monotonic() >= deadline:
+            samples.append((done, fds, rss, time.monotonic() - began))
+            return samples
+        time.sleep(0.5)
 
 
 def report_cycles(runs: list[tuple[str, Samples]]) -> None:
@@ -109,6 +132,7 @@ def report_cycles(runs: list[tuple[str, Samples]]) -> None:
     growth: dict[str, tuple[int, float]] = {}
     for name, samples in runs:
         rows = [[str(n), str(fds), f"{rss:.1f}", f"{t:.0f}"] for n, fds, rss, t in samples]
+        rows[-1][0] += " (idle)"
         print(table([f"{name}: cycles done", "server fds", "server RSS MiB", "elapsed s"], rows))
         first, last = samples[1] if len(samples) > 2 else samples[0], samples[-1]
         per = 100 / max(1, last[0] - first[0])
@@ -137,7 +161,7 @@ async def _client(gateway: Gateway, kernel_id: str) -> None:
 
 
 async def _info_client(gateway: Gateway, kernel_id: str) -> None:
-    sock = await KernelSocket.open(gateway.url, kernel_id, token=TOKEN)
+    sock = await KernelSocket.open(gateway.url, kernel_id, token=TOKEN, within=60)
     msg_id = sock.send("shell", "kernel_info_request", {})
     while (message := await sock.recv(60)) is not None:
         mine = message.get("parent_header", {}).get("msg_id") == msg_id
@@ -154,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="3 concurrent, 6 cycles")
     parser.add_argument(
         "--compare", action=argparse.BooleanOptionalAction, default=True,
-        help="also run the cycles with stock ipykernel kernels on a fresh server (the anchor)",
+        help="also run the cycles on plain jupyter_server with stock ipykernel (the anchor)",
     )  # fmt: skip
     args = parser.parse_args(argv)
     concurrent, total = (3, 6) if args.quick else (args.concurrent, args.cycles)
@@ -168,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         gateway.stop()
     if args.compare:
-        gateway = start_gateway()  # a fresh server, as the Shard arm had
+        gateway = start_plain_server()  # a fresh server, as the Shard arm had
         try:
             runs.append(("stock ipykernel", anchor_cycles(gateway, total, args.parallel)))
         finally:
