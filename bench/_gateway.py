@@ -16,6 +16,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,29 +96,35 @@ class Gateway:
 
 def start_gateway(*args: str) -> Gateway:
     """`shard gateway` (jupyter_server with the Shard extension) on a free port."""
-    argv = [sys.executable, "-m", "shard_kernel.gateway", "--port", "{port}", "--token", TOKEN]
-    if os.geteuid() == 0:
-        argv.append("--allow-root")
-    return _launch([*argv, *args])
+
+    def command(port: int) -> list[str]:
+        gateway = [sys.executable, "-m", "shard_kernel.gateway"]
+        return [*gateway, "--port", str(port), "--token", TOKEN, *args]
+
+    return _launch(command)
 
 
 def start_plain_server() -> Gateway:
     """jupyter_server as installed, the Shard extension turned off: an anchor for what the
     server itself does (stock kernels, its own REST and WebSocket handlers)."""
-    argv = [sys.executable, "-m", "jupyter_server", "--ServerApp.ip=127.0.0.1",
-            "--ServerApp.port={port}", "--ServerApp.port_retries=0",
-            "--ServerApp.open_browser=False", f"--IdentityProvider.token={TOKEN}",
-            "--ServerApp.jpserver_extensions={'shard_kernel.gateway': False}"]  # fmt: skip
-    if os.geteuid() == 0:
-        argv.append("--allow-root")
-    return _launch(argv)
+
+    def command(port: int) -> list[str]:
+        return [sys.executable, "-m", "jupyter_server", "--ServerApp.ip=127.0.0.1",
+                f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+                "--ServerApp.open_browser=False", f"--IdentityProvider.token={TOKEN}",
+                "--ServerApp.jpserver_extensions={'shard_kernel.gateway': False}"]  # fmt: skip
+
+    return _launch(command)
 
 
-def _launch(argv: list[str]) -> Gateway:
+def _launch(command: Callable[[int], list[str]]) -> Gateway:
+    """Run `command(port)` on a free port in temp dirs; wait until the port answers."""
     root = Path(tempfile.mkdtemp(prefix="shard-bench-"))
     env = isolated_env(root)
     port = free_port()
-    argv = [a.replace("{port}", str(port)) for a in argv]
+    argv = command(port)
+    if os.geteuid() == 0:
+        argv.append("--allow-root")  # both servers take it
     with (root / "server.log").open("ab") as log:  # the server keeps its own copy of the fd
         proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
     gateway = Gateway(proc, port, root)

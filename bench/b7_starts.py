@@ -33,6 +33,11 @@ from bench._common import machine, percentile, table
 from bench._gateway import TOKEN, Gateway, process_usage, start_gateway, start_plain_server
 from shard_kernel.gateway.client import KernelSocket, comm_reply
 
+SETTLE = 70.0
+"""Seconds the idle sample after the last cycle may wait for the descriptors to settle."""
+Samples = list[tuple[int, int, float, float]]
+"""(cycles done, server fds, server RSS MiB, seconds since the first cycle)."""
+
 
 def concurrent_starts(gateway: Gateway, count: int) -> list[str]:
     cwd = gateway.workspace()
@@ -92,12 +97,6 @@ def anchor_cycles(gateway: Gateway, total: int, parallel: int) -> Samples:
     if stalls:
         print(f"anchor: {len(stalls)} WebSocket connects stalled over 60 s ({stalls[0]})")
     return samples
-
-
-SETTLE = 70.0
-"""Seconds the idle sample after the last cycle may wait for the descriptors to settle."""
-Samples = list[tuple[int, int, float, float]]
-"""(cycles done, server fds, server RSS MiB, seconds since the first cycle)."""
 
 
 def _run_cycles(
