@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import json
 import socket
 import sys
@@ -207,7 +208,7 @@ async def floor_arms(closers: list[Callable[[], Any]]) -> list[Arm]:
     dealer.linger = 0
     dealer.connect(f"tcp://127.0.0.1:{echo_port}")
     sock = await KernelSocket.open(f"http://127.0.0.1:{relay_port}/", "floor")
-    closers[:0] = [dealer.close, sock.close]
+    closers[:0] = [dealer.close, sock.aclose]
     return [Arm("floor", "zmq echo", floor_zmq_arm(dealer)),
             Arm("floor", "ws relay", floor_ws_arm(sock))]  # fmt: skip
 
@@ -228,7 +229,8 @@ async def measure(gateway: Gateway, samples: int, warmup: int) -> list[Arm]:
                     arm.samples.append(sample)
     finally:
         for close in closers:
-            close()
+            if inspect.isawaitable(done := close()):
+                await done  # a WebSocket's closing handshake, before asyncio.run stops the loop
     return arms
 
 
@@ -249,7 +251,7 @@ async def _arm(gateway: Gateway, kernel: str, transport: str, closers: list[Any]
     sock = await KernelSocket.open(
         gateway.url, kernel_id, token=TOKEN, subprotocol=transport == "v1"
     )
-    closers.insert(0, sock.close)
+    closers.insert(0, sock.aclose)
     if transport == "v1":
         assert sock.subprotocol == V1_SUBPROTOCOL, "the server did not select the v1 protocol"
     return Arm(kernel, transport, ws_arm(sock))

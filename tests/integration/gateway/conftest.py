@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from tornado.httpclient import AsyncHTTPClient, HTTPRequest, HTTPResponse
+from tornado.ioloop import IOLoop
 
 from shard_kernel.kernelspec import spec_source
 
@@ -216,6 +217,13 @@ def body(response: HTTPResponse) -> Any:
 @pytest.fixture(autouse=True)
 def collect_after() -> Iterator[None]:
     """Collect at the end of each test, so a socket a test left open is reported by that test
-    (a collection during a later test would report it there)."""
+    (a collection during a later test would report it there).
+
+    tornado keeps a map of asyncio loop → IOLoop, and drops a closed loop's entry only when the
+    next IOLoop is made: until then the loop's registered streams stay reachable. Dropping the
+    closed loops here lets this test's collection find its own leaks."""
     yield
+    for loop in list(IOLoop._ioloop_for_asyncio):  # pyright: ignore[reportPrivateUsage]
+        if loop.is_closed():
+            IOLoop._ioloop_for_asyncio.pop(loop, None)  # pyright: ignore[reportPrivateUsage]
     gc.collect()

@@ -16,6 +16,7 @@ from tornado.websocket import websocket_connect
 
 from shard_core.types.errors import ConfigError
 from shard_kernel.commands.gateway import register
+from shard_kernel.gateway.client import KernelSocket
 from shard_kernel.gateway.handlers import AGENT, ROUTES
 from shard_kernel.gateway.security import (
     Redactor,
@@ -83,7 +84,7 @@ async def ws_handshake(server: Server, kernel_id: str, headers: dict[str, str]) 
         conn = await websocket_connect(HTTPRequest(url, headers=headers))
     except HTTPClientError as exc:
         return exc.code
-    conn.close()
+    await KernelSocket(conn, "probe").aclose()  # the handshake done before the test's loop ends
     return 101
 
 
