@@ -16,6 +16,7 @@ from shard_core.types.content import (
 )
 from shard_core.types.decision import Allow, AllowAlways, Ask, Decision, Deny
 from shard_core.types.normalized import (
+    BLOCK_ADAPTER,
     AssistantBlock,
     BashBlock,
     NormalizedBlock,
@@ -73,6 +74,7 @@ from shard_core.types.session import (
 from shard_core.types.usage import Usage
 
 __all__ = [
+    "BLOCK_ADAPTER",
     "RENDER_VERSION",
     "Allow",
     "AllowAlways",

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from typing import Any, NamedTuple, TypeVar
-
-from pydantic import BaseModel
+from typing import Any, NamedTuple
 
 from shard_core.types import (
     AssistantBlock,
@@ -41,53 +39,44 @@ _EXIT_AT = re.compile(r"exit code (-?\d+)[^\n]*\Z")
 _EXIT_WORDS = "exit code "
 _TAIL = 200
 
-M = TypeVar("M", bound=BaseModel)
 _new = object.__new__
-_set_dict = vars(BaseModel)["__dict__"].__set__
-_set_fields = vars(BaseModel)["__pydantic_fields_set__"].__set__
-_set_extra = vars(BaseModel)["__pydantic_extra__"].__set__
-_set_private = vars(BaseModel)["__pydantic_private__"].__set__
-_ALL_SET: dict[type[BaseModel], set[str]] = {}
 
 
-def make_block(cls: type[M], fields: dict[str, Any]) -> M:
-    """`cls(**fields)` without validation, for fields taken from validated entries (all given,
-    in field order): what pydantic's `model_construct` does, minus its per-field loop, with the
-    slots set through their descriptors. Checking values that cannot be wrong was a third of
-    the time normalize took.
-
-    Every block of a class has all its fields set, so they share one `model_fields_set`:
-    pydantic only ever adds a field name to it (on assignment), which changes nothing, and
-    copies it for a copy. A set per block was a fifth of the time a compaction spent on them."""
-    block = _new(cls)
-    _set_dict(block, fields)
-    _set_fields(block, _ALL_SET.get(cls) or _ALL_SET.setdefault(cls, set(cls.model_fields)))
-    _set_extra(block, None)
-    _set_private(block, None)
-    return block
+# The constructors below make blocks without validation, from fields taken from entries that
+# were validated already: `object.__new__` and the slots set one by one, a plain object's cost.
+# Validating values that cannot be wrong was a third of the time normalize took.
 
 
 def said_block(kind: str, index: int, text: str) -> UserBlock | AssistantBlock:
-    cls = UserBlock if kind == "user" else AssistantBlock
-    return make_block(cls, {"entry_index": index, "kind": kind, "text": text})
+    if kind == "user":
+        user = _new(UserBlock)
+        user.entry_index, user.kind, user.text = index, "user", text
+        return user
+    block = _new(AssistantBlock)
+    block.entry_index, block.kind, block.text = index, "assistant", text
+    return block
 
 
 def thinking_block(index: int, text: str) -> ThinkingNBlock:
-    return make_block(ThinkingNBlock, {"entry_index": index, "kind": "thinking", "text": text})
+    block = _new(ThinkingNBlock)
+    block.entry_index, block.kind, block.text = index, "thinking", text
+    return block
 
 
 def call_block(index: int, call_id: str, name: str, args: dict[str, Any]) -> ToolCallNBlock:
-    fields = {"entry_index": index, "kind": "tool_call", "id": call_id, "name": name,
-              "args": dict(args)}  # fmt: skip
-    return make_block(ToolCallNBlock, fields)
+    block = _new(ToolCallNBlock)
+    block.entry_index, block.kind, block.id, block.name = index, "tool_call", call_id, name
+    block.args = dict(args)
+    return block
 
 
 def result_block(
     index: int, call_id: str, name: str, text: str, is_error: bool
 ) -> ToolResultNBlock:
-    fields = {"entry_index": index, "kind": "tool_result", "id": call_id, "name": name,
-              "text": text, "is_error": is_error}  # fmt: skip
-    return make_block(ToolResultNBlock, fields)
+    block = _new(ToolResultNBlock)
+    block.entry_index, block.kind, block.id, block.name = index, "tool_result", call_id, name
+    block.text, block.is_error = text, is_error
+    return block
 
 
 class PairedResult(NamedTuple):
@@ -102,9 +91,7 @@ def bash_block(call_id: str, command: str, index: int, found: PairedResult | Non
     """A bash call and its result in one block, at the result's entry index (the call's when
     the result never came)."""
     if found is None:
-        fields = {"entry_index": index, "kind": "bash", "id": call_id, "command": command,
-                  "output": "", "exit_code": None}  # fmt: skip
-        return make_block(BashBlock, fields)
+        return _bash(index, call_id, command, "", None)
     return bash_output_block(call_id, command, found.at, found.text, found.details)
 
 
@@ -115,9 +102,14 @@ def bash_output_block(
     code = exit_code(details, text)
     output = strip_exit_line(text) if code is not None else text
     output = "" if NO_OUTPUT in output and output.strip() == NO_OUTPUT else output  # no copy
-    fields = {"entry_index": at, "kind": "bash", "id": call_id, "command": command,
-              "output": output, "exit_code": code}  # fmt: skip
-    return make_block(BashBlock, fields)
+    return _bash(at, call_id, command, output, code)
+
+
+def _bash(index: int, call_id: str, command: str, output: str, code: int | None) -> BashBlock:
+    block = _new(BashBlock)
+    block.entry_index, block.kind, block.id, block.command = index, "bash", call_id, command
+    block.output, block.exit_code = output, code
+    return block
 
 
 def bash_command(args: dict[str, Any]) -> str:

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
+import pytest
+from pydantic import ValidationError
+
 from shard_core.engine.compaction import normalize
+from shard_core.engine.compaction.normalize import thinking_block
 from shard_core.types import (
+    BLOCK_ADAPTER,
     AssistantBlock,
     BashBlock,
     MessageDetails,
@@ -115,18 +122,45 @@ def test_blocks_made_without_validation_are_the_validated_blocks() -> None:
     b.user("Fix the parser")
     b.read("src/p.py", "def parse(): ...", text="Reading it.")
     b.bash("pytest -q", "1 failed", 1)
+    b.say("", [b.new_call("bash", {"command": "sleep 9"})])  # never answered: no output
     made = normalize(b.entries)
-    validated = [type(x).model_validate(x.model_dump()) for x in made]
+    assert {type(x) for x in made} == {UserBlock, AssistantBlock, ToolCallNBlock,
+                                       ToolResultNBlock, BashBlock}  # fmt: skip
+    validated = [BLOCK_ADAPTER.validate_python(BLOCK_ADAPTER.dump_python(x)) for x in made]
     assert made == validated
     assert [repr(x) for x in made] == [repr(x) for x in validated]
-    assert [x.model_dump_json() for x in made] == [x.model_dump_json() for x in validated]
-    assert [x.model_fields_set for x in made] == [set(type(x).model_fields) for x in made]
+    assert [BLOCK_ADAPTER.dump_json(x) for x in made] == [
+        BLOCK_ADAPTER.dump_json(x) for x in validated
+    ]
+    # the BaseModel methods an extractor may call give the same
+    assert [type(x).model_validate(x.model_dump()) for x in made] == made
+    assert [x.model_dump_json() for x in made] == [
+        BLOCK_ADAPTER.dump_json(x).decode() for x in made
+    ]
     said = made[1]
     assert isinstance(said, AssistantBlock)
-    said.text = "changed"  # assignment keeps every block's fields set whole
-    assert made[0].model_fields_set == UserBlock(entry_index=9, text="x").model_fields_set | {
-        "kind"
-    }
-    copy = said.model_copy(update={"text": "other"})
-    assert copy.text == "other"
-    assert said.text == "changed"
+    assert said.model_copy(update={"text": "other"}) == AssistantBlock(entry_index=2, text="other")
+    with pytest.raises(ValidationError):
+        said.model_copy(update={"entry_index": -1})
+    unanswered = made[-1]
+    assert isinstance(unanswered, BashBlock)
+    assert unanswered == BashBlock(entry_index=6, id=unanswered.id, command="sleep 9", output="",
+                                 exit_code=None)  # fmt: skip
+    for x in made:  # every slot filled: reading a missing one raises AttributeError
+        assert [getattr(x, f.name) for f in fields(x)]
+    thinking = thinking_block(3, "hmm")
+    assert thinking == BLOCK_ADAPTER.validate_python(
+        {"kind": "thinking", "entry_index": 3, "text": "hmm"}
+    )
+
+
+def test_blocks_validate_like_wire_models() -> None:
+    with pytest.raises(ValidationError, match="bogus"):
+        UserBlock(entry_index=1, text="x", bogus=1)  # pyright: ignore[reportCallIssue]
+    with pytest.raises(ValidationError, match="greater than or equal to 0"):
+        UserBlock(entry_index=-1, text="x")
+    with pytest.raises(ValidationError, match="kind"):
+        BLOCK_ADAPTER.validate_python({"kind": "nope", "entry_index": 0, "text": "x"})
+    assert BLOCK_ADAPTER.dump_python(UserBlock(entry_index=2, text="hi")) == {
+        "entry_index": 2, "kind": "user", "text": "hi"
+    }  # fmt: skip
