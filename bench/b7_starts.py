@@ -3,7 +3,8 @@
 1. `--concurrent` agents created at once (POST /shard/api/agents, each starts a kernel): all
    must come up running; time to the last one.
 2. `--cycles` start/stop cycles spread over `--parallel` agents: POST …/attach, a WebSocket
-   client attaches (comm on target `shard`, snapshot read) and closes, DELETE …. The server's
+   client attaches (comm on target `shard`, snapshot of what happened since its last visit
+   read) and closes, DELETE …. The server's
    open file descriptors and RSS are sampled along the way, and once more when it has idled
    until its descriptors settle (at most 70 s); they must stay flat (a leak of one socket or
    buffer per kernel or per WebSocket shows as a slope).
@@ -67,12 +68,18 @@ def concurrent_starts(gateway: Gateway, count: int) -> list[str]:
 
 
 def cycles(gateway: Gateway, ids: list[str], total: int, parallel: int) -> Samples:
-    """Shard: attach (start the agent's kernel), a WebSocket client reads the snapshot, kill."""
+    """Shard: attach (start the agent's kernel), a WebSocket client attaches (comm on target
+    `shard`) and reads the snapshot, kill. The client comes back the way JupyterLab's panel
+    does: `since` the last seq it saw of that agent (-1 the first time), so each cycle's replay
+    is that agent's events since its last cycle, the same size every cycle. (Attaching with
+    `since: -1` every time replays a log that grows a few events a cycle, up to the 500-event
+    page: a larger message each cycle, whose peak the allocator keeps as it grows.)"""
     agents = ids[:parallel]
+    seen = dict.fromkeys(agents, -1)
 
     def cycle(agent_id: str) -> None:
         attached = gateway.rest("POST", f"/shard/api/agents/{agent_id}/attach")
-        asyncio.run(_client(gateway, str(attached["kernel_id"])))
+        seen[agent_id] = asyncio.run(_client(gateway, str(attached["kernel_id"]), seen[agent_id]))
         gateway.rest("DELETE", f"/shard/api/agents/{agent_id}")
 
     return _run_cycles(gateway, agents, total, cycle)
@@ -136,10 +143,13 @@ def report_cycles(runs: list[tuple[str, Samples]]) -> None:
         first, last = samples[1] if len(samples) > 2 else samples[0], samples[-1]
         per = 100 / max(1, last[0] - first[0])
         growth[name] = (last[1] - first[1], (last[2] - first[2]) * per)
+        mid = next(x for x in samples if x[0] >= last[0] / 2)
+        late = (last[2] - mid[2]) * 100 / max(1, last[0] - mid[0])
         print(
             f"after warm-up → end: fds {first[1]} → {last[1]} ({last[1] - first[1]:+d}), "
             f"RSS {first[2]:.1f} → {last[2]:.1f} MiB ({last[2] - first[2]:+.1f}; "
-            f"{growth[name][1]:+.2f} MiB per 100 cycles)\n"
+            f"{growth[name][1]:+.2f} MiB per 100 cycles; second half, from cycle {mid[0]}: "
+            f"{late:+.2f})\n"
         )
     if len(growth) == 2:
         (shard_fds, shard_rss), (anchor_fds, anchor_rss) = growth.values()
@@ -149,14 +159,18 @@ def report_cycles(runs: list[tuple[str, Samples]]) -> None:
         )
 
 
-async def _client(gateway: Gateway, kernel_id: str) -> None:
+async def _client(gateway: Gateway, kernel_id: str, since: int) -> int:
+    """Attach as an observer, read the snapshot; the last seq it reports."""
     sock = await KernelSocket.open(gateway.url, kernel_id, token=TOKEN)
-    comm_id = sock.open_comm({"role": "observer", "client_id": "b7", "since": -1})
+    comm_id = sock.open_comm({"role": "observer", "client_id": "b7", "since": since})
+    last = since
     while (message := await sock.recv(60)) is not None:
         reply = comm_reply(message, comm_id)
         if reply is not None and reply.get("type") == "snapshot":
+            last = int(reply["last_seq"])
             break
     await sock.aclose()
+    return last
 
 
 async def _info_client(gateway: Gateway, kernel_id: str) -> None:
