@@ -86,11 +86,17 @@ class SharedIopub:
             self.stream.close()
 
     def _dispatch(self, msg_list: list[bytes]) -> None:
-        for view in list(self.views):
-            try:
-                view.deliver(msg_list)
-            except Exception:  # e.g. a WebSocket that closed under its connection
-                log.warning("shard: an IOPub message could not reach one client", exc_info=True)
+        try:
+            for view in list(self.views):
+                try:
+                    view.deliver(msg_list)
+                except Exception:  # e.g. a WebSocket that closed under its connection
+                    log.warning("shard: an IOPub message could not reach one client", exc_info=True)
+        finally:
+            # The frame served the views that took the message now; one that queued it builds
+            # its own later. Kept, it would hold the last message (a snapshot can be ~100 KB)
+            # for as long as anything holds this subscription.
+            self._framed = self._frame = None
 
     def ws_frame(self, msg_list: list[Any]) -> bytes | None:
         """The message as one v1 WebSocket frame, built once per message; None if it is not a

@@ -4,6 +4,7 @@ every client, one failing client, and agent kernels' activity noted as jupyter_s
 from __future__ import annotations
 
 import datetime
+import gc
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -125,6 +126,25 @@ def test_a_message_is_framed_once_for_every_client(shared: SharedIopub) -> None:
     assert all(frame is frames[0] for frame in frames)  # the same bytes object
     again = kernel_message("status", {"execution_state": "idle"})
     assert views[0].ws_frame(again) == websocket_frame(again) != frames[0]
+
+
+def test_a_message_is_framed_once_while_dispatched_and_not_kept_after(
+    shared: SharedIopub,
+) -> None:
+    frames: list[bytes | None] = []
+    views = [SharedIopub.view("relay-test", shared.km) for _ in range(3)]
+    for view in views:  # as AgentConnection does with each message it is handed
+        view.on_recv(lambda msg_list, view=view: frames.append(view.ws_frame(msg_list)))
+    msg_list = kernel_message("comm_msg", {"data": {"events": ["x" * 200_000]}})
+    assert shared.km.receive is not None
+    shared.km.receive(msg_list)
+    assert len(frames) == 3
+    assert frames[0] is not None
+    assert all(frame is frames[0] for frame in frames)
+    # a large message (an attach snapshot) is not held by the subscription once delivered: it
+    # outlives the connections that read it
+    assert not any(r is shared for r in gc.get_referrers(msg_list))
+    assert not any(r is shared for r in gc.get_referrers(frames[0]))
 
 
 def test_one_failing_client_does_not_keep_a_message_from_the_others(shared: SharedIopub) -> None:
