@@ -4,10 +4,10 @@
    must come up running; time to the last one.
 2. `--cycles` start/stop cycles spread over `--parallel` agents: POST …/attach, a WebSocket
    client attaches (comm on target `shard`, snapshot of what happened since its last visit
-   read) and closes, DELETE …. The server's
-   open file descriptors and RSS are sampled along the way, and once more when it has idled
-   until its descriptors settle (at most 70 s); they must stay flat (a leak of one socket or
-   buffer per kernel or per WebSocket shows as a slope).
+   read) and closes, DELETE …. The server's open file descriptors and RSS are sampled along
+   the way, and once more when it has idled until its descriptors settle (at most 70 s); they
+   must stay flat (a leak of one socket or buffer per kernel or per WebSocket shows as a
+   slope).
 3. The anchor (`--no-compare` skips it): the same cycles on a fresh jupyter_server without the
    Shard extension, stock ipykernel kernels through its own API (POST /api/kernels, a WebSocket
    client gets a kernel_info reply, DELETE), so the growth jupyter_server shows with no agent
