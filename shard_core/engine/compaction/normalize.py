@@ -35,7 +35,6 @@ NO_OUTPUT = "(no output)"
 """What the bash tool prints for a silent command; normalized to an empty output."""
 _EXIT_LINE = re.compile(r"\n*exit code (-?\d+)[^\n]*\Z")
 """The bash tool's closing line; `exit_line` finds its match without searching every position."""
-_EXIT_AT = re.compile(r"exit code (-?\d+)[^\n]*\Z")
 _EXIT_WORDS = "exit code "
 _TAIL = 200
 
@@ -99,10 +98,19 @@ def bash_output_block(
     call_id: str, command: str, at: int, text: str, details: dict[str, Any]
 ) -> BashBlock:
     """A bash call answered by the result at entry index `at`."""
-    code = exit_code(details, text)
-    output = strip_exit_line(text) if code is not None else text
-    output = "" if NO_OUTPUT in output and output.strip() == NO_OUTPUT else output  # no copy
-    return _bash(at, call_id, command, output, code)
+    found = exit_line(text, len(text) - _TAIL)  # searched once, for the code and the strip
+    code = details.get("exit_code")
+    if not isinstance(code, int) or isinstance(code, bool):
+        code = int(found[1]) if found else None
+    output = text[: found[0]] if found is not None and code is not None else text
+    return _bash(at, call_id, command, "" if _only_no_output(output) else output, code)
+
+
+def _only_no_output(output: str) -> bool:
+    """`output.strip() == NO_OUTPUT` without scanning or copying a long output: `lstrip`
+    returns the string itself when it starts with no whitespace (most outputs)."""
+    head = output.lstrip()
+    return head.startswith(NO_OUTPUT) and not head[len(NO_OUTPUT) :].strip()
 
 
 def _bash(index: int, call_id: str, command: str, output: str, code: int | None) -> BashBlock:
@@ -122,36 +130,44 @@ def result_text(content: Sequence[ResultContent]) -> str:
     return "\n".join(b.text if b.type == "text" else "[image]" for b in content)
 
 
-def exit_line(tail: str) -> tuple[int, str] | None:
-    """Where `_EXIT_LINE.search(tail)` matches, and the code it reads — found from the last line
-    of `tail`: only there can `exit code N` reach the end with no newline after it (the
-    first such on that line is the match, with the newlines right before it). The search
-    itself tries every position of the tail, each a failed attempt at `\n*exit code`."""
-    at = tail.find(_EXIT_WORDS, tail.rfind("\n") + 1)
+def exit_line(text: str, lo: int = 0) -> tuple[int, str] | None:
+    r"""Where `_EXIT_LINE.search(text[lo:])` matches (plus `lo`), and the code it reads —
+    found from the last line: only there can `exit code N` reach the end with no newline
+    after it (the first such on that line is the match, with the newlines right before it).
+    The search itself tries every position, each a failed attempt at `\n*exit code`; and
+    what follows the words is read here without a regex (`-?\d+`, then the rest of the line,
+    which has no newline by construction)."""
+    lo = max(lo, 0)
+    line = text.rfind("\n", lo) + 1 or lo
+    at = text.find(_EXIT_WORDS, line)
+    end = len(text)
     while at != -1:
-        found = _EXIT_AT.match(tail, at)
-        if found is not None:
+        digits = at + len(_EXIT_WORDS)
+        first = digits + 1 if text.startswith("-", digits) else digits
+        stop = first
+        while stop < end and text[stop].isdecimal():  # `\d` in a str pattern: category Nd
+            stop += 1
+        if stop > first:
             start = at
-            while start > 0 and tail[start - 1] == "\n":
+            while start > lo and text[start - 1] == "\n":
                 start -= 1
-            return start, found.group(1)
-        at = tail.find(_EXIT_WORDS, at + 1)
+            return start, text[digits:stop]
+        at = text.find(_EXIT_WORDS, at + 1)
     return None
 
 
 def strip_exit_line(text: str) -> str:
     """The output without the bash tool's closing `exit code N` line (searched at the end only:
     a regex anchored at the end still tries every position of a long output)."""
-    tail = text[-_TAIL:]
-    found = exit_line(tail)
-    return text[: len(text) - len(tail) + found[0]] if found else text
+    found = exit_line(text, len(text) - _TAIL)
+    return text[: found[0]] if found else text
 
 
 def exit_code(details: dict[str, Any], text: str) -> int | None:
     code = details.get("exit_code")
     if isinstance(code, int) and not isinstance(code, bool):
         return code
-    found = exit_line(text[-_TAIL:])
+    found = exit_line(text, len(text) - _TAIL)
     return int(found[1]) if found else None
 
 

@@ -131,3 +131,15 @@ TAIL = st.lists(
 def test_the_exit_line_is_where_the_pattern_search_finds_it(tail: str) -> None:
     found = _EXIT_LINE.search(tail)
     assert exit_line(tail) == ((found.start(), found.group(1)) if found else None)
+
+
+@settings(max_examples=500, deadline=None)
+@given(head=TAIL, tail=TAIL)
+def test_the_exit_line_from_an_offset_is_the_search_of_the_text_after_it(
+    head: str, tail: str
+) -> None:
+    """`exit_line(text, lo)` reads `text[lo:]` in place (no copy of a long output's tail)."""
+    found = _EXIT_LINE.search(tail)
+    expected = (len(head) + found.start(), found.group(1)) if found else None
+    assert exit_line(head + tail, len(head)) == expected
+    assert exit_line(tail, -5) == exit_line(tail)
