@@ -199,9 +199,9 @@ class BlockIndex:
 
     def calls_named(self, names: Collection[str]) -> list[tuple[int, ToolCallNBlock]]:
         """(position, block) of the calls of these tools, in order."""
-        blocks = self.blocks
+        calls = cast(Sequence[ToolCallNBlock], self.blocks)  # once: `cast` is a call
         at = sorted(i for name in names for i in self.names.get(name, ()))
-        return [(i, cast(ToolCallNBlock, blocks[i])) for i in at]
+        return [(i, calls[i]) for i in at]
 
     def users(self) -> Sequence[UserBlock]:
         """The user blocks in order: one list for every extractor that asks (a list of a

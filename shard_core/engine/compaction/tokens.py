@@ -7,7 +7,6 @@ only needs to be conservative, not exact. Images count as a flat 1,200 tokens.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import cast
 
 from shard_core.types import (
     CheckpointEntry,
@@ -46,14 +45,17 @@ def json_chars(value: object) -> int:
     """About len(json.dumps(value)), without building the string."""
     if isinstance(value, dict):  # first: what a tool call's input is
         chars = 2
-        for key, item in cast("dict[str, object]", value).items():
+        # typed by annotation, not `cast`: that is a function call at run time, per tool call
+        mapping: dict[str, object] = value  # pyright: ignore[reportUnknownVariableType]
+        for key, item in mapping.items():
             chars += len(key) + 4 + (len(item) + 2 if isinstance(item, str) else json_chars(item))
         return chars
     if isinstance(value, str):
         return len(value) + 2
     if isinstance(value, list):
         chars = 2
-        for item in cast("list[object]", value):
+        items: list[object] = value  # pyright: ignore[reportUnknownVariableType]
+        for item in items:
             chars += json_chars(item) + 1
         return chars
     return len(str(value))

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from shard_core.engine.compaction.context import BlockIndex, Indexer
-from shard_core.engine.compaction.cut import Scan
+from shard_core.engine.compaction.cut import Scan, scan_entry, scan_rows
 from shard_core.engine.compaction.normalize import (
     BASH_TOOLS,
     SKIPPED_TOOLS,
@@ -53,11 +53,8 @@ from shard_core.types import (
 )
 
 _IMAGE_CHARS = IMAGE_TOKENS * CHARS_PER_TOKEN
-_NO_CALLS: list[str] = []
-"""The calls of a message that makes none (shared: rows never change it)."""
-_Row = tuple[int, int, bool, bool, list[str]]
-"""A message's boundary facts: (window position, branch position, carries a tool result,
-starts a user turn, ids of the calls it makes)."""
+_NONE_OWED = (0).__eq__
+"""owed → safe, mapped in C over the whole window."""
 
 
 class Walk:
@@ -98,16 +95,23 @@ def walk_window(
     offsets, blocks, tokens = walker.offsets, walker.blocks, walker.tokens
     result_entry, message = walker.result_entry, walker.message
     for i, entry in enumerate(entries):
-        cls = type(entry)  # `is` first: a pydantic class's isinstance that fails costs ~6x
-        if cls is MessageEntry or (cls is not ToolResultEntry and isinstance(entry, MessageEntry)):
-            message(cast(MessageEntry, entry), i, indices[i], positions[i])
-        elif cls is ToolResultEntry or isinstance(entry, ToolResultEntry):
-            result_entry(cast(ToolResultEntry, entry), indices[i], positions[i])
+        # the exact class first: a failed isinstance on a pydantic class costs ~6x
+        if type(entry) is MessageEntry:
+            message(entry, i, indices[i], positions[i])
+        elif type(entry) is ToolResultEntry:
+            result_entry(entry, indices[i], positions[i])
+        elif isinstance(entry, MessageEntry):  # a subclass
+            message(entry, i, indices[i], positions[i])
+        elif isinstance(entry, ToolResultEntry):
+            result_entry(entry, indices[i], positions[i])
         else:
-            tokens.append(0)
+            walker.other()
         offsets.append(len(blocks))
     blocks = walker.finish()
-    scan = Scan(tokens, *walker.boundaries())
+    if walker.regular and not walker.pending:
+        scan = Scan(tokens, *walker.boundaries())
+    else:  # a call never answered (a crash), or irregular: the plain definition's scan
+        scan = scan_rows(positions, [scan_entry(entry) for entry in entries])
     return Walk(entries, indices, scan, blocks, offsets, walker.indexer, walker.regular)
 
 
@@ -117,7 +121,13 @@ class _Walker:
 
     def __init__(self) -> None:
         self.tokens: list[int] = []
-        self.rows: list[_Row] = []
+        self.owed: list[int] = []
+        """Per entry: how many calls made before it are answered at or after it (a message
+        with no tool result in it; -1 for any other entry). 0: a tail may start there."""
+        self.pending = 0
+        """Calls made so far and not answered yet."""
+        self.turns: list[int] = []
+        """Window positions of the messages that start a user turn."""
         self.blocks: list[NormalizedBlock | None] = []
         """None: a bash call's slot, filled when its result arrives (or by `finish`)."""
         self.offsets = [0]
@@ -133,32 +143,38 @@ class _Walker:
         self.regular = True
 
     def message(self, entry: MessageEntry, i: int, index: int, position: int) -> None:
+        owed = self.pending  # before this message's own calls
         message = entry.details.message
         role = message.role
         content = message.content
-        shape = type(content[0]) if len(content) == 1 else None  # a subclass: `_content`
-        if shape is ToolCallBlock:  # one tool call, the usual assistant step
-            first = cast(ToolCallBlock, content[0])
+        first = content[0] if len(content) == 1 else None  # a subclass goes to `_content`
+        if type(first) is ToolCallBlock:  # one tool call, the usual assistant step
             call_id, name, args = first.id, first.name, first.input
             self._call(call_id, name, args, index)
-            chars, calls = len(name) + json_chars(args), [call_id]
+            chars = len(name) + json_chars(args)
             has_text = has_result = False
-        elif shape is TextBlock:  # a plain user or assistant turn
-            text = cast(TextBlock, content[0]).text
+        elif type(first) is TextBlock:  # a plain user or assistant turn
+            text = first.text
             self._said(role, index, text.strip())
-            chars, calls, has_text, has_result = len(text), _NO_CALLS, True, False
+            chars, has_text, has_result = len(text), True, False
         else:
-            chars, calls, has_text, has_result = self._content(content, role, index, position)
+            chars, has_text, has_result = self._content(content, role, index, position)
         self.tokens.append(-(-chars // CHARS_PER_TOKEN) + ENTRY_OVERHEAD_TOKENS)
-        self.rows.append((i, position, has_result, has_text and role == "user", calls))
+        self.owed.append(-1 if has_result else owed)
+        if has_text and role == "user":
+            self.turns.append(i)
+
+    def other(self) -> None:
+        """An entry that is neither a message nor a tool result (not in a live window)."""
+        self.tokens.append(0)
+        self.owed.append(-1)
 
     def _content(
         self, content: Sequence[ContentBlock], role: str, index: int, position: int
-    ) -> tuple[int, list[str], bool, bool]:
-        """(characters, call ids, any text, any tool result) of a message's blocks."""
+    ) -> tuple[int, bool, bool]:
+        """(characters, any text, any tool result) of a message's blocks."""
         chars = 0
         texts: list[str] = []
-        calls: list[str] = []
         has_text = has_result = False
         for block in content:
             if isinstance(block, TextBlock):
@@ -172,7 +188,6 @@ class _Walker:
             if isinstance(block, ToolCallBlock):
                 call_id, name, args = block.id, block.name, block.input
                 chars += len(name) + json_chars(args)
-                calls.append(call_id)
                 self._call(call_id, name, args, index)
             elif isinstance(block, ToolResultBlock):
                 has_result = True
@@ -186,7 +201,7 @@ class _Walker:
                 chars += _IMAGE_CHARS
         if texts:
             self._said(role, index, "\n".join(texts).strip())
-        return chars, calls, has_text, has_result
+        return chars, has_text, has_result
 
     def _add(self, kind: str, block: NormalizedBlock | None) -> None:
         self.kinds[kind].append(len(self.blocks))
@@ -201,6 +216,7 @@ class _Walker:
         if call_id in self.names:
             self.regular = False  # the same id made twice
         self.names[call_id] = name
+        self.pending += 1
         at = len(self.blocks)
         if name in BASH_TOOLS:
             if call_id in self.answered:
@@ -231,6 +247,7 @@ class _Walker:
         else:
             text, chars = result_text(content), result_chars(content)
         self.tokens.append(-(-chars // CHARS_PER_TOKEN) + ENTRY_OVERHEAD_TOKENS)
+        self.owed.append(-1)
         self._result(d.tool_call_id, d.name, index, text, result.is_error, result.details, position)
 
     def _result(
@@ -240,6 +257,8 @@ class _Walker:
         answered = self.answered
         if call_id in answered:
             self.regular = False  # answered twice
+        elif call_id in self.names:
+            self.pending -= 1
         answered[call_id] = position
         waiting = self.waiting.pop(call_id, None)
         if waiting is not None:
@@ -260,17 +279,11 @@ class _Walker:
 
     def boundaries(self) -> tuple[list[bool], list[bool]]:
         """Safe and user-turn flags per entry: a tail may start at a message that carries no
-        tool results, when no call before it has its result after it."""
-        n = len(self.tokens)
-        safe = [False] * n
-        user = [False] * n
-        answered = self.answered
-        open_until = -1  # the latest result position owed by a call seen so far
-        for i, position, has_result, starts_turn, calls in self.rows:
-            safe[i] = open_until < position and not has_result
-            user[i] = starts_turn
-            for call in calls:
-                at = answered.get(call, -1)
-                if at > open_until:
-                    open_until = at
+        tool results, when no call before it has its result after it. Counted as the walk
+        went (calls not answered yet), which is exact when every call made in the window is
+        answered once, after it (`regular`, nothing pending): else the walk scans again."""
+        safe = list(map(_NONE_OWED, self.owed))
+        user = [False] * len(safe)
+        for i in self.turns:
+            user[i] = True
         return safe, user
