@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from shard_core.contracts.compactor import CompactionInput
 from shard_core.engine.compaction import DeterministicCompactor, estimate_entries, latest_plan
 from shard_core.engine.compaction.compactor import _PlanMemo  # pyright: ignore[reportPrivateUsage]
-from shard_core.engine.compaction.cut import live_window
-from shard_core.types import MessageEntry, SessionEntry
+from shard_core.engine.compaction.cut import Window, live_window
+from shard_core.types import CompactionDetails, CompactionEntry, MessageEntry, SessionEntry
 from tests.unit.engine.compaction.test_determinism import OPS, SETTINGS, build
 
 
@@ -72,3 +72,52 @@ def test_the_latest_plan_from_the_window_is_the_latest_plan(
             b.entries += build(ops[cut:]).entries[1:]
     branch = b.entries
     assert _PlanMemo().latest(branch, live_window(branch)) == latest_plan(branch)
+
+
+def _plain_live_window(branch: list[SessionEntry]) -> Window:
+    """The definition: back from the leaf to the latest compaction, then from its first kept
+    entry (when it is before it) on: context positions, and the others but that compaction."""
+    latest = next(
+        (i for i in range(len(branch) - 1, -1, -1) if isinstance(branch[i], CompactionEntry)),
+        None,
+    )
+    if latest is None:
+        previous, start, skip = None, 0, -1
+    else:
+        previous = branch[latest]
+        assert isinstance(previous, CompactionEntry)
+        kept = previous.details.first_kept_entry_id
+        before = [j for j in range(latest) if branch[j].id == kept]
+        start, skip = (before[-1] if before else latest + 1), latest
+    context = ("message", "tool_result")
+    span = range(start, len(branch))
+    return Window(
+        previous,
+        start,
+        [p for p in span if branch[p].type in context],
+        [p for p in span if branch[p].type not in context and p != skip],
+    )
+
+
+@SETTINGS
+@given(
+    ops=st.lists(OPS, max_size=30),
+    marks=st.lists(st.tuples(st.integers(0, 60), st.integers(-1, 60)), max_size=3),
+)
+def test_the_live_window_is_its_definition(
+    ops: list[tuple[Any, ...]], marks: list[tuple[int, int]]
+) -> None:
+    """Compactions anywhere, whose first kept entry is before them, after them, or nowhere."""
+    b = build(ops)
+    for at, kept in marks:
+        at = min(at, len(b.entries))
+        ids = [e.id for e in b.entries]
+        details = CompactionDetails(
+            summary="s", first_kept_entry_id=ids[kept] if 0 <= kept < len(ids) else None,
+            range_first_id=ids[0], range_last_id=ids[-1], tokens_before=1, tokens_after=1,
+            compactor="deterministic", index=0,
+        )  # fmt: skip
+        b.compaction(details)
+        b.entries.insert(at, b.entries.pop())
+    for end in range(len(b.entries) + 1):
+        assert live_window(b.entries[:end]) == _plain_live_window(b.entries[:end])
