@@ -101,7 +101,7 @@ class FilesAndChanges:
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         tools = tool_index(blocks, ctx)
-        moving = tools.commands().any_of((), (_FILE_COMMAND,))  # most commands move nothing
+        moving = tools.commands().any_of((), _FILE_COMMANDS)  # most commands move nothing
         moves: list[tuple[int, BashBlock | ToolCallNBlock]] = [
             (i, b)
             for i, hit in zip(tools.kinds["bash"], moving, strict=True)
