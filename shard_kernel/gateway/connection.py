@@ -151,6 +151,19 @@ class AgentConnection:
         super().disconnect()  # type: ignore[misc]
         if self._is_agent():
             self._unbuffer_if_stopping()
+            self._let_go_of_streams()
+
+    def _let_go_of_streams(self) -> None:
+        """Forget the kernel's streams once disconnected. jupyter_server hands a last client's
+        channels to the kernel's message buffer (which closes them when it ends) and leaves them
+        here too, and its kernel_info timeout (`prepare`'s `give_up`, never cancelled) keeps
+        this object for `kernel_info_timeout` (60 s) after the client came: the streams, the view
+        of the shared IOPub and through it that subscription and its ZMQ socket stayed that long
+        after the kernel had stopped (20-36 of them during B7's cycles). A connection restored
+        from the buffer takes the buffer's channels, not these; jupyter_server empties them the
+        same way when it closes them itself."""
+        self.channels = {}
+        self._requests = ()
 
     def _unbuffer_if_stopping(self) -> None:
         """jupyter_server drops a kernel's message buffer when its shutdown begins and then

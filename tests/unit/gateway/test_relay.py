@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import gc
 import json
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -13,15 +14,19 @@ from typing import Any
 import pytest
 from jupyter_client.session import Session
 from jupyter_server.services.kernels.connection.base import serialize_msg_to_ws_v1
+from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from jupyter_server.services.kernels.kernelmanager import (
     AsyncMappingKernelManager,
     MappingKernelManager,
 )
+from jupyter_server.services.kernels.websocket import KernelWebsocketHandler
+from tornado.ioloop import IOLoop
 from tornado.websocket import WebSocketProtocol13, _WebSocketParams
+from traitlets.config import LoggingConfigurable
 
 from shard_kernel.gateway.activity import watch_agents_on_shared_iopub
 from shard_kernel.gateway.client import V1_SUBPROTOCOL, decode_v1
-from shard_kernel.gateway.connection import AgentConnection
+from shard_kernel.gateway.connection import AgentConnection, install_connection_class
 from shard_kernel.gateway.fanout import DELIMITER, SharedIopub, websocket_frame
 from shard_kernel.kernelspec import KERNEL_NAME
 
@@ -234,3 +239,83 @@ def test_the_shard_comms_a_client_opens_are_tracked_until_it_closes_them(
     connection._track_comms(incoming("comm_close", {"comm_id": "a"}))
     connection._track_comms(incoming("comm_close", {"comm_id": "b"}, channel="control"))
     assert connection._comms == {"b"}
+
+
+class SocketDouble:
+    closed = False
+
+
+class StreamDouble:
+    """What jupyter_server's message buffer and the shared subscription use of a ZMQStream."""
+
+    def __init__(self) -> None:
+        self.socket = SocketDouble()
+        self.callback: Any = None
+
+    def on_recv(self, callback: Any, copy: bool = True) -> None:
+        self.callback = callback
+
+    def closed(self) -> bool:
+        return self.socket.closed
+
+    def close(self, linger: int | None = None) -> None:
+        self.socket.closed = True
+
+
+class AgentKernelDouble(LoggingConfigurable):
+    """An agent kernel's manager: the parent of its WebSocket connections."""
+
+    kernel_id = "agent"
+    kernel_name = KERNEL_NAME
+    ports = [1, 2, 3, 4, 5]
+    has_kernel = True
+
+    def connect_iopub(self) -> StreamDouble:
+        return StreamDouble()
+
+    def remove_restart_callback(self, callback: Any, event: str = "restart") -> None:
+        pass
+
+
+async def test_a_closed_agent_connection_keeps_no_stream_of_its_stopped_kernel(
+    tmp_path: Path,
+) -> None:
+    """jupyter_server keeps a connection object for 60 s after its client came (`prepare` arms a
+    kernel_info timeout it never cancels). The last client's channels went to the kernel's
+    message buffer, which closes them when the kernel stops; the connection must not keep them
+    (and through the view the shared IOPub subscription) after that."""
+    kernels = AsyncMappingKernelManager(root_dir=str(tmp_path))
+    kernel = AgentKernelDouble(parent=kernels)
+    kernels._kernels["agent"] = kernel
+    kernels._kernel_connections["agent"] = 1  # one client connected
+    settings: dict[str, Any] = {"kernel_websocket_connection_class": ZMQChannelsWebsocketConnection}
+    assert install_connection_class(settings)
+    handler = KernelWebsocketHandler.__new__(KernelWebsocketHandler)  # only its identity is used
+    connection = settings["kernel_websocket_connection_class"](
+        parent=kernel, websocket_handler=handler
+    )
+    streams = {channel: StreamDouble() for channel in ("shell", "control", "stdin")}
+    view = SharedIopub.view("agent", kernel)
+    subscription = weakref.ref(view._shared)
+    connection.channels = {**streams, "iopub": view}
+    connection._adopt()
+    ZMQChannelsWebsocketConnection._open_sockets.add(connection)
+    try:
+        connection.disconnect()  # the last client left: its channels go to the kernel's buffer
+        assert kernels._kernel_buffers["agent"]["channels"]["iopub"] is view
+        kernels.stop_buffering("agent")  # the kernel stops (jupyter_server's shutdown)
+        kernel.has_kernel = False
+        assert view.closed()
+        assert all(stream.closed() for stream in streams.values())
+        shared = subscription()
+        assert shared is not None
+        assert shared._check is not None
+        IOLoop.current().remove_timeout(shared._check)
+        shared._close_if_unused()  # what the KEEP_CHECK timer does: the kernel is gone
+        del view, shared
+        gc.collect()
+        assert subscription() is None  # while the connection object lives on
+        assert connection.channels == {}
+        assert connection._requests == ()
+    finally:
+        SharedIopub._by_key.pop(("agent", tuple(kernel.ports)), None)
