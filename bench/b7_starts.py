@@ -13,7 +13,12 @@
    client gets a kernel_info reply, DELETE), so the growth jupyter_server shows with no agent
    at all is printed beside Shard's, per 100 cycles after the warm-up.
 
-    python bench/b7_starts.py [--concurrent 20] [--cycles 200] [--parallel 4] [--quick]
+   `--warmup N` runs N cycles first (both arms) and measures the `--cycles` after them: both
+   servers' RSS climbs over their first few hundred cycles (the allocator filling up), and a
+   leak is what still grows after that.
+
+    python bench/b7_starts.py [--concurrent 20] [--cycles 200] [--warmup 0] [--parallel 4]
+                              [--quick]
 """
 
 from __future__ import annotations
@@ -67,7 +72,7 @@ def concurrent_starts(gateway: Gateway, count: int) -> list[str]:
     return ids
 
 
-def cycles(gateway: Gateway, ids: list[str], total: int, parallel: int) -> Samples:
+def cycles(gateway: Gateway, ids: list[str], total: int, parallel: int, warmup: int = 0) -> Samples:
     """Shard: attach (start the agent's kernel), a WebSocket client attaches (comm on target
     `shard`) and reads the snapshot, kill. The client comes back the way JupyterLab's panel
     does: `since` the last seq it saw of that agent (-1 the first time), so each cycle's replay
@@ -82,10 +87,10 @@ def cycles(gateway: Gateway, ids: list[str], total: int, parallel: int) -> Sampl
         seen[agent_id] = asyncio.run(_client(gateway, str(attached["kernel_id"]), seen[agent_id]))
         gateway.rest("DELETE", f"/shard/api/agents/{agent_id}")
 
-    return _run_cycles(gateway, agents, total, cycle)
+    return _run_cycles(gateway, agents, total, cycle, warmup)
 
 
-def anchor_cycles(gateway: Gateway, total: int, parallel: int) -> Samples:
+def anchor_cycles(gateway: Gateway, total: int, parallel: int, warmup: int = 0) -> Samples:
     """The anchor: the same cycles with stock ipykernel through jupyter_server's own kernel API
     (POST /api/kernels, a WebSocket client gets a kernel_info reply, DELETE) on a server without
     the Shard extension: what jupyter_server itself keeps per kernel started and stopped."""
@@ -100,24 +105,32 @@ def anchor_cycles(gateway: Gateway, total: int, parallel: int) -> Samples:
             stalls.append(f"{type(exc).__name__}: {exc}")  # counted below; the cycle goes on
         gateway.rest("DELETE", f"/api/kernels/{kernel['id']}")
 
-    samples = _run_cycles(gateway, [str(i) for i in range(parallel)], total, cycle)
+    samples = _run_cycles(gateway, [str(i) for i in range(parallel)], total, cycle, warmup)
     if stalls:
         print(f"anchor: {len(stalls)} WebSocket connects stalled over 60 s ({stalls[0]})")
     return samples
 
 
 def _run_cycles(
-    gateway: Gateway, lanes: list[str], total: int, cycle: Callable[[str], None]
+    gateway: Gateway,
+    lanes: list[str],
+    total: int,
+    cycle: Callable[[str], None],
+    warmup: int = 0,
 ) -> Samples:
+    """`warmup` cycles, then `total` measured ones; samples at the start, at the end of the
+    warm-up, eight times over the measured cycles, and once idle."""
     samples: Samples = []
+    first = -(-warmup // len(lanes))  # rounds of warm-up (at least `warmup` cycles)
     rounds = max(1, total // len(lanes))
+    step = max(1, rounds // 8)
     began = time.monotonic()
     with ThreadPoolExecutor(len(lanes)) as pool:
-        for r in range(rounds + 1):
-            if r % max(1, rounds // 8) == 0 or r == rounds:
+        for r in range(first + rounds + 1):
+            if r == 0 or (r >= first and (r - first) % step == 0) or r == first + rounds:
                 fds, rss = process_usage(gateway.proc.pid)
                 samples.append((r * len(lanes), fds, rss, time.monotonic() - began))
-            if r < rounds:
+            if r < first + rounds:
                 list(pool.map(cycle, lanes))
     # Then idle until the descriptors are back where the warm-up left them, or SETTLE seconds:
     # a kernel's last connections close after its DELETE returns (and jupyter_server holds a
@@ -132,21 +145,28 @@ def _run_cycles(
         time.sleep(0.5)
 
 
-def report_cycles(runs: list[tuple[str, Samples]]) -> None:
-    """One table per arm, then the growth after the warm-up (the first sample after 0) per
-    100 cycles, Shard against the anchor."""
+def report_cycles(runs: list[tuple[str, Samples]], warmup: int = 0) -> None:
+    """One table per arm, then the growth over the measured cycles per 100 cycles, Shard
+    against the anchor: from the end of `warmup` cycles (with none, from the first sample
+    after 0: the first cycles start what a server starts once)."""
     growth: dict[str, tuple[int, float]] = {}
     for name, samples in runs:
         rows = [[str(n), str(fds), f"{rss:.1f}", f"{t:.0f}"] for n, fds, rss, t in samples]
         rows[-1][0] += " (idle)"
+        if warmup:
+            rows[0][0] += " (warm-up from here)"
         print(table([f"{name}: cycles done", "server fds", "server RSS MiB", "elapsed s"], rows))
-        first, last = samples[1] if len(samples) > 2 else samples[0], samples[-1]
+        after = [x for x in samples[1:] if x[0] >= warmup] if warmup else samples[1:]
+        first, last = (after[0] if len(after) > 1 else samples[0]), samples[-1]
+        if warmup:
+            print(f"warm-up, {first[0]} cycles: RSS {samples[0][2]:.1f} → {first[2]:.1f} MiB")
         per = 100 / max(1, last[0] - first[0])
         growth[name] = (last[1] - first[1], (last[2] - first[2]) * per)
-        mid = next(x for x in samples if x[0] >= last[0] / 2)
+        mid = next(x for x in samples if x[0] >= (first[0] + last[0]) / 2)
         late = (last[2] - mid[2]) * 100 / max(1, last[0] - mid[0])
         print(
-            f"after warm-up → end: fds {first[1]} → {last[1]} ({last[1] - first[1]:+d}), "
+            f"measured, {first[0]} → {last[0]} cycles: "
+            f"fds {first[1]} → {last[1]} ({last[1] - first[1]:+d}), "
             f"RSS {first[2]:.1f} → {last[2]:.1f} MiB ({last[2] - first[2]:+.1f}; "
             f"{growth[name][1]:+.2f} MiB per 100 cycles; second half, from cycle {mid[0]}: "
             f"{late:+.2f})\n"
@@ -188,6 +208,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrent", type=int, default=20)
     parser.add_argument("--cycles", type=int, default=200)
     parser.add_argument("--parallel", type=int, default=4)
+    parser.add_argument(
+        "--warmup", type=int, default=0,
+        help="start/stop cycles run before the measured --cycles (both arms)",
+    )  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="3 concurrent, 6 cycles")
     parser.add_argument(
         "--compare", action=argparse.BooleanOptionalAction, default=True,
@@ -195,22 +219,24 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     args = parser.parse_args(argv)
     concurrent, total = (3, 6) if args.quick else (args.concurrent, args.cycles)
+    warmup = 0 if args.quick else args.warmup
     print(f"B7 agent starts through jupyter_server ({machine()})\n")
     runs: list[tuple[str, Samples]] = []
     gateway = start_gateway()
     try:
         ids = concurrent_starts(gateway, concurrent)
         print()
-        runs.append(("shard", cycles(gateway, ids, total, min(args.parallel, len(ids)))))
+        lanes = min(args.parallel, len(ids))
+        runs.append(("shard", cycles(gateway, ids, total, lanes, warmup)))
     finally:
         gateway.stop()
     if args.compare:
         gateway = start_plain_server()  # a fresh server, as the Shard arm had
         try:
-            runs.append(("stock ipykernel", anchor_cycles(gateway, total, args.parallel)))
+            runs.append(("stock ipykernel", anchor_cycles(gateway, total, args.parallel, warmup)))
         finally:
             gateway.stop()
-    report_cycles(runs)
+    report_cycles(runs, warmup)
     return 0
 
 
