@@ -24,7 +24,9 @@ from shard_core.engine.compaction.tokens import (
 )
 from shard_core.types import (
     CompactionEntry,
+    MessageEntry,
     SessionEntry,
+    ToolResultEntry,
 )
 
 MARKER_TYPES = frozenset({"compaction", "session"})
@@ -52,9 +54,12 @@ def live_window(branch: Sequence[SessionEntry]) -> Window:
     after: list[int] = []  # context positions after the compaction, newest first
     others: list[int] = []
     type_of = TYPE_OF.get
-    for i in range(len(branch) - 1, -1, -1):
+    for i, cls in zip(range(len(branch) - 1, -1, -1), map(type, reversed(branch)), strict=True):
+        if cls is MessageEntry or cls is ToolResultEntry:  # most entries: no read of the entry
+            after.append(i)
+            continue
         entry = branch[i]
-        if (type_of(type(entry)) or entry.type) in CONTEXT_TYPES:
+        if (type_of(cls) or entry.type) in CONTEXT_TYPES:  # a subclass
             after.append(i)
         elif isinstance(entry, CompactionEntry):
             previous, start = entry, i + 1
