@@ -156,21 +156,6 @@ def exit_line(text: str, lo: int = 0) -> tuple[int, str] | None:
     return None
 
 
-def strip_exit_line(text: str) -> str:
-    """The output without the bash tool's closing `exit code N` line (searched at the end only:
-    a regex anchored at the end still tries every position of a long output)."""
-    found = exit_line(text, len(text) - _TAIL)
-    return text[: found[0]] if found else text
-
-
-def exit_code(details: dict[str, Any], text: str) -> int | None:
-    code = details.get("exit_code")
-    if isinstance(code, int) and not isinstance(code, bool):
-        return code
-    found = exit_line(text, len(text) - _TAIL)
-    return int(found[1]) if found else None
-
-
 def _look_ahead(entries: Sequence[SessionEntry], indices: Sequence[int]) -> dict[str, PairedResult]:
     """Every tool result in the range by call id: the one index all pairing goes through."""
     found: dict[str, PairedResult] = {}

@@ -97,13 +97,13 @@ def walk_window(
     for i, entry in enumerate(entries):
         # the exact class first: a failed isinstance on a pydantic class costs ~6x
         if type(entry) is MessageEntry:
-            message(entry, i, indices[i], positions[i])
+            message(entry, i, indices[i])
         elif type(entry) is ToolResultEntry:
-            result_entry(entry, indices[i], positions[i])
+            result_entry(entry, indices[i])
         elif isinstance(entry, MessageEntry):  # a subclass
-            message(entry, i, indices[i], positions[i])
+            message(entry, i, indices[i])
         elif isinstance(entry, ToolResultEntry):
-            result_entry(entry, indices[i], positions[i])
+            result_entry(entry, indices[i])
         else:
             walker.other()
         offsets.append(len(blocks))
@@ -133,8 +133,8 @@ class _Walker:
         self.offsets = [0]
         self.indexer = Indexer()
         self.kinds = self.indexer.found.kinds
-        self.answered: dict[str, int] = {}
-        """Call id → branch position of its result."""
+        self.answered: set[str] = set()
+        """Ids of the calls whose result was seen."""
         self.names: dict[str, str] = {}
         """Call id → tool name, for the calls seen so far."""
         self.skipped: set[str] = set()
@@ -142,7 +142,7 @@ class _Walker:
         """Bash call id → (its block's slot, its entry index, the command) until answered."""
         self.regular = True
 
-    def message(self, entry: MessageEntry, i: int, index: int, position: int) -> None:
+    def message(self, entry: MessageEntry, i: int, index: int) -> None:
         owed = self.pending  # before this message's own calls
         message = entry.details.message
         role = message.role
@@ -158,7 +158,7 @@ class _Walker:
             self._said(role, index, text.strip())
             chars, has_text, has_result = len(text), True, False
         else:
-            chars, has_text, has_result = self._content(content, role, index, position)
+            chars, has_text, has_result = self._content(content, role, index)
         self.tokens.append(-(-chars // CHARS_PER_TOKEN) + ENTRY_OVERHEAD_TOKENS)
         self.owed.append(-1 if has_result else owed)
         if has_text and role == "user":
@@ -170,7 +170,7 @@ class _Walker:
         self.owed.append(-1)
 
     def _content(
-        self, content: Sequence[ContentBlock], role: str, index: int, position: int
+        self, content: Sequence[ContentBlock], role: str, index: int
     ) -> tuple[int, bool, bool]:
         """(characters, any text, any tool result) of a message's blocks."""
         chars = 0
@@ -191,7 +191,7 @@ class _Walker:
                 self._call(call_id, name, args, index)
             elif isinstance(block, ToolResultBlock):
                 has_result = True
-                chars += self._inline_result(block, index, position)
+                chars += self._inline_result(block, index)
             elif isinstance(block, ThinkingBlock):
                 thinking = block.thinking
                 chars += len(thinking)
@@ -230,13 +230,13 @@ class _Walker:
             self.indexer.call(made, call_id, name, at)
             self.blocks.append(made)
 
-    def _inline_result(self, block: ToolResultBlock, index: int, position: int) -> int:
+    def _inline_result(self, block: ToolResultBlock, index: int) -> int:
         content = block.content
         text = result_text(content)
-        self._result(block.tool_call_id, "", index, text, block.is_error, {}, position)
+        self._result(block.tool_call_id, "", index, text, block.is_error, {})
         return result_chars(content)
 
-    def result_entry(self, entry: ToolResultEntry, index: int, position: int) -> None:
+    def result_entry(self, entry: ToolResultEntry, index: int) -> None:
         d = entry.details
         result = d.result
         content = result.content
@@ -248,18 +248,18 @@ class _Walker:
             text, chars = result_text(content), result_chars(content)
         self.tokens.append(-(-chars // CHARS_PER_TOKEN) + ENTRY_OVERHEAD_TOKENS)
         self.owed.append(-1)
-        self._result(d.tool_call_id, d.name, index, text, result.is_error, result.details, position)
+        self._result(d.tool_call_id, d.name, index, text, result.is_error, result.details)
 
     def _result(
         self, call_id: str, name: str, index: int, text: str, is_error: bool,
-        details: dict[str, Any], position: int,
+        details: dict[str, Any],
     ) -> None:  # fmt: skip
         answered = self.answered
         if call_id in answered:
             self.regular = False  # answered twice
         elif call_id in self.names:
             self.pending -= 1
-        answered[call_id] = position
+        answered.add(call_id)
         waiting = self.waiting.pop(call_id, None)
         if waiting is not None:
             self.blocks[waiting[0]] = bash_output_block(call_id, waiting[2], index, text, details)
