@@ -36,6 +36,8 @@ NO_OUTPUT = "(no output)"
 _EXIT_LINE = re.compile(r"\n*exit code (-?\d+)[^\n]*\Z")
 """The bash tool's closing line; `exit_line` finds its match without searching every position."""
 _EXIT_WORDS = "exit code "
+_CODE = re.compile(r"-?\d+").match
+"""The code after the words, matched where they end (not searched for)."""
 _TAIL = 200
 
 _new = object.__new__
@@ -134,24 +136,19 @@ def exit_line(text: str, lo: int = 0) -> tuple[int, str] | None:
     r"""Where `_EXIT_LINE.search(text[lo:])` matches (plus `lo`), and the code it reads —
     found from the last line: only there can `exit code N` reach the end with no newline
     after it (the first such on that line is the match, with the newlines right before it).
-    The search itself tries every position, each a failed attempt at `\n*exit code`; and
-    what follows the words is read here without a regex (`-?\d+`, then the rest of the line,
-    which has no newline by construction)."""
+    The search itself tries every position, each a failed attempt at `\n*exit code`; here
+    the code is matched where the words end (`-?\d+`; the rest of the line has no newline by
+    construction)."""
     lo = max(lo, 0)
     line = text.rfind("\n", lo) + 1 or lo
     at = text.find(_EXIT_WORDS, line)
-    end = len(text)
     while at != -1:
-        digits = at + len(_EXIT_WORDS)
-        first = digits + 1 if text.startswith("-", digits) else digits
-        stop = first
-        while stop < end and text[stop].isdecimal():  # `\d` in a str pattern: category Nd
-            stop += 1
-        if stop > first:
+        code = _CODE(text, at + len(_EXIT_WORDS))
+        if code is not None:
             start = at
             while start > lo and text[start - 1] == "\n":
                 start -= 1
-            return start, text[digits:stop]
+            return start, code.group()
         at = text.find(_EXIT_WORDS, at + 1)
     return None
 
