@@ -48,6 +48,7 @@ from shard_core.types import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
+    ToolResult,
     ToolResultBlock,
     ToolResultEntry,
 )
@@ -132,7 +133,12 @@ class _Walker:
         """None: a bash call's slot, filled when its result arrives (or by `finish`)."""
         self.offsets = [0]
         self.indexer = Indexer()
-        self.kinds = self.indexer.found.kinds
+        found = self.indexer.found
+        self.kinds = found.kinds
+        self.call_at, self.result_at = found.kinds["tool_call"], found.kinds["tool_result"]
+        self.calls, self.results, self.named = found.calls, found.results, found.names
+        """The index's parts, filled here in place of `Indexer.call`/`result`: a call or a
+        result seen twice makes the window irregular, whose blocks are made again anyway."""
         self.answered: set[str] = set()
         """Ids of the calls whose result was seen."""
         self.names: dict[str, str] = {}
@@ -227,13 +233,19 @@ class _Walker:
             self.skipped.add(call_id)
         else:
             made = call_block(index, call_id, name, args)
-            self.indexer.call(made, call_id, name, at)
+            self.call_at.append(at)
+            named = self.named.get(name)
+            if named is None:
+                self.named[name] = [at]
+            else:
+                named.append(at)
+            self.calls[call_id] = made
             self.blocks.append(made)
 
     def _inline_result(self, block: ToolResultBlock, index: int) -> int:
         content = block.content
         text = result_text(content)
-        self._result(block.tool_call_id, "", index, text, block.is_error, {})
+        self._result(block.tool_call_id, "", index, text, block)
         return result_chars(content)
 
     def result_entry(self, entry: ToolResultEntry, index: int) -> None:
@@ -248,12 +260,13 @@ class _Walker:
             text, chars = result_text(content), result_chars(content)
         self.tokens.append(-(-chars // CHARS_PER_TOKEN) + ENTRY_OVERHEAD_TOKENS)
         self.owed.append(-1)
-        self._result(d.tool_call_id, d.name, index, text, result.is_error, result.details)
+        self._result(d.tool_call_id, d.name, index, text, result)
 
     def _result(
-        self, call_id: str, name: str, index: int, text: str, is_error: bool,
-        details: dict[str, Any],
-    ) -> None:  # fmt: skip
+        self, call_id: str, name: str, index: int, text: str, result: ToolResult | ToolResultBlock
+    ) -> None:
+        """`result`: the entry's or the message's, read only for what its call's block needs
+        (a bash call's details, another call's error flag)."""
         answered = self.answered
         if call_id in answered:
             self.regular = False  # answered twice
@@ -262,11 +275,13 @@ class _Walker:
         answered.add(call_id)
         waiting = self.waiting.pop(call_id, None)
         if waiting is not None:
+            details = result.details if isinstance(result, ToolResult) else {}
             self.blocks[waiting[0]] = bash_output_block(call_id, waiting[2], index, text, details)
         elif call_id not in self.skipped and name not in SKIPPED_TOOLS:
             shown = self.names.get(call_id, name or "tool")
-            made = result_block(index, call_id, shown, text, is_error)
-            self.indexer.result(made, call_id, len(self.blocks))
+            made = result_block(index, call_id, shown, text, result.is_error)
+            self.result_at.append(len(self.blocks))
+            self.results[call_id] = made
             self.blocks.append(made)
 
     def finish(self) -> list[NormalizedBlock]:
