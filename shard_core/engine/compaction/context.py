@@ -46,7 +46,8 @@ class Facts:
             memo = self._memo[fn] = {}
         hit = memo.get(id(block))
         if hit is not None and hit[0] is block and (hit[1] is dep or hit[1] == dep):
-            return cast(T, hit[2])
+            value: T = hit[2]  # pyright: ignore[reportAssignmentType]  (no `cast`: a call per hit)
+            return value
         value = fn(block, dep)
         memo[id(block)] = (block, dep, value)
         return value
