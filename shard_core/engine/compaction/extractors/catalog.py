@@ -21,17 +21,22 @@ MAX_PATHS = 15
 MAX_SIGNATURES = 8
 SIGNATURE_CHARS = 110
 SCAN_CHARS = 60_000
-_LINE_NUMBER = re.compile(r"^\s*\d+\t", re.MULTILINE)
-_PY = r"^[ ]{0,4}(?:async\s+def|def|class)\s+(?!_(?!_init__))\w+[^\n]*"
+# Every pattern is anchored at a line start. It is written `\n…` and searched in the text with
+# a newline put in front, not `^…` with MULTILINE: a pattern that starts with a literal lets the
+# regex engine skip from one newline to the next, where `^` made it try every position. No
+# match ends with a newline, so each finds what its `^` form finds (with that newline in front:
+# `strip` takes it off). tests/unit/engine/compaction/test_shortcuts.py holds both forms equal.
+_LINE_NUMBER = re.compile(r"\n\s*\d+\t")
+_PY = r"\n[ ]{0,4}(?:async\s+def|def|class)\s+(?!_(?!_init__))\w+[^\n]*"
 _TS = (
-    r"^\s*export\s+(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
+    r"\n(?:\s*export\s+(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
     r"(?:function\*?\s+\w+|interface\s+\w+|type\s+\w+|class\s+\w+|enum\s+\w+"
     r"|const\s+\w+\s*(?::[^=\n]+)?=\s*(?:async\s*)?\()[^\n]*"
-    r"|^(?:declare\s+)?(?:abstract\s+)?(?:interface|type|class|enum)\s+\w+[^\n]*"
+    r"|(?:declare\s+)?(?:abstract\s+)?(?:interface|type|class|enum)\s+\w+[^\n]*)"
 )
-_GO = r"^(?:func\s+(?:\([^)]*\)\s*)?[A-Z]\w*\s*\(|type\s+\w+\s+(?:struct|interface)\b)[^\n]*"
+_GO = r"\n(?:func\s+(?:\([^)]*\)\s*)?[A-Z]\w*\s*\(|type\s+\w+\s+(?:struct|interface)\b)[^\n]*"
 _RS = (
-    r"^\s*pub(?:\([^)]*\))?\s+(?:async\s+)?(?:unsafe\s+)?(?:fn|struct|enum|trait|type)\s+\w+[^\n]*"
+    r"\n\s*pub(?:\([^)]*\))?\s+(?:async\s+)?(?:unsafe\s+)?(?:fn|struct|enum|trait|type)\s+\w+[^\n]*"
 )
 _BY_SUFFIX: dict[str, re.Pattern[str]] = {}
 for _suffixes, _pattern in (
@@ -41,7 +46,7 @@ for _suffixes, _pattern in (
     ((".rs",), _RS),
 ):
     for _suffix in _suffixes:
-        _BY_SUFFIX[_suffix] = re.compile(_pattern, re.MULTILINE)
+        _BY_SUFFIX[_suffix] = re.compile(_pattern)
 
 
 def regex_signatures(path: str, text: str) -> list[str]:
@@ -49,7 +54,7 @@ def regex_signatures(path: str, text: str) -> list[str]:
     pattern = _BY_SUFFIX.get(suffix)
     if pattern is None:
         return []
-    source = _LINE_NUMBER.sub("", text[:SCAN_CHARS])
+    source = _LINE_NUMBER.sub("\n", "\n" + text[:SCAN_CHARS])  # numbers off, "\n" in front
     found = [match.group(0).strip().rstrip("{;: ") for match in pattern.finditer(source)]
     return list(dict.fromkeys(clip_all(found, SIGNATURE_CHARS)))
 

@@ -13,7 +13,12 @@ from hypothesis import strategies as st
 
 from shard_core.engine.compaction import normalize
 from shard_core.engine.compaction.context import BlockIndex
-from shard_core.engine.compaction.excerpts import crumb, split_crumb
+from shard_core.engine.compaction.excerpts import clip_all, crumb, split_crumb
+from shard_core.engine.compaction.extractors.catalog import (
+    SCAN_CHARS,
+    SIGNATURE_CHARS,
+    regex_signatures,
+)
 from shard_core.engine.compaction.extractors.files import _FILE_COMMAND, _FILE_COMMANDS
 from shard_core.engine.compaction.format import CUT_NOTE, _shrink_once, fit, render
 from shard_core.engine.compaction.gates import Haystack
@@ -160,3 +165,68 @@ def test_the_file_command_gate_finds_what_the_word_boundary_pattern_finds(
 ) -> None:
     found = Haystack(commands, lower=False).any_of((), _FILE_COMMANDS)
     assert found == [_FILE_COMMAND.search(c) is not None for c in commands]
+
+
+_CARET = {
+    ".py": r"^[ ]{0,4}(?:async\s+def|def|class)\s+(?!_(?!_init__))\w+[^\n]*",
+    ".ts": r"^\s*export\s+(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
+    r"(?:function\*?\s+\w+|interface\s+\w+|type\s+\w+|class\s+\w+|enum\s+\w+"
+    r"|const\s+\w+\s*(?::[^=\n]+)?=\s*(?:async\s*)?\()[^\n]*"
+    r"|^(?:declare\s+)?(?:abstract\s+)?(?:interface|type|class|enum)\s+\w+[^\n]*",
+    ".go": r"^(?:func\s+(?:\([^)]*\)\s*)?[A-Z]\w*\s*\(|type\s+\w+\s+(?:struct|interface)\b)[^\n]*",
+    ".rs": r"^\s*pub(?:\([^)]*\))?\s+(?:async\s+)?(?:unsafe\s+)?(?:fn|struct|enum|trait|type)"
+    r"\s+\w+[^\n]*",
+}
+_CARET_NUMBER = re.compile(r"^\s*\d+\t", re.MULTILINE)
+
+
+def _signatures_by_caret(path: str, text: str) -> list[str]:
+    """The plain definition: line numbers and signatures found with `^` and MULTILINE."""
+    pattern = re.compile(_CARET[path[path.rfind(".") :]], re.MULTILINE)
+    source = _CARET_NUMBER.sub("", text[:SCAN_CHARS])
+    found = [m.group(0).strip().rstrip("{;: ") for m in pattern.finditer(source)]
+    return list(dict.fromkeys(clip_all(found, SIGNATURE_CHARS)))
+
+
+_SOURCE_PIECES = st.sampled_from(
+    ["\n", "\n\n", " ", "    ", "\t", "12", "7\t", "  3\t", "def ", "async def ", "class ",
+     "export ", "default ", "function ", "interface ", "const ", " = (", "type ", "enum ",
+     "pub ", "pub(crate) ", "fn ", "struct ", "func ", "(r *R) ", "Foo", "_x", "__init__",
+     "x", "(", ")", "{", ";", ":", "\u00e9"]
+)  # fmt: skip
+_KEYWORDS = {
+    ".py": ["def ", "async def ", "class ", "return "],
+    ".ts": ["export function ", "export const ", "export default class ", "interface ", "type ",
+            "declare enum ", "export interface "],
+    ".go": ["func ", "func (r *R) ", "type "],
+    ".rs": ["pub fn ", "pub(crate) struct ", "pub async fn ", "fn "],
+}  # fmt: skip
+
+
+def _source_line(suffix: str) -> st.SearchStrategy[str]:
+    return st.tuples(
+        st.sampled_from(["", "     1\t", "  12\t", "3\t"]),  # a read result's numbers, or none
+        st.sampled_from(["", "  ", "    ", "      ", "\t"]),
+        st.sampled_from([*_KEYWORDS[suffix], ""]),
+        st.sampled_from(["Foo", "x", "_x", "__init__", "Bar struct", "Baz(", "Q = (", ""]),
+        st.lists(_SOURCE_PIECES, max_size=4).map("".join),
+    ).map("".join)
+
+
+SOURCES = st.sampled_from(sorted(_KEYWORDS)).flatmap(
+    lambda suffix: st.tuples(
+        st.just(suffix),
+        st.lists(_source_line(suffix) | _SOURCE_PIECES, min_size=1, max_size=12).map("".join),
+    )
+)
+"""(suffix, source): lines like that language's (most start a signature) mixed with loose
+pieces — blank lines, numbers without a tab, whitespace runs across lines."""
+
+
+@settings(max_examples=400, deadline=None)
+@given(source=SOURCES)
+def test_signatures_anchored_at_a_newline_are_the_caret_patterns_signatures(
+    source: tuple[str, str],
+) -> None:
+    suffix, text = source
+    assert regex_signatures("a" + suffix, text) == _signatures_by_caret("a" + suffix, text)
