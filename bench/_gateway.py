@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from shard_kernel.kernelspec import spec_source
+from tests.fixtures.http import answers_http
 
 TOKEN = "bench-token-0f3a9c1e5b7d"
 
@@ -118,7 +119,7 @@ def start_plain_server() -> Gateway:
 
 
 def _launch(command: Callable[[int], list[str]]) -> Gateway:
-    """Run `command(port)` on a free port in temp dirs; wait until the port answers."""
+    """Run `command(port)` on a free port in temp dirs; wait until the server answers HTTP."""
     root = Path(tempfile.mkdtemp(prefix="shard-bench-"))
     env = isolated_env(root)
     port = free_port()
@@ -132,11 +133,9 @@ def _launch(command: Callable[[int], list[str]]) -> Gateway:
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError((root / "server.log").read_text()[-2000:])
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return gateway
-        except OSError:
-            time.sleep(0.1)
+        if answers_http(port):  # not a bare TCP connect: a kernel may hold a port chosen free
+            return gateway
+        time.sleep(0.1)
     gateway.stop()
     raise RuntimeError("the server did not start")
 

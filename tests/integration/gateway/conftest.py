@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import http.client
 import json
 import os
 import shutil
@@ -12,8 +11,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +21,7 @@ from tornado.httpclient import AsyncHTTPClient, HTTPRequest, HTTPResponse
 from tornado.ioloop import IOLoop
 
 from shard_kernel.kernelspec import spec_source
+from tests.fixtures.http import answers_http
 
 pytestmark = pytest.mark.integration
 TOKEN = "gw-test-token-6b1f0c2d9e8a7f3c"
@@ -141,24 +139,11 @@ def start_process(argv: list[str], env: dict[str, str], log: Path, port: int, to
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"server exited {proc.returncode}:\n{log.read_text()[-3000:]}")
-        if _answers_http(port):
+        if answers_http(port):
             return server
         time.sleep(0.1)
     server.stop()
     raise RuntimeError(f"server did not listen in time:\n{log.read_text()[-3000:]}")
-
-
-def _answers_http(port: int) -> bool:
-    """An HTTP answer on the port, whatever its status: the server serves. A bare TCP connect
-    is not enough, as another process's socket (a kernel's) may hold a port chosen free."""
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api", timeout=2):
-            return True
-    except urllib.error.HTTPError as exc:
-        exc.close()
-        return True
-    except (OSError, http.client.HTTPException):
-        return False
 
 
 class Servers:
