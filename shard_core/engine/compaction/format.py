@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from shard_core.engine.compaction.gates import any_of
+from shard_core.engine.compaction.gates import Haystack
 from shard_core.engine.compaction.merge import merge_lines
 from shard_core.engine.compaction.redact import HINTS, redact, redact_hinted
 from shard_core.engine.compaction.sections import Section
@@ -170,15 +170,14 @@ def _redacted(sections: Sequence[Section], redactor: Callable[[str], str]) -> li
     `redact` returns it as: one search over all the lines finds those (a memo of `redact`, as
     the compactor's cache passes, is cheaper than that search for lines it has seen)."""
     lines = [line for section in sections for line in section.lines]
-    if redactor is redact:
-        hinted = iter(any_of(lines, HINTS))
-        redactor = redact_hinted
+    if redactor is redact:  # the lowered lines the search made are the ones redaction reads
+        hay = Haystack(lines)
+        hinted = hay.any_of(HINTS)
+        done = [redact_hinted(x, hay.text(i)) if hinted[i] else x for i, x in enumerate(lines)]
     else:
-        hinted = iter([True] * len(lines))
-    return [
-        replace(s, lines=tuple(redactor(line) if next(hinted) else line for line in s.lines))
-        for s in sections
-    ]
+        done = list(map(redactor, lines))
+    out = iter(done)
+    return [replace(s, lines=tuple(next(out) for _ in s.lines)) for s in sections]
 
 
 def format_summary(

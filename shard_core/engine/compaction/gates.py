@@ -24,10 +24,11 @@ class Haystack:
     def __init__(self, texts: Sequence[str], *, lower: bool = True) -> None:
         self.texts = texts
         self.ascii = all(map(str.isascii, texts))
+        self._pieces: Sequence[str] | None = None
         if lower and self.ascii:  # lowering ASCII keeps every length: lower the join at once
             pieces, self.joined = texts, _SEP.join(texts).lower()
         else:
-            pieces = [text.lower() for text in texts] if lower else texts
+            pieces = self._pieces = [text.lower() for text in texts] if lower else texts
             self.joined = _SEP.join(pieces)
         starts: list[int] = []
         at = 0
@@ -35,6 +36,13 @@ class Haystack:
             starts.append(at)
             at += length + 1
         self._starts = starts
+
+    def text(self, i: int) -> str:
+        """Text i as searched (lowered, unless `lower` was false)."""
+        if self._pieces is not None:
+            return self._pieces[i]
+        start = self._starts[i]
+        return self.joined[start : start + len(self.texts[i])]
 
     def any_of(self, words: Iterable[str], patterns: Iterable[re.Pattern[str]] = ()) -> list[bool]:
         """Per text: does it (lowered) contain one of `words` or match one of `patterns`?"""

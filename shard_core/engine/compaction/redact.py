@@ -120,10 +120,11 @@ def redact(text: str) -> str:
     return _redact_hinted(text, lowered)
 
 
-def redact_hinted(text: str) -> str:
+def redact_hinted(text: str, lowered: str | None = None) -> str:
     """`redact(text)` for a text already known to hold a hint (`gates.any_of(texts, HINTS)`
-    found them in bulk): the same, without looking for the hint again."""
-    return _redact_hinted(text, text.lower())
+    found them in bulk): the same, without looking for the hint again. `lowered`:
+    `text.lower()`, when the caller has it (a `gates.Haystack` does)."""
+    return _redact_hinted(text, text.lower() if lowered is None else lowered)
 
 
 def _redact_hinted(text: str, lowered: str) -> str:

@@ -248,18 +248,33 @@ class BriefTranscript:
         chosen: list[list[str]] = []
         used = 0
         for turn in last_turns(tools)[1]:
-            lines = [
-                line
-                for b in turn
-                if (line := facts.of(_rendered, b, _paired(b, tools))) is not None
-            ]
+            room = TRANSCRIPT_CHARS - used if chosen else None
+            lines = _turn_lines(turn, tools, facts, room)
+            if lines is None:
+                break  # the turn does not fit after those chosen
             if not lines:
                 continue
             size = sum(len(line) for line in lines)
             if used + size > TRANSCRIPT_CHARS:
-                if not chosen:
-                    chosen.append(_fit(lines, TRANSCRIPT_CHARS))
+                chosen.append(_fit(lines, TRANSCRIPT_CHARS))  # the newest turn, too big alone
                 break
             chosen.append(lines)
             used += size
         return [line for lines in reversed(chosen) for line in lines]
+
+
+def _turn_lines(
+    turn: list[NormalizedBlock], tools: ToolIndex, facts: Facts, room: int | None
+) -> list[str] | None:
+    """A turn's transcript lines; None as soon as they pass `room` characters (when given):
+    such a turn is left out whole, so the rest of it is not rendered."""
+    lines: list[str] = []
+    size = 0
+    for block in turn:
+        line = facts.of(_rendered, block, _paired(block, tools))
+        if line is not None:
+            lines.append(line)
+            size += len(line)
+            if room is not None and size > room:
+                return None
+    return lines

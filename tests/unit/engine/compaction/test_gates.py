@@ -42,6 +42,7 @@ def test_a_haystack_answers_every_gate_like_any_of(texts: list[str], lower: bool
     hay = Haystack(texts, lower=lower)
     assert hay.texts == texts
     assert hay.ascii == all(t.isascii() for t in texts)
+    assert [hay.text(i) for i in range(len(texts))] == [t.lower() if lower else t for t in texts]
     for words, patterns in ((WORDS, PATTERNS), (("rm",), ()), ((), PATTERNS[:1])):
         assert hay.any_of(words, patterns) == any_of(texts, words, patterns, lower=lower)
         assert hay.any_of(words, patterns) == [
@@ -55,3 +56,4 @@ def test_a_haystack_lowers_text_whose_lowering_changes_its_length() -> None:
     texts = ["\u0130 KEY", "token", "K\u212aEY"]  # İ lowers to two characters; K (Kelvin) to k
     assert not Haystack(texts).ascii
     assert Haystack(texts).any_of(("key", "token", "kkey")) == [True, True, True]
+    assert [Haystack(texts).text(i) for i in range(3)] == [t.lower() for t in texts]
