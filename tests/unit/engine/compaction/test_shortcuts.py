@@ -1,7 +1,8 @@
 """The speed-ups that stand in for a plainer definition answer exactly like it: breadcrumbs
 split from the last opening, a one-entry crumb, an entry's type read off its class, the block
 index's shared lists, rendering a section once for several fits, the bash exit line found
-from the last line."""
+from the last line, the `rm`/`mv` gate, signatures anchored at a newline put in front, a
+transcript that stops rendering a turn which cannot fit."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shard_core.engine.compaction import normalize
-from shard_core.engine.compaction.context import BlockIndex
+from shard_core.engine.compaction.context import BlockIndex, SectionContext
 from shard_core.engine.compaction.excerpts import clip_all, crumb, split_crumb
 from shard_core.engine.compaction.extractors.catalog import (
     SCAN_CHARS,
@@ -20,6 +21,13 @@ from shard_core.engine.compaction.extractors.catalog import (
     regex_signatures,
 )
 from shard_core.engine.compaction.extractors.files import _FILE_COMMAND, _FILE_COMMANDS
+from shard_core.engine.compaction.extractors.turns import (
+    TRANSCRIPT_CHARS,
+    BriefTranscript,
+    _fit,
+    last_turns,
+    render_block,
+)
 from shard_core.engine.compaction.format import CUT_NOTE, _shrink_once, fit, render
 from shard_core.engine.compaction.gates import Haystack
 from shard_core.engine.compaction.normalize import _EXIT_LINE, exit_line
@@ -230,3 +238,37 @@ def test_signatures_anchored_at_a_newline_are_the_caret_patterns_signatures(
 ) -> None:
     suffix, text = source
     assert regex_signatures("a" + suffix, text) == _signatures_by_caret("a" + suffix, text)
+
+
+def _transcript_rendering_all(blocks: list[Any]) -> list[str]:
+    """The Brief Transcript as it was: every block of a turn rendered before its size is
+    checked against the room left."""
+    tools = BlockIndex(blocks)
+    chosen: list[list[str]] = []
+    used = 0
+    for turn in last_turns(tools)[1]:
+        lines = [line for b in turn if (line := render_block(b, tools)) is not None]
+        if not lines:
+            continue
+        size = sum(len(line) for line in lines)
+        if used + size > TRANSCRIPT_CHARS:
+            if not chosen:
+                chosen.append(_fit(lines, TRANSCRIPT_CHARS))
+            break
+        chosen.append(lines)
+        used += size
+    return [line for lines in reversed(chosen) for line in lines]
+
+
+def test_the_transcript_stopping_at_a_turn_that_cannot_fit_is_the_transcript_rendering_all(
+    tmp_path: Any,
+) -> None:
+    cases = 0
+    for size, seed in ((40, 1), (300, 2), (1_200, 3), (3_000, 4)):
+        entries = load_entries(write_synthetic(tmp_path / f"s{seed}.jsonl", size, seed=seed))
+        for end in range(len(entries) // 3, len(entries) + 1, max(1, len(entries) // 7)):
+            blocks = normalize(entries[:end])
+            ctx = SectionContext(None, None, 0, tools=BlockIndex(blocks))
+            assert BriefTranscript()(blocks, ctx) == _transcript_rendering_all(blocks)
+            cases += 1
+    assert cases > 20
