@@ -11,7 +11,7 @@ PYTHON=${PYTHON:-python3}
 
 echo "== ruff"; .venv/bin/ruff check . && .venv/bin/ruff format --check .
 echo "== import-linter"; .venv/bin/lint-imports
-echo "== pyright"; .venv/bin/pyright
+echo "== pyright (against the venv's packages, not whatever python is first on PATH)"; .venv/bin/pyright --pythonpath .venv/bin/python
 echo "== front end (labextension: types from schema/, renderer tests)"
 if command -v npm >/dev/null 2>&1; then
   (cd labextension && npm ci --no-audit --no-fund --loglevel=error && npm test)

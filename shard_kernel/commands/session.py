@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from collections.abc import Callable
 
 from shard_core.contracts.compactor import CompactionInput
@@ -140,6 +141,13 @@ def _measure(branch: list[SessionEntry]) -> int:
     )
 
 
+def _compactions(branch: list[SessionEntry]) -> int:
+    """How many compaction entries the branch holds: the index of the next one (counted by
+    class, in C: an isinstance per entry that fails runs the model metaclass's check)."""
+    counts = Counter(map(type, branch))
+    return sum(n for cls, n in counts.items() if issubclass(cls, CompactionEntry))
+
+
 def _plan(store: SessionStore, args: argparse.Namespace) -> CompactionDetails | None:
     ancestors = [SessionStore.read(p) for p in reversed(lineage_paths(store.path)[:-1])]
     store.attach_parents(ancestors)
@@ -150,7 +158,7 @@ def _plan(store: SessionStore, args: argparse.Namespace) -> CompactionDetails | 
         context_window=args.window,
         target_tokens=args.target if args.target is not None else args.window // 2,
         reason=args.reason,
-        index=sum(isinstance(e, CompactionEntry) for e in branch),
+        index=_compactions(branch),
     )
     return DeterministicCompactor(keep_recent_tokens=args.keep).compact(data)
 

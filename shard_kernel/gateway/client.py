@@ -25,9 +25,10 @@ from urllib.parse import urlsplit
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
-try:  # jupyter_client's own fast path; a third of a client's CPU on a busy stream
+try:  # jupyter_client's own fast path (a third of a client's CPU on a busy stream); a
+    # dependency of shard, so the fallback serves only an install that dropped it
     from orjson import loads as _loads
-except ImportError:  # pragma: no cover - orjson comes with jupyter_client's usual installs
+except ImportError:  # pragma: no cover
     _loads = json.loads
 
 PROTOCOL_VERSION = "5.3"

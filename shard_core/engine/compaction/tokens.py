@@ -64,17 +64,27 @@ def json_chars(value: object) -> int:
 def message_chars(content: Sequence[ContentBlock]) -> int:
     chars = 0
     for block in content:
-        if isinstance(block, TextBlock):
+        # the exact class first: a failed isinstance on a model class runs the metaclass's check
+        if type(block) is TextBlock:
             chars += len(block.text)
-        elif isinstance(block, ToolCallBlock):
+        elif type(block) is ToolCallBlock:
             chars += len(block.name) + json_chars(block.input)
-        elif isinstance(block, ToolResultBlock):
-            chars += result_chars(block.content)
-        elif isinstance(block, ThinkingBlock):
-            chars += len(block.thinking)
         else:
-            chars += IMAGE_TOKENS * CHARS_PER_TOKEN
+            chars += _block_chars(block)
     return chars
+
+
+def _block_chars(block: ContentBlock) -> int:
+    """`message_chars` of one block of any class (a subclass, a result, thinking, an image)."""
+    if isinstance(block, TextBlock):
+        return len(block.text)
+    if isinstance(block, ToolCallBlock):
+        return len(block.name) + json_chars(block.input)
+    if isinstance(block, ToolResultBlock):
+        return result_chars(block.content)
+    if isinstance(block, ThinkingBlock):
+        return len(block.thinking)
+    return IMAGE_TOKENS * CHARS_PER_TOKEN
 
 
 CONTEXT_TYPES = frozenset({"message", "tool_result"})
@@ -103,10 +113,12 @@ def is_context(entry: SessionEntry) -> bool:
 
 def estimate_entry(entry: SessionEntry) -> int:
     """Tokens the entry costs in a provider request; 0 for entries that are not messages."""
-    if isinstance(entry, ToolResultEntry):
+    # isinstance of the entry's own class is a pointer test; a failed one on a model class
+    # runs the metaclass's check: so a message is never tested against ToolResultEntry
+    if type(entry) is not MessageEntry and isinstance(entry, ToolResultEntry):
         content = entry.details.result.content
         first = content[0] if len(content) == 1 else None
-        chars = len(first.text) if isinstance(first, TextBlock) else result_chars(content)
+        chars = len(first.text) if type(first) is TextBlock else result_chars(content)
     elif isinstance(entry, MessageEntry):
         chars = message_chars(entry.details.message.content)
     else:

@@ -20,7 +20,7 @@ def test_b1_times_file_to_summary_against_the_parse_floor(
     header = next(line for line in out.splitlines() if line.startswith("| entries"))
     assert [c.strip() for c in header.split("|")[1:-1]] == [
         "entries", "floor", "floor gc off", "store read", "file→summary", "/floor",
-        "/floor gc off", "memory", "memory/floor", "goal ms", "ok",
+        "file/floor", "/floor gc off", "memory", "memory/floor", "goal ms", "ok",
     ]  # fmt: skip
     assert "| 300 " in out
     assert "| 1,200 " in out
