@@ -7,6 +7,7 @@ finds it through Jupyter's runtime files, as it would on a user's machine.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -49,7 +50,19 @@ def test_dashboard_lists_an_agent_and_attach_opens_its_widget(
         expect(widget.locator(".shard-model")).to_have_text(str(script))
         expect(dashboard.locator(".shard-command-notice")).to_have_text("")
         save_screenshot(notebook.page, "e2e-dashboard-attach.png")
-        clients = lab.api("GET", f"/shard/api/agents/{agent['id']}")["clients"]
-        assert clients >= 1  # the notebook's kernel is attached to the agent's kernel
+        # the notebook's kernel is attached to the agent's kernel: the agent reports its
+        # clients once they settle (CLIENTS_SETTLE after the attach), so the list catches up
+        clients = _clients_within(lab, agent["id"], seconds=15.0)
+        assert clients >= 1, "the registry never counted the notebook's kernel as a client"
     finally:
         lab.api("DELETE", f"/shard/api/agents/{agent['id']}")
+
+
+def _clients_within(lab: LabServer, agent_id: str, *, seconds: float) -> int:
+    """The registry's client count, polled until it is at least one or `seconds` pass."""
+    deadline = time.monotonic() + seconds
+    while True:
+        clients = int(lab.api("GET", f"/shard/api/agents/{agent_id}")["clients"])
+        if clients >= 1 or time.monotonic() > deadline:
+            return clients
+        time.sleep(0.1)
