@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from shard_core.engine.compaction import estimate_entries, estimate_entry
 from shard_core.types import (
+    AssistantMessage,
     ContentBlock,
     ImageBlock,
     MessageDetails,
@@ -24,7 +25,6 @@ from shard_core.types import (
     ToolResultEntry,
     UserMessage,
 )
-from shard_core.types.content import AssistantMessage
 
 OVERHEAD = 4
 
