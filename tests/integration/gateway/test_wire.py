@@ -211,6 +211,10 @@ async def test_v1_clients_get_the_messages_json_clients_get(
     agent = await create_agent(server, workspace, [{"text": "hi"}])
     v1 = await WsAgent.connect(server, agent["kernel_id"], "v1")
     plain = await WsAgent.connect(server, agent["kernel_id"], "plain", subprotocol=False)
+    # the handshake is done before the server's side opens: jupyter_server then nudges the
+    # kernel and its nudge takes the first IOPub message that comes, another client's too
+    for client in (v1, plain):
+        await iopub_ready(client)
     replies = []
     for asking in (v1, plain):
         msg_id = asking.sock.execute("/help")
