@@ -105,30 +105,29 @@ class Indexer:
 
     def add(self, block: NormalizedBlock, at: int) -> None:
         if block.kind == "tool_call":
-            self.call(block, block.id, block.name, at)
+            self._call(block, at)
         elif block.kind == "tool_result":
-            self.result(block, block.id, at)
+            self._result(block, at)
         else:
             self.found.kinds[block.kind].append(at)
 
-    def call(self, block: ToolCallNBlock, call_id: str, name: str, at: int) -> None:
-        """Note a call block (`call_id`, `name`: its own, passed by a caller that has them)."""
+    def _call(self, block: ToolCallNBlock, at: int) -> None:
         found = self.found
         found.kinds["tool_call"].append(at)
-        named = found.names.get(name)
+        named = found.names.get(block.name)
         if named is None:
-            named = found.names[name] = []
+            named = found.names[block.name] = []
         named.append(at)
-        if call_id in found.calls:
+        if block.id in found.calls:
             self.unique = False
-        found.calls[call_id] = block
+        found.calls[block.id] = block
 
-    def result(self, block: ToolResultNBlock, call_id: str, at: int) -> None:
+    def _result(self, block: ToolResultNBlock, at: int) -> None:
         found = self.found
         found.kinds["tool_result"].append(at)
-        if call_id in found.results:
+        if block.id in found.results:
             self.unique = False
-        found.results[call_id] = block
+        found.results[block.id] = block
 
     def prefix(
         self, blocks: list[NormalizedBlock], end: int

@@ -137,7 +137,7 @@ class _Walker:
         self.kinds = found.kinds
         self.call_at, self.result_at = found.kinds["tool_call"], found.kinds["tool_result"]
         self.calls, self.results, self.named = found.calls, found.results, found.names
-        """The index's parts, filled here in place of `Indexer.call`/`result`: a call or a
+        """The index's parts, filled here in place of `Indexer.add` per block: a call or a
         result seen twice makes the window irregular, whose blocks are made again anyway."""
         self.answered: set[str] = set()
         """Ids of the calls whose result was seen."""
