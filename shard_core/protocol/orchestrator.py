@@ -36,6 +36,11 @@ class AgentInfo(WireModel):
     error: str | None = Field(
         default=None, description="why runtime_state is failed (no traceback, no secrets)"
     )
+    notebook: str | None = Field(
+        default=None,
+        description="the notebook this agent's kernel was started for (a path under the "
+        "server's root), when the server adopted a notebook's `shard` kernel",
+    )
 
 
 class AgentListCommand(WireModel):

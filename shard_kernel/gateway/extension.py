@@ -1,10 +1,10 @@
 """Loading the extension into a ServerApp: the registry, the routes, log redaction, origin checks.
 
 Runs inside `jupyter server`, `jupyter lab` and `shard gateway` alike; it adds routes under
-`/shard/api/` and one settings key, makes kernel WebSockets faster (connection.py: no Nagle delay;
-agent kernels' WebSockets share one IOPub subscription, which also notes their activity,
-activity.py), and reads the server's own security configuration to warn when it is looser than
-Shard's baseline.
+`/shard/api/` and one settings key, adopts the `shard` kernels notebooks start (adoption.py),
+makes kernel WebSockets faster (connection.py: no Nagle delay; agent kernels' WebSockets share
+one IOPub subscription, which also notes their activity, activity.py), and reads the server's
+own security configuration to warn when it is looser than Shard's baseline.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from jupyter_server.utils import url_path_join
 
 from shard_core.engine.state import shard_home
 from shard_kernel.gateway.activity import watch_agents_on_shared_iopub
+from shard_kernel.gateway.adoption import install_adoption
 from shard_kernel.gateway.connection import install_connection_class
 from shard_kernel.gateway.handlers import ROUTES, SETTINGS_KEY
 from shard_kernel.gateway.registry import AgentRegistry
@@ -26,6 +27,7 @@ def load_extension(serverapp: Any) -> AgentRegistry:
     _protect_logs(serverapp)
     _warn_about_origins(serverapp)
     registry = AgentRegistry(serverapp.kernel_manager, shard_home(), serverapp.log)
+    install_adoption(serverapp.kernel_manager, registry)
     web_app = serverapp.web_app
     web_app.settings[SETTINGS_KEY] = registry
     if install_connection_class(web_app.settings):

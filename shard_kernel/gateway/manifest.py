@@ -36,6 +36,8 @@ class AgentManifest(BaseModel):
     permission_timeout: float = 60.0
     skills: list[str] = Field(default_factory=list)
     created: float = Field(default_factory=time.time)
+    notebook: str | None = None
+    """The notebook (a path under the server's root) whose `shard` kernel became this agent."""
 
 
 def new_agent_id() -> str:

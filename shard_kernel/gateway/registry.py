@@ -3,7 +3,8 @@
 Kernels are started, listed and stopped with `MappingKernelManager` calls alone, so the same
 code drives local kernels and kernels a remote gateway hosts (`--GatewayClient.url`). Agent
 configuration reaches the kernel only as `KERNEL_SHARD_*` variables. One asyncio lock per agent
-makes concurrent attaches of a stopped agent start exactly one kernel.
+makes concurrent attaches of a stopped agent start exactly one kernel. Agents come from
+`POST /shard/api/agents` or are adopted from notebook sessions (`adoption.py`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import asyncio
 import logging
 import os
 import time
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -95,22 +97,83 @@ class AgentRegistry:
             running = self.kernel_id(agent_id)
             if running is not None:
                 return running
-            self._starting.add(agent_id)
-            self._failed.discard(agent_id)
-            self._started[agent_id] = time.time()
+            env = self._env(manifest)
             try:
-                kernel_id = await ensure_async(
-                    self.km.start_kernel(kernel_name=KERNEL_NAME, env=self._env(manifest))
+                return await self._start(
+                    agent_id, lambda: self.km.start_kernel(kernel_name=KERNEL_NAME, env=env)
                 )
             except Exception as exc:
-                self._failed.add(agent_id)
-                self.log.error("shard: agent %s: kernel start failed: %r", agent_id, exc)
                 raise StartError(f"the kernel of agent {agent_id} could not start") from exc
-            finally:
-                self._starting.discard(agent_id)
-            self._kernel_ids[agent_id] = kernel_id
-            self.log.info("shard: agent %s runs in kernel %s", agent_id, kernel_id)
-            return kernel_id
+
+    async def adopt(
+        self,
+        notebook: str | None,
+        cwd: str,
+        base_env: Mapping[str, str] | None,
+        launch: Callable[[dict[str, str]], Awaitable[str]],
+        *,
+        name: str | None = None,
+    ) -> str:
+        """Start a `shard` kernel the server was asked for (a notebook's) as a registry agent.
+
+        `launch(env)` is the kernel manager's own start with the agent's variables in `env`.
+        The agent is the notebook's stopped one (reopening a notebook resumes it), else a new
+        one named `name` (the document's stem; made unique) or after `cwd`. Choosing it and
+        marking it starting is one step (no await), so a concurrent adoption or attach cannot
+        pick it too.
+        """
+        manifest = self._stopped_agent_of(notebook, cwd) or self._new_adopted(notebook, cwd, name)
+        self._starting.add(manifest.id)
+        try:
+            async with self._lock(manifest.id):
+                env = self._env(manifest, base_env)
+                kernel_id = await self._start(manifest.id, lambda: launch(env))
+        finally:
+            self._starting.discard(manifest.id)  # also when cancelled while waiting for the lock
+        self.log.info("shard: adopted kernel %s as agent %s (%s)", kernel_id, manifest.id, notebook)
+        return kernel_id
+
+    def _stopped_agent_of(self, notebook: str | None, cwd: str) -> AgentManifest | None:
+        if notebook is None:
+            return None
+        mine = [
+            m
+            for m in self.manifests.values()
+            if (m.notebook, m.cwd) == (notebook, cwd)
+            and m.id not in self._starting
+            and self.kernel_id(m.id) is None
+        ]
+        return max(mine, key=lambda m: m.created) if mine else None
+
+    def _new_adopted(self, notebook: str | None, cwd: str, name: str | None) -> AgentManifest:
+        taken = {m.name.casefold() for m in self.manifests.values()}
+        manifest = AgentManifest(
+            id=new_agent_id(),
+            name=_free_name(name or Path(cwd).name or "agent", taken),
+            cwd=cwd,
+            notebook=notebook,
+            created=time.time(),
+        )
+        self.store.save(manifest)
+        self.manifests[manifest.id] = manifest
+        return manifest
+
+    async def _start(self, agent_id: str, start: Callable[[], Any]) -> str:
+        """Run a kernel start for the agent (under its lock) and record the kernel."""
+        self._starting.add(agent_id)
+        self._failed.discard(agent_id)
+        self._started[agent_id] = time.time()
+        try:
+            kernel_id = str(await ensure_async(start()))
+        except Exception as exc:
+            self._failed.add(agent_id)
+            self.log.error("shard: agent %s: kernel start failed: %r", agent_id, exc)
+            raise
+        finally:
+            self._starting.discard(agent_id)
+        self._kernel_ids[agent_id] = kernel_id
+        self.log.info("shard: agent %s runs in kernel %s", agent_id, kernel_id)
+        return kernel_id
 
     async def kill(self, agent_id: str) -> None:
         """Stop the kernel; the manifest, session and event log stay."""
@@ -123,12 +186,17 @@ class AgentRegistry:
                 await ensure_async(self.km.shutdown_kernel(kernel_id, now=False))
                 self.log.info("shard: agent %s stopped (kernel %s)", agent_id, kernel_id)
 
-    def _env(self, manifest: AgentManifest) -> dict[str, str]:
+    def _env(
+        self, manifest: AgentManifest, base: Mapping[str, str] | None = None
+    ) -> dict[str, str]:
+        """The agent's variables over `base` (the env the server was going to start with)."""
         shard = kernel_env(manifest)
-        if isinstance(self.km, GatewayMappingKernelManager):
-            return shard  # the gateway client adds its own KERNEL_* and allowed variables
-        base = {k: v for k, v in os.environ.items() if not k.startswith("KERNEL_SHARD_")}
-        return {**base, **shard}  # a local kernel inherits the server's environment
+        if base is None:
+            if isinstance(self.km, GatewayMappingKernelManager):
+                return shard  # the gateway client adds its own KERNEL_* and allowed variables
+            base = os.environ  # a local kernel inherits the server's environment
+        kept = {k: v for k, v in base.items() if not k.startswith("KERNEL_SHARD_")}
+        return {**kept, **shard}
 
     def _lock(self, agent_id: str) -> asyncio.Lock:
         return self._locks.setdefault(agent_id, asyncio.Lock())
@@ -195,6 +263,7 @@ class AgentRegistry:
             kernel_id=kernel_id if runtime != "stopped" else None,
             headless_policy=manifest.headless_policy,
             error=error,
+            notebook=manifest.notebook,
         )
 
     def _start_failure(self, agent_id: str, runtime: RuntimeState, tail: Tail | None) -> str | None:

@@ -1,0 +1,83 @@
+"""Adoption: every `shard` kernel the server starts for a notebook (or console) becomes an agent.
+
+JupyterLab starts a document's kernel through the server's SessionManager (`POST /api/sessions`:
+the Launcher, opening a notebook, changing its kernel), which calls
+`kernel_manager.start_kernel(path=<the document's folder>, kernel_name=…, env={…,
+JPY_SESSION_NAME: <the document>})`. The local `MappingKernelManager` and the
+`GatewayMappingKernelManager` of `--gateway-url` share that signature, so wrapping this one method
+on the server's kernel manager is the whole hook: a `shard` kernel asked for without
+`KERNEL_SHARD_AGENT_ID` is started by the registry as an agent (a new one named after the
+document, or the notebook's stopped one). A kernel restart reuses the env it was started with,
+so the same agent resumes; a start that names its agent (the registry's own attach) passes through.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import PurePath
+from typing import Any
+
+from jupyter_server.utils import ensure_async
+
+from shard_kernel.gateway.registry import AgentRegistry
+from shard_kernel.kernelspec import KERNEL_NAME
+
+AGENT_ID = "KERNEL_SHARD_AGENT_ID"
+SESSION_NAME = "JPY_SESSION_NAME"
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
+def install_adoption(kernel_manager: Any, registry: AgentRegistry) -> None:
+    """Route the server's `shard` kernel starts that name no agent through `registry.adopt`."""
+    start_kernel = kernel_manager.start_kernel
+
+    async def adopting_start_kernel(*args: Any, **kwargs: Any) -> str:
+        if not wants_agent(kernel_manager, kwargs):
+            return await ensure_async(start_kernel(*args, **kwargs))
+        env: Mapping[str, str] | None = kwargs.get("env")
+        document = session_document(env, kernel_manager.root_dir)
+        notebook = document if document and document.endswith(NOTEBOOK_SUFFIX) else None
+        path = kwargs.get("path")
+        cwd = kernel_manager.cwd_for_path(path) if path is not None else kernel_manager.root_dir
+
+        async def launch(agent_env: dict[str, str]) -> str:
+            return await ensure_async(start_kernel(*args, **{**kwargs, "env": agent_env}))
+
+        name = PurePath(document).stem if document else None
+        return await registry.adopt(notebook, str(cwd), env, launch, name=name)
+
+    kernel_manager.start_kernel = adopting_start_kernel
+
+
+def wants_agent(kernel_manager: Any, kwargs: Mapping[str, Any]) -> bool:
+    """A new `shard` kernel whose start names no agent."""
+    name = kwargs.get("kernel_name") or getattr(kernel_manager, "default_kernel_name", None)
+    if name != KERNEL_NAME:
+        return False
+    kernel_id = kwargs.get("kernel_id")
+    if kernel_id is not None and kernel_id in kernel_manager:
+        return False  # the manager hands back the running kernel: nothing starts
+    env: Mapping[str, str] = kwargs.get("env") or {}
+    named = env.get(AGENT_ID, "").strip()
+    # SessionManager copies the server's own environment into `env`: an agent id inherited from
+    # it (a server started by an agent's bash tool) names the parent agent, not this kernel
+    return not named or named == os.environ.get(AGENT_ID, "").strip()
+
+
+def session_document(env: Mapping[str, str] | None, root_dir: str) -> str | None:
+    """The document a session kernel is for, as a '/' path under `root_dir` when it is inside.
+
+    SessionManager sets JPY_SESSION_NAME to the session's API path, or, when the session has a
+    name (JupyterLab always sends one), to `<the folder on disk>/<name>`.
+    """
+    raw = (env or {}).get(SESSION_NAME, "").strip()
+    if not raw:
+        return None
+    path = PurePath(raw)
+    if path.is_absolute():
+        try:
+            path = path.relative_to(root_dir)
+        except ValueError:
+            return path.as_posix()
+    return path.as_posix().lstrip("/") or None
