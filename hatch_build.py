@@ -1,4 +1,6 @@
-"""Hatch build hook: keep the prebuilt widget bundle (shard_widgets/static/) in step.
+"""Hatch build hook: keep the prebuilt front end in step — the widget bundle (shard_widgets/static/)
+and the JupyterLab extension (share/jupyter/labextensions/shard-jupyterlab/, shipped as shared
+data so `pip install` alone makes Lab load it).
 
 The bundle is committed, so building on a machine without node just ships it. With node and
 npm present and the bundle missing or built from other sources (a digest recorded in
@@ -42,14 +44,18 @@ class WidgetBundleHook(BuildHookInterface):
         root = Path(self.root)
         labextension = root / "labextension"
         bundle = _load_bundle_module(root)
-        state = "stale" if _flag("SHARD_FORCE_JS_BUILD") else bundle.freshness(labextension)
+        states = {bundle.freshness(labextension), bundle.lab_freshness(labextension)}
+        state = next((s for s in ("missing", "stale") if s in states), "fresh")
+        if _flag("SHARD_FORCE_JS_BUILD"):
+            state = "stale"
         if state == "fresh":
             return
         npm = shutil.which("npm")
         if _flag("SHARD_SKIP_JS_BUILD") or npm is None or shutil.which("node") is None:
             if state == "missing":
                 raise RuntimeError(
-                    "shard_widgets/static/ has no widget bundle and node/npm are not available: "
+                    "the prebuilt front end (shard_widgets/static/ or share/jupyter/"
+                    "labextensions/shard-jupyterlab/) is missing and node/npm are not available: "
                     "install node >= 20 and npm, or build from a release that ships the bundle"
                 )
             self.app.display_warning(

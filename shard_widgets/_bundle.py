@@ -1,4 +1,5 @@
-"""The built front end: where the static bundle lives and which sources it was built from.
+"""The built front end: the widget bundle and the prebuilt JupyterLab extension, and the sources
+they were built from.
 
 Standard library only: `hatch_build.py` loads this file by path at build time, before the
 package's dependencies exist. `sources_digest` must hash exactly what
@@ -13,10 +14,20 @@ from pathlib import Path
 from typing import Literal
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+LAB_DIR = (
+    Path(__file__).resolve().parents[1] / "share" / "jupyter" / "labextensions" / "shard-jupyterlab"
+)
+"""In a source tree; the wheel installs it as `<prefix>/share/jupyter/labextensions/…`."""
 BUILD_INFO = STATIC_DIR / "build-info.json"
 BUNDLES = ("agent-widget.js", "permission-dialog.js", "agent-dashboard.js", "shard-widgets.css")
 
-SOURCE_FILES = ("package.json", "package-lock.json", "tsconfig.json")
+SOURCE_FILES = (
+    "package.json",
+    "package-lock.json",
+    "tsconfig.json",
+    "tsconfig.lab.json",
+    "install.json",
+)
 SOURCE_DIRS = ("src", "scripts")
 
 Freshness = Literal["fresh", "stale", "missing"]
@@ -59,6 +70,17 @@ def freshness(labextension: Path, static_dir: Path = STATIC_DIR) -> Freshness:
     if not labextension.is_dir():
         return "fresh"  # an sdist or wheel without sources: the prebuilt bundle is all there is
     recorded = read_build_info(static_dir).get("sources_sha256")
+    return "fresh" if recorded == sources_digest(labextension) else "stale"
+
+
+def lab_freshness(labextension: Path, lab_dir: Path = LAB_DIR) -> Freshness:
+    """The same for the JupyterLab extension: its package.json and remoteEntry are the minimum."""
+    static = lab_dir / "static"
+    if not (lab_dir / "package.json").is_file() or not any(static.glob("remoteEntry.*.js")):
+        return "missing"
+    if not labextension.is_dir():
+        return "fresh"
+    recorded = read_build_info(lab_dir).get("sources_sha256")
     return "fresh" if recorded == sources_digest(labextension) else "stale"
 
 

@@ -2,7 +2,7 @@
 // build-info.json: a digest of the sources (the Python build hook and a test compare it, so a
 // stale committed bundle is noticed without node) and of each output.
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -10,6 +10,8 @@ import { build } from "esbuild";
 const here = dirname(fileURLToPath(import.meta.url));
 export const ROOT = join(here, "..");
 export const OUT_DIR = join(ROOT, "..", "shard_widgets", "static");
+// The prebuilt JupyterLab extension (package.json jupyterlab.outputDir), shipped in the wheel.
+export const LAB_DIR = join(ROOT, "..", "share", "jupyter", "labextensions", "shard-jupyterlab");
 
 export const ENTRIES = {
   "agent-widget": "src/entries/agent-widget.ts",
@@ -19,7 +21,13 @@ export const ENTRIES = {
 };
 
 // Keep in step with shard_widgets/_bundle.py (SOURCE_FILES / sources_digest).
-const SOURCE_FILES = ["package.json", "package-lock.json", "tsconfig.json"];
+const SOURCE_FILES = [
+  "package.json",
+  "package-lock.json",
+  "tsconfig.json",
+  "tsconfig.lab.json",
+  "install.json",
+];
 const SOURCE_DIRS = ["src", "scripts"];
 
 function walk(dir) {
@@ -74,6 +82,16 @@ async function main() {
   console.log(`built ${Object.keys(outputs).join(", ")} into ${relative(ROOT, OUT_DIR)}`);
 }
 
+/** After the Lab build: install.json (so `jupyter labextension list` names the pip package) and
+ * the sources digest the Python side compares, as for the widget bundle. */
+function stampLab() {
+  copyFileSync(join(ROOT, "install.json"), join(LAB_DIR, "install.json"));
+  const info = { sources_sha256: sourcesDigest() };
+  writeFileSync(join(LAB_DIR, "build-info.json"), `${JSON.stringify(info, null, 2)}\n`);
+  console.log(`stamped ${relative(ROOT, LAB_DIR)}`);
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await main();
+  if (process.argv.includes("--lab")) stampLab();
+  else await main();
 }

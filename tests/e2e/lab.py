@@ -1,10 +1,10 @@
 """LabServer: a throwaway `jupyter lab` on 127.0.0.1 with its own Jupyter dirs and the shard spec.
 
 Every Jupyter and Shard directory is a temp one (nothing leaks into the home directory), the
-`shard` kernelspec is copied into the temp data dir, the gateway extension is enabled there as an
-installed wheel enables it, and the announcements plugin is disabled
-(no news toast over the notebook). `stop` shuts the server down through its API, which shuts its
-kernels down, then ends whatever is left of the processes it started, by pid.
+`shard` kernelspec and the prebuilt Lab extension are copied into the temp data dir, the gateway
+extension is enabled there as an installed wheel enables it, and the announcements plugin is
+disabled (no news toast over the notebook). `stop` shuts the server down through its API, which
+shuts its kernels down, then ends whatever is left of the processes it started, by pid.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from shard_kernel.kernelspec import spec_source
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION_FILE = "shard_kernel.gateway.json"
+LAB_EXTENSION = REPO / "share" / "jupyter" / "labextensions" / "shard-jupyterlab"
 DIRS = {
     "JUPYTER_CONFIG_DIR": "jconfig",
     "JUPYTER_DATA_DIR": "jdata",
@@ -70,6 +71,8 @@ class LabServer:
         self.root.mkdir()
         self.workspace.mkdir()
         shutil.copytree(spec_source(), self.base / "jdata" / "kernels" / "shard")
+        # what `pip install shard` puts in share/jupyter: the prebuilt Lab extension
+        shutil.copytree(LAB_EXTENSION, self.base / "jdata" / "labextensions" / LAB_EXTENSION.name)
         labconfig = self.base / "jconfig" / "labconfig"
         labconfig.mkdir()
         disabled = {"@jupyterlab/apputils-extension:announcements": True}

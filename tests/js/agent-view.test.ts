@@ -165,7 +165,7 @@ describe("agent view", () => {
     expect(el.querySelector(".shard-permission button")).toBeNull();
     expect(
       el.querySelector(".shard-permission .shard-dialog-footer")?.textContent,
-    ).toBe("✖ Denied — by client-b");
+    ).toBe("✗ denied — by client-b");
   });
 
   it("another view's reply is ignored; a control's failure shows in the notice line", () => {
@@ -180,7 +180,7 @@ describe("agent view", () => {
     });
     expect(el.querySelector(".shard-command-notice")?.textContent).toBe("");
     [...el.querySelectorAll("button")]
-      .find((b) => b.textContent === "Abort")
+      .find((b) => b.textContent === "Stop")
       ?.click();
     const id = (model.sent[0] as { id: string }).id;
     expect(model.sent).toEqual([{ type: "abort", id }]);

@@ -65,9 +65,9 @@ describe("permission dialog", () => {
       "Always allow",
       "Deny",
     ]);
-    expect(view.el.querySelector(".shard-always")?.textContent).toBe(
-      "Always allowsaves rule bash(rm -rf build)",
-    );
+    expect(
+      view.el.querySelector<HTMLInputElement>(".shard-rule-input")?.value,
+    ).toBe("bash(rm -rf build)");
   });
 
   it.each([
@@ -134,7 +134,7 @@ describe("permission dialog", () => {
     expect(view.el.querySelector("button")).toBeNull();
     expect(view.el.classList.contains("shard-dialog-closed")).toBe(true);
     expect(view.el.querySelector(".shard-dialog-footer")?.textContent).toBe(
-      "✔ Always allowed — by widget-a · rule: bash(rm -rf build)",
+      "✓ always allowed — by widget-a · saved rule bash(rm -rf build)",
     );
   });
 
@@ -146,7 +146,7 @@ describe("permission dialog", () => {
         source: "timeout",
         reason: "no answer in 60 s",
       },
-      "✖ Denied — by agent (timeout) · reason: no answer in 60 s",
+      "✗ denied — by the headless policy (no answer in time) · reason: no answer in 60 s",
     ],
     [
       {
@@ -155,11 +155,11 @@ describe("permission dialog", () => {
         source: "rule",
         rule: "read(*)",
       },
-      "✔ Allowed once — by agent (a permission rule) · rule: read(*)",
+      "✓ allowed once — by rule read(*)",
     ],
     [
       { decision: "deny", decided_by: "agent", source: "headless" },
-      "✖ Denied — by agent (the headless policy)",
+      "✗ denied — by the headless policy",
     ],
   ] as const)("describes %o", (fields, text) => {
     expect(describeResolution(resolved(fields))).toBe(text);

@@ -81,7 +81,9 @@ describe.each(HOSTILE)("hostile text %s", (hostile) => {
     expect(view.el.querySelector(".shard-tool-name")?.textContent).toBe(
       hostile,
     );
-    expect(view.el.querySelector(".shard-rule")?.textContent).toBe(hostile);
+    expect(
+      view.el.querySelector<HTMLInputElement>(".shard-rule-input")?.value,
+    ).toBe(hostile);
     expect(
       view.el.querySelector(".shard-permission-input")?.textContent,
     ).toContain(JSON.stringify(hostile).slice(1, -1));

@@ -146,7 +146,7 @@ describe("permission dialog widget view", () => {
     );
     expect(el.querySelector("button")).toBeNull();
     expect(el.querySelector(".shard-dialog-footer")?.textContent).toBe(
-      "✖ Denied — by widget-1",
+      "✗ denied — by widget-1",
     );
   });
 

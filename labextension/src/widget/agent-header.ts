@@ -1,8 +1,18 @@
-// The header: status, model, demo badge, the mode switch and Abort.
+// The header: what the agent is doing in words ("running bash · 0:12", "waiting for
+// permission"), model, demo badge, the mode switch and Stop.
 import { button, h } from "../render/dom";
+import { isFiniteNumber, isRecord, isString } from "../render/guards";
+
+export interface Activity {
+  /** "running bash", "thinking" */
+  readonly label: string;
+  /** epoch seconds it started */
+  readonly since: number;
+}
 
 export interface HeaderState {
   readonly status: string;
+  readonly activity?: Activity | null;
   readonly model: string;
   readonly demo: boolean;
   readonly mode: string;
@@ -14,9 +24,54 @@ export interface HeaderActions {
   readonly setMode: (mode: string) => void;
 }
 
-const BUSY = new Set(["streaming", "waiting_for_permission"]);
+const BUSY = new Set(["streaming", "waiting_for_permission", "running_tool"]);
 
-export function renderHeader(state: HeaderState, actions: HeaderActions): HTMLElement {
+export function isBusy(status: string): boolean {
+  return BUSY.has(status);
+}
+
+/** The open turn's latest step: the tool that runs (no result yet), else the model answering. */
+export function currentActivity(events: readonly unknown[]): Activity | null {
+  const finished = new Set<string>();
+  for (let i = events.length - 1; i >= 0; i -= 1) {
+    const e = events[i];
+    if (!isRecord(e) || !isFiniteNumber(e["ts"])) continue;
+    const type = e["type"];
+    if (type === "turn_end") return null;
+    if (type === "tool_result" && isString(e["tool_call_id"])) finished.add(e["tool_call_id"]);
+    if (type === "tool_call" && isRecord(e["call"])) {
+      const call = e["call"];
+      if (isString(call["id"]) && !finished.has(call["id"]))
+        return {
+          label: `running ${isString(call["name"]) ? call["name"] : "a tool"}`,
+          since: e["ts"],
+        };
+    }
+    if (type === "turn_start") return { label: "thinking", since: e["ts"] };
+    if (type === "tool_result" || type === "message_complete")
+      return { label: "thinking", since: e["ts"] };
+  }
+  return null;
+}
+
+export function formatElapsed(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function statusText(state: HeaderState, now: number): string {
+  const status = state.status || "idle";
+  if (status === "waiting_for_permission") return "waiting for permission";
+  if (isBusy(status) && state.activity)
+    return `${state.activity.label} · ${formatElapsed(now - state.activity.since)}`;
+  return status.replaceAll("_", " ");
+}
+
+export function renderHeader(
+  state: HeaderState,
+  actions: HeaderActions,
+  now: number = Date.now() / 1000,
+): HTMLElement {
   const modes =
     state.modes.includes(state.mode) || !state.mode ? state.modes : [...state.modes, state.mode];
   const switcher = h("span", {
@@ -35,14 +90,18 @@ export function renderHeader(state: HeaderState, actions: HeaderActions): HTMLEl
     switcher.appendChild(b);
   }
   const status = state.status || "idle";
+  const tone = isBusy(status)
+    ? "busy"
+    : status === "error"
+      ? "error"
+      : status === "stopped"
+        ? "stopped"
+        : "idle";
   return h(
     "div",
     { class: "shard-header" },
-    h("span", {
-      class: `shard-dot shard-dot-${BUSY.has(status) ? "busy" : status === "error" ? "error" : "idle"}`,
-      attrs: { "aria-hidden": "true" },
-    }),
-    h("span", { class: "shard-status-text" }, status.replaceAll("_", " ")),
+    h("span", { class: `shard-dot shard-dot-${tone}`, attrs: { "aria-hidden": "true" } }),
+    h("span", { class: "shard-status-text" }, statusText(state, now)),
     state.model ? h("span", { class: "shard-model" }, state.model) : null,
     state.demo
       ? h(
@@ -56,6 +115,6 @@ export function renderHeader(state: HeaderState, actions: HeaderActions): HTMLEl
       : null,
     h("span", { class: "shard-spacer" }),
     switcher,
-    BUSY.has(status) ? button("Abort", actions.abort, "shard-button-danger shard-abort") : null,
+    isBusy(status) ? button("Stop", actions.abort, "shard-button-danger shard-abort") : null,
   );
 }

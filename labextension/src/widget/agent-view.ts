@@ -4,7 +4,7 @@ import { button, clear, h } from "../render/dom";
 import { PermissionDialogView, type PermissionAnswer } from "../render/dialogs/permission-dialog";
 import { UiDialogView, type UiAnswer } from "../render/dialogs/ui-dialog";
 import type { PermissionRequestEvent, UiRequestEvent } from "../wire";
-import { renderHeader } from "./agent-header";
+import { currentActivity, isBusy, renderHeader, type Activity } from "./agent-header";
 import * as commands from "./commands";
 import { renderAssistant, renderNotice, renderUser } from "./item-views";
 import { KeyedList } from "./keyed-list";
@@ -68,7 +68,11 @@ export function renderAgentView({ model, el }: RenderProps): Cleanup {
       case "permission": {
         const view = dialogs.get(item.key) ?? new PermissionDialogView(item.request, onPermission);
         dialogs.set(item.key, view);
-        (view as PermissionDialogView).setResolved(item.resolved, item.open);
+        (view as PermissionDialogView).setResolved(
+          item.resolved,
+          item.open,
+          commands.clientId(model),
+        );
         return view.el;
       }
       case "ui": {
@@ -80,17 +84,25 @@ export function renderAgentView({ model, el }: RenderProps): Cleanup {
     }
   };
   const list = new KeyedList<Item>(transcript, renderItem);
+  let activity: Activity | null = null;
 
   const refreshTranscript = (): void => {
     const atBottom =
       transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < STICK_TO_BOTTOM_PX;
-    list.update(deriveItems(getList(model, "events"), readPending(model)));
+    const events = getList(model, "events");
+    list.update(deriveItems(events, readPending(model)));
     if (atBottom) transcript.scrollTop = transcript.scrollHeight;
+    const next = currentActivity(events);
+    if (next?.label !== activity?.label || next?.since !== activity?.since) {
+      activity = next;
+      refreshHeader();
+    }
   };
   const refreshHeader = (): void => {
     const modes = getList(model, "modes").filter((m): m is string => typeof m === "string");
     const state = {
       status: getString(model, "status"),
+      activity,
       model: getString(model, "model"),
       demo: model.get("demo") === true,
       mode: getString(model, "mode"),
@@ -135,7 +147,11 @@ export function renderAgentView({ model, el }: RenderProps): Cleanup {
   refreshHeader();
   refreshTranscript();
   refreshUsage();
+  const ticker = setInterval(() => {
+    if (activity !== null && isBusy(getString(model, "status"))) refreshHeader();
+  }, 1000);
   const cleanups = [
+    () => clearInterval(ticker),
     ...["change:events", "change:pending", "change:pending_ui"].map((e) =>
       listen(model, e, refreshTranscript),
     ),

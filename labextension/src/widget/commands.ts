@@ -36,6 +36,12 @@ function randomId(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** The human label a host set (`client_label`), sent with answers so others see who answered. */
+function withLabel<T extends object>(model: WidgetModel, command: T): T {
+  const label = getString(model, "client_label");
+  return label ? { ...command, label } : command;
+}
+
 /** The id this browser answers as: the `client_id` trait when the host set one. */
 export function clientId(model: WidgetModel): string {
   return getString(model, "client_id") || PAGE_CLIENT_ID;
@@ -50,7 +56,7 @@ export function permissionResponse(
   model: WidgetModel,
   answer: PermissionAnswer,
 ): WithId<PermissionResponseCommand> {
-  return {
+  return withLabel(model, {
     type: "permission_response",
     id: nextCommandId(),
     request_id: answer.requestId,
@@ -58,17 +64,17 @@ export function permissionResponse(
     client_id: clientId(model),
     reason: answer.reason,
     rule: answer.rule,
-  };
+  });
 }
 
 export function uiResponse(model: WidgetModel, answer: UiAnswer): WithId<UiResponseCommand> {
-  return {
-    type: "ui_response",
+  return withLabel(model, {
+    type: "ui_response" as const,
     id: nextCommandId(),
     request_id: answer.requestId,
     value: answer.value,
     client_id: clientId(model),
-  };
+  });
 }
 
 export const abort = (): AbortMessage => ({ type: "abort", id: nextCommandId() });

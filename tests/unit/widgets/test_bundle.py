@@ -51,6 +51,37 @@ def test_the_committed_bundle_was_built_from_these_sources() -> None:
     assert _bundle.freshness(LABEXTENSION) == "fresh"
 
 
+def test_the_prebuilt_lab_extension_was_built_from_these_sources() -> None:
+    lab = _bundle.LAB_DIR
+    package = json.loads((lab / "package.json").read_text(encoding="utf-8"))
+    assert package["name"] == "shard-jupyterlab"
+    assert package["jupyterlab"]["_build"]["load"].startswith("static/remoteEntry.")
+    assert (lab / package["jupyterlab"]["_build"]["load"]).is_file()
+    assert "mimeExtension" in package["jupyterlab"]["_build"]
+    assert json.loads((lab / "install.json").read_text(encoding="utf-8"))["packageName"] == "shard"
+    assert _bundle.lab_freshness(LABEXTENSION) == "fresh", (
+        "labextension/ changed since the Lab extension was built: run `npm run build`"
+    )
+    built = {p.name for p in (lab / "static").glob("remoteEntry.*.js")}
+    assert len(built) == 1, f"stale builds left in the output: {sorted(built)}"
+
+
+def test_lab_freshness_notices_missing_and_stale_builds(tmp_path: Path) -> None:
+    sources, out = tmp_path / "labextension", tmp_path / "out"
+    (sources / "src").mkdir(parents=True)
+    (sources / "src" / "a.ts").write_text("export {};\n")
+    assert _bundle.lab_freshness(sources, out) == "missing"
+    (out / "static").mkdir(parents=True)
+    (out / "package.json").write_text("{}")
+    (out / "static" / "remoteEntry.abc.js").write_text("x")
+    (out / "build-info.json").write_text(
+        json.dumps({"sources_sha256": _bundle.sources_digest(sources)})
+    )
+    assert _bundle.lab_freshness(sources, out) == "fresh"
+    (sources / "src" / "a.ts").write_text("export const changed = 1;\n")
+    assert _bundle.lab_freshness(sources, out) == "stale"
+
+
 def test_the_bundle_files_are_the_ones_built() -> None:
     outputs = _bundle.read_build_info()["outputs"]
     assert isinstance(outputs, dict)

@@ -1,8 +1,12 @@
-// The permission dialog: which tool, its whole input as text, and the three answers. "Always
-// allow" shows the exact rule it will save; "Deny" takes an optional reason. The dialog never
-// decides anything itself: it reports the answer and waits for permission_resolved.
+// The permission dialog: what the call will do (the request line, then a preview — a unified
+// diff for edits and writes, the command for bash — or the whole input), why the gate asks, and
+// the three answers. "Always allow" saves the rule shown in an editable field. The dialog never
+// decides anything itself: it reports the answer and waits for permission_resolved, then folds
+// into one line that says who decided ("by you", "by alice · Tab 3f2a", "by rule Bash(ls:*)").
 import { button, clear, h } from "../dom";
+import { isRecord } from "../guards";
 import { renderJson } from "../json-text";
+import { renderDescriptors } from "../descriptors/index";
 import type { PermissionRequestEvent, PermissionResolvedEvent } from "../../wire";
 
 export type PermissionDecision = "allow" | "allow_always" | "deny";
@@ -14,29 +18,56 @@ export interface PermissionAnswer {
   readonly reason: string | null;
 }
 
-const SOURCES: Readonly<Record<PermissionResolvedEvent["source"], string>> = {
-  rule: "a permission rule",
-  grant: "a saved grant",
-  mode: "the mode",
-  client: "",
-  headless: "the headless policy",
-  timeout: "timeout",
-  abort: "abort",
-};
-
 const VERDICTS: Readonly<Record<PermissionDecision, string>> = {
-  allow: "✔ Allowed once",
-  allow_always: "✔ Always allowed",
-  deny: "✖ Denied",
+  allow: "✓ allowed once",
+  allow_always: "✓ always allowed",
+  deny: "✗ denied",
 };
 
-export function describeResolution(resolved: PermissionResolvedEvent): string {
-  const via = SOURCES[resolved.source] ?? resolved.source;
-  let text = `${VERDICTS[resolved.decision] ?? resolved.decision} — by ${resolved.decided_by}`;
-  if (via) text += ` (${via})`;
-  if (resolved.rule) text += ` · rule: ${resolved.rule}`;
+/** Who decided, in words: the client's label (or "you"), the rule, the grant, the policy. */
+function decider(resolved: PermissionResolvedEvent, ownClientId: string | null): string {
+  const clientId = (resolved as unknown as Record<string, unknown>)["client_id"];
+  switch (resolved.source) {
+    case "client":
+      return ownClientId !== null && clientId === ownClientId ? "you" : resolved.decided_by;
+    case "rule":
+      return `rule ${resolved.rule ?? resolved.decided_by}`;
+    case "grant":
+      return `saved grant ${resolved.rule ?? resolved.decided_by}`;
+    case "mode":
+      return resolved.decided_by;
+    case "headless":
+      return "the headless policy";
+    case "timeout":
+      return "the headless policy (no answer in time)";
+    case "abort":
+      return "the stop of the turn";
+    default:
+      return resolved.decided_by;
+  }
+}
+
+export function describeResolution(
+  resolved: PermissionResolvedEvent,
+  ownClientId: string | null = null,
+): string {
+  let text = `${VERDICTS[resolved.decision] ?? resolved.decision} — by ${decider(resolved, ownClientId)}`;
+  if (resolved.source === "client" && resolved.rule) text += ` · saved rule ${resolved.rule}`;
   if (resolved.reason) text += ` · reason: ${resolved.reason}`;
   return text;
+}
+
+/** The prompt's first line is the request; what follows is the gate's reason for asking. */
+export function splitPrompt(prompt: string): { request: string; reason: string } {
+  const cut = prompt.indexOf("\n");
+  return cut < 0
+    ? { request: prompt, reason: "" }
+    : { request: prompt.slice(0, cut), reason: prompt.slice(cut + 1).trim() };
+}
+
+function previewOf(request: PermissionRequestEvent): unknown[] {
+  const preview = (request as unknown as Record<string, unknown>)["preview"];
+  return Array.isArray(preview) ? preview.filter(isRecord) : [];
 }
 
 export class PermissionDialogView {
@@ -44,6 +75,7 @@ export class PermissionDialogView {
   private readonly actions: HTMLElement;
   private readonly footer: HTMLElement;
   private readonly reasonInput: HTMLInputElement;
+  private readonly ruleInput: HTMLInputElement | null = null;
   private readonly buttons: HTMLButtonElement[] = [];
 
   constructor(
@@ -61,8 +93,18 @@ export class PermissionDialogView {
     this.reasonInput.addEventListener("keydown", (event) => {
       if (event.key === "Enter") this.answer("deny");
     });
+    const rule = request.suggested_rule ?? null;
+    if (rule) {
+      this.ruleInput = h("input", {
+        class: "shard-input shard-rule-input",
+        attrs: { type: "text", "aria-label": "Rule that Always allow saves", spellcheck: "false" },
+      });
+      this.ruleInput.value = rule;
+    }
     this.actions = this.buildActions();
     this.footer = h("div", { class: "shard-dialog-footer", attrs: { "aria-live": "polite" } });
+    const { request: asked, reason } = splitPrompt(request.prompt ?? "");
+    const preview = previewOf(request);
     this.el = h(
       "section",
       {
@@ -76,25 +118,47 @@ export class PermissionDialogView {
         h("span", { class: "shard-tool-name" }, request.tool),
         request.read_only ? h("span", { class: "shard-badge" }, "read-only") : null,
       ),
-      request.prompt ? h("p", { class: "shard-permission-prompt" }, request.prompt) : null,
-      renderJson(request.input, "shard-json shard-permission-input"),
+      asked ? h("p", { class: "shard-permission-prompt" }, asked) : null,
+      preview.length > 0
+        ? h("div", { class: "shard-permission-preview" }, renderDescriptors(preview))
+        : renderJson(request.input, "shard-json shard-permission-input"),
+      reason
+        ? h(
+            "p",
+            { class: "shard-permission-why" },
+            h("span", { class: "shard-why-label" }, "Why: "),
+            reason,
+          )
+        : null,
       this.actions,
       this.footer,
     );
   }
 
-  /** Open (null) or closed with who decided; a closed dialog has no buttons. */
-  setResolved(resolved: PermissionResolvedEvent | null, stillPending = true): void {
+  /** Open (null, still pending) or folded into one line saying who decided. */
+  setResolved(
+    resolved: PermissionResolvedEvent | null,
+    stillPending = true,
+    ownClientId: string | null = null,
+  ): void {
     if (resolved === null && stillPending) return;
+    this.fold(
+      resolved ? describeResolution(resolved, ownClientId) : "No longer pending.",
+      resolved?.decision === "deny" ? "shard-tone-error" : "shard-tone-success",
+    );
+  }
+
+  /** The request cannot be answered from here (no live kernel): no buttons, say why. */
+  setUnavailable(message: string): void {
     this.actions.remove();
-    this.el.classList.add("shard-dialog-closed");
-    const text = resolved ? describeResolution(resolved) : "No longer pending.";
-    this.setFooter(text, resolved?.decision === "deny" ? "shard-tone-error" : "shard-tone-success");
+    this.el.classList.add("shard-dialog-unavailable");
+    this.setFooter(message, "shard-tone-info");
   }
 
   setBusy(busy: boolean): void {
     for (const b of this.buttons) b.disabled = busy;
     this.reasonInput.disabled = busy;
+    if (this.ruleInput) this.ruleInput.disabled = busy;
     if (busy) this.setFooter("Sending…", "shard-tone-info");
   }
 
@@ -103,25 +167,29 @@ export class PermissionDialogView {
     this.setFooter(message, "shard-tone-error");
   }
 
+  private fold(text: string, tone: string): void {
+    this.actions.remove();
+    this.el.classList.add("shard-dialog-closed");
+    for (const child of Array.from(this.el.children))
+      if (child !== this.footer && child.tagName !== "HEADER")
+        child.classList.add("shard-folded-away");
+    this.setFooter(text, tone);
+  }
+
   private buildActions(): HTMLElement {
-    const rule = this.request.suggested_rule ?? null;
     const allow = button("Allow once", () => this.answer("allow"), "shard-button-primary");
     const deny = button("Deny", () => this.answer("deny"), "shard-button-danger");
     this.buttons.push(allow, deny);
     let always: HTMLElement | null = null;
-    if (rule) {
+    if (this.ruleInput) {
       const alwaysButton = button("Always allow", () => this.answer("allow_always"));
       this.buttons.push(alwaysButton);
       always = h(
         "span",
         { class: "shard-always" },
         alwaysButton,
-        h(
-          "span",
-          { class: "shard-rule-caption" },
-          "saves rule ",
-          h("code", { class: "shard-rule" }, rule),
-        ),
+        h("span", { class: "shard-rule-caption" }, "saves rule "),
+        this.ruleInput,
       );
     }
     return h(
@@ -136,11 +204,12 @@ export class PermissionDialogView {
   private answer(decision: PermissionDecision): void {
     if (this.buttons.some((b) => b.disabled)) return;
     const reason = this.reasonInput.value.trim();
+    const rule = this.ruleInput?.value.trim() || (this.request.suggested_rule ?? null);
     this.setBusy(true);
     this.onAnswer({
       requestId: this.request.request_id,
       decision,
-      rule: decision === "allow_always" ? (this.request.suggested_rule ?? null) : null,
+      rule: decision === "allow_always" ? rule : null,
       reason: decision === "deny" && reason ? reason : null,
     });
   }

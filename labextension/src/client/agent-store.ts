@@ -1,0 +1,246 @@
+// AgentStore: one agent's state as a client holds it, built from the event stream and the
+// `snapshot` replies of attach/sync (PROTOCOL.md §4, §6). Events are idempotent by seq, batches
+// are unpacked, streamed deltas of one run coalesce into one event, and a jump in seq is reported
+// as the range to `sync`. The store also speaks the slice of anywidget's model the agent view
+// reads (get/on/off/send), so the Lab views reuse the notebook widget's view unchanged.
+import { isFiniteNumber, isRecord, isString, type JsonRecord } from "../render/guards";
+import type { Listener, WidgetModel } from "../widget/model";
+
+export const MAX_EVENTS = 5000;
+const LATEST_ONLY = new Set(["status", "usage"]);
+const DELTA_KEYS = ["type", "turn_id", "channel", "tool_call_id"] as const;
+
+export interface SeqRange {
+  /** last seq held before the gap */
+  readonly since: number;
+  /** last seq missing */
+  readonly until: number;
+}
+
+export interface Snapshot {
+  readonly status: string;
+  readonly mode: string;
+  readonly model: string;
+  readonly last_seq: number;
+  readonly pending_permissions: readonly JsonRecord[];
+  readonly pending_ui: readonly JsonRecord[];
+  readonly events: readonly unknown[];
+  readonly has_more: boolean;
+}
+
+export function asSnapshot(value: unknown): Snapshot | null {
+  if (!isRecord(value) || value["type"] !== "snapshot") return null;
+  if (!Array.isArray(value["events"]) || !isFiniteNumber(value["last_seq"])) return null;
+  const records = (key: string): JsonRecord[] =>
+    Array.isArray(value[key]) ? (value[key] as unknown[]).filter(isRecord) : [];
+  const text = (key: string): string => (isString(value[key]) ? value[key] : "");
+  return {
+    status: text("status"),
+    mode: text("mode"),
+    model: text("model"),
+    last_seq: value["last_seq"],
+    pending_permissions: records("pending_permissions"),
+    pending_ui: records("pending_ui"),
+    events: value["events"],
+    has_more: value["has_more"] === true,
+  };
+}
+
+/** The events one IOPub message carries: one event, or the members of an `event_batch`. */
+export function unpack(data: unknown): JsonRecord[] {
+  if (!isRecord(data)) return [];
+  if (data["type"] === "event_batch")
+    return Array.isArray(data["events"]) ? data["events"].filter(isRecord) : [];
+  return [data];
+}
+
+function seqOf(event: JsonRecord): number {
+  return isFiniteNumber(event["seq"]) ? event["seq"] : -1;
+}
+
+export class AgentStore implements WidgetModel {
+  /** the highest seq seen (live or replayed); -1 before anything */
+  lastSeq = -1;
+  private events: JsonRecord[] = [];
+  private readonly seen = new Set<number>();
+  private readonly latest = new Map<string, number>();
+  private readonly state = new Map<string, unknown>([
+    ["status", "idle"],
+    ["mode", ""],
+    ["modes", ["build", "plan"]],
+    ["model", ""],
+    ["demo", false],
+    ["usage", {}],
+    ["pending", []],
+    ["pending_ui", []],
+    ["clients", null],
+  ]);
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private changed = new Set<string>();
+  private sender: ((command: object) => void) | null = null;
+
+  constructor(
+    readonly clientId: string,
+    label = "",
+  ) {
+    this.state.set("client_id", clientId);
+    this.state.set("client_label", label);
+  }
+
+  // ------------------------------------------------------------ events in
+
+  /** Applies live events (a batch unpacked); returns the gap to sync, if the stream skipped. */
+  applyLive(events: readonly JsonRecord[]): SeqRange | null {
+    let gap: SeqRange | null = null;
+    for (const event of events) {
+      const seq = seqOf(event);
+      if (seq < 0) continue;
+      if (this.lastSeq >= 0 && seq > this.lastSeq + 1 && gap === null)
+        gap = { since: this.lastSeq, until: seq - 1 };
+      this.add(event);
+    }
+    this.flush();
+    return gap;
+  }
+
+  /** A snapshot page: its events, then its state (which wins over older events). */
+  applySnapshot(snapshot: Snapshot): void {
+    for (const event of snapshot.events) if (isRecord(event)) this.add(event);
+    if (snapshot.status) this.put("status", snapshot.status);
+    if (snapshot.mode) this.put("mode", snapshot.mode);
+    if (snapshot.model) this.put("model", snapshot.model);
+    this.put("pending", [...snapshot.pending_permissions]);
+    this.put("pending_ui", [...snapshot.pending_ui]);
+    this.lastSeq = Math.max(this.lastSeq, snapshot.last_seq);
+    this.flush();
+  }
+
+  /** Marks the agent as gone (killed or dead): nothing is pending any more. */
+  setStopped(status = "stopped"): void {
+    this.put("status", status);
+    this.put("pending", []);
+    this.put("pending_ui", []);
+    this.flush();
+  }
+
+  private add(event: JsonRecord): void {
+    const seq = seqOf(event);
+    const type = event["type"];
+    if (seq < 0 || !isString(type) || this.seen.has(seq)) return;
+    this.seen.add(seq);
+    this.lastSeq = Math.max(this.lastSeq, seq);
+    if (LATEST_ONLY.has(type)) return this.latestOnly(type, seq, event);
+    this.track(type, event);
+    if (type === "message_delta" && this.coalesce(event)) return;
+    this.insert(event, seq);
+  }
+
+  private latestOnly(type: string, seq: number, event: JsonRecord): void {
+    if (seq <= (this.latest.get(type) ?? -1)) return; // a replayed older one never wins
+    this.latest.set(type, seq);
+    if (type === "usage") {
+      const { type: _t, agent_id: _a, seq: _s, ts: _ts, ...figures } = event;
+      return this.put("usage", figures);
+    }
+    for (const key of ["status", "mode", "model"])
+      if (isString(event[key])) this.put(key, event[key]);
+    this.put("demo", event["demo"] === true);
+    if (isRecord(event["clients"])) this.put("clients", event["clients"]);
+  }
+
+  private track(type: string, event: JsonRecord): void {
+    const id = event["request_id"];
+    const without = (key: string): JsonRecord[] =>
+      (this.state.get(key) as JsonRecord[]).filter((r) => r["request_id"] !== id);
+    if (type === "permission_request") this.put("pending", [...without("pending"), event]);
+    else if (type === "permission_resolved") this.put("pending", without("pending"));
+    else if (type === "ui_request" && event["ui"] !== "notify")
+      this.put("pending_ui", [...without("pending_ui"), event]);
+    else if (type === "ui_resolved") this.put("pending_ui", without("pending_ui"));
+    else if (type === "restarted") {
+      this.put("pending", []); // the old process's questions died with it
+      this.put("pending_ui", []);
+    }
+  }
+
+  private coalesce(event: JsonRecord): boolean {
+    const last = this.events[this.events.length - 1];
+    if (!last || seqOf(last) > seqOf(event)) return false;
+    if (DELTA_KEYS.some((key) => (last[key] ?? null) !== (event[key] ?? null))) return false;
+    if (!isString(last["delta"]) || !isString(event["delta"])) return false;
+    this.events = [...this.events.slice(0, -1), { ...last, delta: last["delta"] + event["delta"] }];
+    this.changed.add("events");
+    return true;
+  }
+
+  private insert(event: JsonRecord, seq: number): void {
+    let index = this.events.length;
+    while (index > 0 && seqOf(this.events[index - 1] as JsonRecord) > seq) index -= 1;
+    const next = [...this.events.slice(0, index), event, ...this.events.slice(index)];
+    this.events = next.length > MAX_EVENTS ? next.slice(next.length - MAX_EVENTS) : next;
+    this.changed.add("events");
+  }
+
+  private put(key: string, value: unknown): void {
+    this.state.set(key, value);
+    this.changed.add(key);
+  }
+
+  private flush(): void {
+    const changed = this.changed;
+    this.changed = new Set();
+    for (const key of changed) this.emit(`change:${key}`);
+  }
+
+  // ------------------------------------------------------------ the model the views read
+
+  get(key: string): unknown {
+    return key === "events" ? this.events : this.state.get(key);
+  }
+
+  set(key: string, value: unknown): void {
+    if (key === "events") this.events = Array.isArray(value) ? value.filter(isRecord) : [];
+    else this.state.set(key, value);
+    this.emit(`change:${key}`);
+  }
+
+  on(event: string, callback: Listener): void {
+    const set = this.listeners.get(event) ?? new Set<Listener>();
+    set.add(callback);
+    this.listeners.set(event, set);
+  }
+
+  off(event?: string | null, callback?: Listener | null): void {
+    if (!event) return this.listeners.clear();
+    if (!callback) return void this.listeners.delete(event);
+    this.listeners.get(event)?.delete(callback);
+  }
+
+  /** Where the views' commands go (the kernel connection); replies come back via `reply`. */
+  connect(sender: ((command: object) => void) | null): void {
+    this.sender = sender;
+  }
+
+  send(content: object): void {
+    if (this.sender) return this.sender(content);
+    const id = isRecord(content) && isString(content["id"]) ? content["id"] : null;
+    const command = isRecord(content) && isString(content["type"]) ? content["type"] : "command";
+    this.reply({
+      type: "reply",
+      command_id: id,
+      command,
+      ok: false,
+      message: "not connected to the agent",
+      data: {},
+    });
+  }
+
+  /** A `reply` (or any message) from the agent for the views (`msg:custom`). */
+  reply(message: unknown): void {
+    this.emit("msg:custom", message);
+  }
+
+  emit(event: string, ...args: unknown[]): void {
+    for (const callback of [...(this.listeners.get(event) ?? [])]) callback(...args);
+  }
+}

@@ -1,0 +1,72 @@
+// The gateway's agent registry over REST (`/shard/api/agents`, PROTOCOL.md §3), through
+// JupyterLab's server connection (token, XSRF and base URL handled there).
+import { URLExt } from "@jupyterlab/coreutils";
+import { ServerConnection } from "@jupyterlab/services";
+import { isRecord, isString } from "../render/guards";
+import type { AgentInfo } from "../wire";
+
+export interface CreateAgent {
+  readonly cwd: string;
+  readonly name?: string;
+  readonly model?: string;
+  readonly mode: string;
+  readonly headless_policy: "deny" | "allow_if_rule_matches" | "queue";
+}
+
+export class RegistryError extends Error {}
+
+export class RegistryApi {
+  constructor(
+    private readonly settings: ServerConnection.ISettings = ServerConnection.makeSettings(),
+  ) {}
+
+  async list(): Promise<AgentInfo[]> {
+    const data = await this.request("GET", "");
+    return isRecord(data) && Array.isArray(data["agents"]) ? (data["agents"] as AgentInfo[]) : [];
+  }
+
+  create(body: CreateAgent): Promise<AgentInfo> {
+    return this.request("POST", "", body) as Promise<AgentInfo>;
+  }
+
+  /** Starts the agent's kernel when it is stopped; the info names the running kernel. */
+  attach(agentId: string): Promise<AgentInfo> {
+    return this.request("POST", `/${encodeURIComponent(agentId)}/attach`) as Promise<AgentInfo>;
+  }
+
+  kill(agentId: string): Promise<AgentInfo> {
+    return this.request("DELETE", `/${encodeURIComponent(agentId)}`) as Promise<AgentInfo>;
+  }
+
+  /** Whether this server has the Shard extension at all. */
+  async available(): Promise<boolean> {
+    try {
+      await this.list();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async request(method: string, path: string, body?: object): Promise<unknown> {
+    const url = URLExt.join(this.settings.baseUrl, "shard/api/agents") + path;
+    const init: RequestInit = { method };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    let response: Response;
+    try {
+      response = await ServerConnection.makeRequest(url, init, this.settings);
+    } catch (error) {
+      throw new RegistryError(`the Jupyter server did not answer (${String(error)})`);
+    }
+    const text = await response.text();
+    const data: unknown = text ? JSON.parse(text) : null;
+    if (!response.ok) {
+      const message =
+        isRecord(data) && isString(data["message"]) ? data["message"] : response.statusText;
+      throw new RegistryError(
+        response.status === 404 && path === "" ? "this server has no Shard extension" : message,
+      );
+    }
+    return data;
+  }
+}

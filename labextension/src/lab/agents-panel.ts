@@ -1,0 +1,159 @@
+// The Shard sidebar: every agent the server knows (created here, started from the Launcher, made
+// by `%shard new`), each with a live status badge and Open / Kill; and the New agent form.
+import { Widget } from "@lumino/widgets";
+import { button, h } from "../render/dom";
+import type { AgentInfo } from "../wire";
+import type { AgentDirectory } from "./agent-directory";
+import { renderNewAgentForm, type NewAgentActions } from "./new-agent-form";
+import type { CreateAgent } from "../client/registry-api";
+
+export interface PanelActions {
+  readonly open: (agent: AgentInfo) => void;
+  readonly kill: (agent: AgentInfo) => Promise<void>;
+  readonly create: (request: CreateAgent) => Promise<void>;
+  readonly pickFolder: () => Promise<string | null>;
+}
+
+/** The badge a person reads: what the agent is doing, or why it is not running. */
+export function badgeOf(agent: AgentInfo): { text: string; tone: string } {
+  if (agent.runtime_state === "stopped") return { text: "stopped", tone: "stopped" };
+  if (agent.runtime_state === "failed") return { text: "error", tone: "error" };
+  if (agent.runtime_state === "starting") return { text: "starting", tone: "busy" };
+  const status = String(agent.status);
+  const words: Record<string, string> = {
+    idle: "idle",
+    streaming: "streaming",
+    running_tool: "running a tool",
+    waiting_for_permission: "waiting for permission",
+    error: "error",
+  };
+  const tone =
+    status === "idle"
+      ? "idle"
+      : status === "error"
+        ? "error"
+        : status === "waiting_for_permission"
+          ? "warn"
+          : "busy";
+  return { text: words[status] ?? status.replaceAll("_", " "), tone };
+}
+
+export class AgentsPanel extends Widget {
+  private readonly list: HTMLElement;
+  private readonly formSlot: HTMLElement;
+  private readonly problem: HTMLElement;
+  private stopWatching: (() => void) | null = null;
+
+  constructor(
+    private readonly directory: AgentDirectory,
+    private readonly root: string,
+    private readonly actions: PanelActions,
+  ) {
+    super();
+    this.id = "shard-agents";
+    this.addClass("shard-panel");
+    this.addClass("shard-widget");
+    this.title.caption = "Shard agents";
+    this.list = h("ul", { class: "shard-agent-list", attrs: { "aria-label": "Agents" } });
+    this.formSlot = h("div", { class: "shard-form-slot" });
+    this.problem = h("div", { class: "shard-panel-problem", attrs: { role: "alert" } });
+    this.node.append(
+      h(
+        "div",
+        { class: "shard-panel-header" },
+        h("span", { class: "shard-panel-title" }, "Shard agents"),
+        button("New agent", () => this.showForm(), "shard-button-primary shard-new-agent-button"),
+      ),
+      this.formSlot,
+      this.problem,
+      this.list,
+    );
+    directory.changed.connect(this.render, this);
+    this.render();
+  }
+
+  showForm(): void {
+    const actions: NewAgentActions = {
+      pickFolder: this.actions.pickFolder,
+      cancel: () => this.formSlot.replaceChildren(),
+      create: async (request) => {
+        await this.actions.create(request);
+        this.formSlot.replaceChildren();
+      },
+    };
+    this.formSlot.replaceChildren(renderNewAgentForm(this.root, actions));
+    this.formSlot.querySelector<HTMLInputElement>("input")?.focus();
+  }
+
+  protected override onAfterShow(): void {
+    this.stopWatching ??= this.directory.watch();
+  }
+
+  protected override onAfterAttach(): void {
+    if (this.isVisible) this.stopWatching ??= this.directory.watch();
+  }
+
+  protected override onBeforeHide(): void {
+    this.stopWatching?.();
+    this.stopWatching = null;
+  }
+
+  override dispose(): void {
+    this.stopWatching?.();
+    this.directory.changed.disconnect(this.render, this);
+    super.dispose();
+  }
+
+  private render(): void {
+    this.problem.textContent = this.directory.problem ?? "";
+    const agents = this.directory.list;
+    if (agents.length === 0) {
+      this.list.replaceChildren(
+        h(
+          "li",
+          { class: "shard-empty" },
+          this.directory.problem
+            ? ""
+            : "No agents yet: New agent, or open a notebook with the Shard kernel.",
+        ),
+      );
+      return;
+    }
+    this.list.replaceChildren(...agents.map((agent) => this.renderAgent(agent)));
+  }
+
+  private renderAgent(agent: AgentInfo): HTMLElement {
+    const badge = badgeOf(agent);
+    const stopped = agent.runtime_state !== "running" && agent.runtime_state !== "starting";
+    const open = button(
+      stopped ? "Restart & open" : "Open",
+      () => this.actions.open(agent),
+      "shard-button-small shard-open",
+    );
+    if (stopped) open.title = "Starts the agent's kernel again (its session resumes) and opens it";
+    const kill = button(
+      "Kill",
+      () => void this.actions.kill(agent),
+      "shard-button-small shard-button-danger shard-kill",
+    );
+    kill.disabled = stopped;
+    const item = h(
+      "li",
+      { class: "shard-agent-item", attrs: { "data-agent-id": agent.id } },
+      h(
+        "div",
+        { class: "shard-agent-line" },
+        h("span", { class: `shard-dot shard-dot-${badge.tone}`, attrs: { "aria-hidden": "true" } }),
+        h("span", { class: "shard-agent-name" }, agent.name),
+        h("span", { class: `shard-badge shard-status-badge shard-tone-${badge.tone}` }, badge.text),
+      ),
+      h(
+        "div",
+        { class: "shard-agent-meta" },
+        `${agent.cwd} · ${agent.model} · ${agent.mode} · ${agent.clients} client${agent.clients === 1 ? "" : "s"}`,
+      ),
+      h("div", { class: "shard-agent-actions" }, open, kill),
+    );
+    return item;
+  }
+}

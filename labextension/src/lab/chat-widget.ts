@@ -1,0 +1,185 @@
+// AgentChat: one agent in a main-area tab — the transcript restored from the agent's log, then
+// live; the composer; Stop, mode and usage from the shared agent view. Every tab and browser
+// that opens the same agent sees the same stream. The lifecycle is said in words: "stopped —
+// Restart?" when the kernel is gone, and an automatic re-attach when the agent's kernel changes.
+import type { ServiceManager } from "@jupyterlab/services";
+import { Widget } from "@lumino/widgets";
+import { button, h } from "../render/dom";
+import { isRecord, isString } from "../render/guards";
+import { AgentStore } from "../client/agent-store";
+import { KernelAgent } from "../client/kernel-agent";
+import { tabClientId } from "../client/identity";
+import { isBusy } from "../widget/agent-header";
+import { renderAgentView } from "../widget/agent-view";
+import * as commands from "../widget/commands";
+import type { AgentInfo } from "../wire";
+import type { AgentDirectory } from "./agent-directory";
+import { Composer } from "./composer";
+
+export class AgentChat extends Widget {
+  readonly store: AgentStore;
+  private agent: KernelAgent | null = null;
+  private kernelId: string | null = null;
+  private readonly banner: HTMLElement;
+  private readonly composer: Composer;
+  private readonly cleanups: (() => void)[] = [];
+  private connecting = false;
+
+  constructor(
+    readonly agentId: string,
+    private readonly directory: AgentDirectory,
+    private readonly services: ServiceManager.IManager,
+    label: string,
+  ) {
+    super();
+    this.id = `shard-chat-${agentId}`;
+    this.addClass("shard-chat");
+    this.addClass("shard-widget");
+    this.title.closable = true;
+    this.store = new AgentStore(tabClientId(), label);
+    this.banner = h("div", { class: "shard-banner", attrs: { role: "status" } });
+    this.banner.hidden = true;
+    const view = h("div", { class: "shard-chat-view" });
+    this.composer = new Composer({
+      prompt: (text) => this.prompt(text),
+      steer: (text) => this.store.send(commands.steer(text)),
+    });
+    this.node.append(this.banner, view, this.composer.el);
+    this.cleanups.push(renderAgentView({ model: this.store, el: view }));
+    const onStatus = (): void => {
+      const status = this.store.get("status");
+      this.composer.setBusy(isString(status) && isBusy(status));
+    };
+    const onReply = (message: unknown): void => this.onReply(message);
+    this.store.on("change:status", onStatus);
+    this.store.on("msg:custom", onReply);
+    this.cleanups.push(() => {
+      this.store.off("change:status", onStatus);
+      this.store.off("msg:custom", onReply);
+    });
+    this.directory.changed.connect(this.onDirectory, this);
+    this.cleanups.push(this.directory.watch());
+    this.updateTitle(this.directory.find(agentId));
+  }
+
+  /** Attaches (starting the agent's kernel when it is stopped). */
+  async open(): Promise<void> {
+    if (this.connecting) return;
+    this.connecting = true;
+    this.showBanner("Attaching…", null);
+    try {
+      const info = await this.directory.api.attach(this.agentId);
+      this.connect(info);
+      void this.directory.refresh();
+    } catch (error) {
+      this.showStopped(
+        `Could not attach: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    } finally {
+      this.connecting = false;
+    }
+  }
+
+  get kernelAgent(): KernelAgent | null {
+    return this.agent;
+  }
+
+  override dispose(): void {
+    if (this.isDisposed) return;
+    this.directory.changed.disconnect(this.onDirectory, this);
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+    this.disconnect();
+    super.dispose();
+  }
+
+  private connect(info: AgentInfo): void {
+    if (!info.kernel_id) return this.showStopped("The agent has no running kernel.");
+    this.disconnect();
+    const kernel = this.services.kernels.connectTo({
+      model: { id: info.kernel_id, name: "shard" },
+      handleComms: true,
+    });
+    this.kernelId = info.kernel_id;
+    this.agent = new KernelAgent(
+      kernel,
+      { clientId: this.store.clientId, label: String(this.store.get("client_label") ?? "") },
+      this.store,
+    );
+    this.agent.attach();
+    this.hideBanner();
+    this.composer.setEnabled(true);
+    this.updateTitle(info);
+  }
+
+  private disconnect(): void {
+    const agent = this.agent;
+    this.agent = null;
+    this.kernelId = null;
+    if (agent) {
+      agent.dispose();
+      agent.kernel.dispose(); // our own connection (WebSocket), not the kernel
+    }
+    this.store.connect(null);
+  }
+
+  private onDirectory(): void {
+    const info = this.directory.find(this.agentId);
+    this.updateTitle(info);
+    if (info === undefined) return;
+    if (info.runtime_state === "stopped" || info.runtime_state === "failed") {
+      if (this.agent !== null || this.banner.hidden) {
+        this.disconnect();
+        this.store.setStopped("stopped");
+        this.showStopped(info.error ? `stopped — ${info.error}` : "stopped");
+      }
+    } else if (
+      info.runtime_state === "running" &&
+      info.kernel_id &&
+      info.kernel_id !== this.kernelId &&
+      !this.connecting
+    ) {
+      this.connect(info); // restarted elsewhere: follow it, resuming by seq
+    }
+  }
+
+  private prompt(text: string): void {
+    if (this.agent === null)
+      return this.composer.showState("Not attached: restart the agent first.", "error");
+    const future = this.agent.prompt(text);
+    future.done.catch(() => undefined); // the turn's outcome arrives as events
+  }
+
+  private onReply(message: unknown): void {
+    if (!isRecord(message) || message["command"] !== "steer") return;
+    if (message["ok"] === true)
+      this.composer.showState(
+        "Steer queued: it goes into the agent's next model request.",
+        "success",
+      );
+    else this.composer.showState(`Steer refused: ${String(message["message"] ?? "")}`, "error");
+  }
+
+  private showStopped(text: string): void {
+    this.composer.setEnabled(false);
+    this.showBanner(`${text} — Restart?`, () => void this.open());
+  }
+
+  private showBanner(text: string, restart: (() => void) | null): void {
+    this.banner.replaceChildren(
+      h("span", { class: "shard-banner-text" }, text),
+      ...(restart ? [button("Restart", restart, "shard-button-primary shard-restart")] : []),
+    );
+    this.banner.hidden = false;
+  }
+
+  private hideBanner(): void {
+    this.banner.hidden = true;
+    this.banner.replaceChildren();
+  }
+
+  private updateTitle(info: AgentInfo | undefined): void {
+    const name = info?.name ?? this.agentId;
+    this.title.label = `Shard: ${name}`;
+    this.title.caption = info ? `${name} — ${info.cwd} (${info.model}, ${info.mode})` : name;
+  }
+}

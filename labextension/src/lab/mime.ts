@@ -1,0 +1,171 @@
+// The mime renderers for Shard's outputs: `application/vnd.shard.render+json` (tool cards,
+// diffs, markdown, `%%shard` transcript snapshots) and `application/vnd.shard.permission+json`
+// (a permission prompt whose buttons answer it while the notebook's shard kernel is live).
+// Both run no scripts and build DOM from text, so they declare themselves safe: untrusted
+// notebooks render them too. Ranked ahead of the widget view, so a `%%shard` output whose live
+// widget is gone (kernel restarted) shows its snapshot instead of "model not found".
+import type { IRenderMime } from "@jupyterlab/rendermime-interfaces";
+import { Widget } from "@lumino/widgets";
+import { isRecord, isString } from "../render/guards";
+import { h } from "../render/dom";
+import { PermissionDialogView, type PermissionAnswer } from "../render/dialogs/permission-dialog";
+import type { PermissionRequestEvent, PermissionResolvedEvent } from "../wire";
+import * as commands from "../widget/commands";
+import { kernelAgents } from "./kernel-agents";
+import { renderOutput } from "./static-output";
+
+export const RENDER_MIME = "application/vnd.shard.render+json";
+export const PERMISSION_MIME = "application/vnd.shard.permission+json";
+const WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json";
+const RANK = -20; // the widget view is -10
+
+class RenderOutput extends Widget implements IRenderMime.IRenderer {
+  private model: IRenderMime.IMimeModel | null = null;
+
+  constructor() {
+    super();
+    this.addClass("shard-mime-output");
+  }
+
+  async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
+    this.model = model;
+    this.node.replaceChildren(renderOutput(model.data[RENDER_MIME]));
+    if (this.isAttached) void this.preferLiveWidget();
+  }
+
+  protected override onAfterAttach(): void {
+    void this.preferLiveWidget();
+  }
+
+  /** A snapshot beside a widget that still lives in the kernel: show the live widget. */
+  private async preferLiveWidget(): Promise<void> {
+    const view = this.model?.data[WIDGET_VIEW_MIME];
+    const modelId = isRecord(view) && isString(view["model_id"]) ? view["model_id"] : "";
+    const panel = modelId ? kernelAgents.panelOf(this.node) : null;
+    const kernel = panel?.sessionContext.session?.kernel;
+    if (!panel || !kernel || !this.model) return;
+    try {
+      const reply = await kernel.requestCommInfo({ target_name: "jupyter.widget" });
+      const comms = reply.content.status === "ok" ? reply.content.comms : {};
+      if (!(modelId in comms)) return;
+      const renderer = panel.content.rendermime.createRenderer(WIDGET_VIEW_MIME);
+      await renderer.renderModel(this.model);
+      this.node.replaceChildren();
+      Widget.attach(renderer, this.node);
+      this.disposed.connect(() => renderer.dispose());
+    } catch {
+      // no widget manager or no kernel: the snapshot stays
+    }
+  }
+}
+
+class PermissionOutput extends Widget implements IRenderMime.IRenderer {
+  private dialog: PermissionDialogView | null = null;
+  private cleanup: (() => void) | null = null;
+
+  constructor() {
+    super();
+    this.addClass("shard-mime-output");
+  }
+
+  async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
+    const request = model.data[PERMISSION_MIME];
+    if (!isRecord(request) || !isString(request["request_id"])) {
+      this.node.replaceChildren(h("div", null, "(malformed Shard permission prompt)"));
+      return;
+    }
+    this.dialog = new PermissionDialogView(request as unknown as PermissionRequestEvent, (a) =>
+      this.answer(a),
+    );
+    this.node.replaceChildren(h("div", { class: "shard-widget" }, this.dialog.el));
+    if (this.isAttached) this.follow();
+  }
+
+  protected override onAfterAttach(): void {
+    this.follow();
+  }
+
+  protected override onBeforeDetach(): void {
+    this.cleanup?.();
+    this.cleanup = null;
+  }
+
+  /** Tracks the request in the notebook kernel's agent: open, answered (by whom), or gone. */
+  private follow(): void {
+    const dialog = this.dialog;
+    if (!dialog || this.cleanup) return;
+    const agent = kernelAgents.forNode(this.node);
+    if (agent === null) {
+      dialog.setUnavailable(
+        "No running Shard kernel: this prompt can only be answered while its agent runs.",
+      );
+      return;
+    }
+    const id = dialog.request.request_id;
+    const update = (): void => {
+      const resolved = agent.store.get("events") as readonly Record<string, unknown>[];
+      const found = resolved.find(
+        (e) => e["type"] === "permission_resolved" && e["request_id"] === id,
+      );
+      if (found)
+        return dialog.setResolved(
+          found as unknown as PermissionResolvedEvent,
+          false,
+          agent.clientId,
+        );
+      const pending = agent.store.get("pending") as readonly Record<string, unknown>[];
+      if (agent.store.lastSeq >= 0 && !pending.some((p) => p["request_id"] === id))
+        dialog.setResolved(null, false);
+    };
+    const onReply = (message: unknown): void => {
+      if (
+        isRecord(message) &&
+        message["ok"] === false &&
+        message["command"] === "permission_response"
+      )
+        dialog.setError(
+          isString(message["message"]) ? message["message"] : "The answer was not accepted.",
+        );
+    };
+    agent.store.on("change:events", update);
+    agent.store.on("change:pending", update);
+    agent.store.on("msg:custom", onReply);
+    this.cleanup = () => {
+      agent.store.off("change:events", update);
+      agent.store.off("change:pending", update);
+      agent.store.off("msg:custom", onReply);
+    };
+    update();
+  }
+
+  private answer(answer: PermissionAnswer): void {
+    const agent = kernelAgents.forNode(this.node);
+    if (agent === null) return this.dialog?.setUnavailable("The Shard kernel is not running.");
+    agent.command(commands.permissionResponse(agent.store, answer));
+  }
+}
+
+const extensions: IRenderMime.IExtension[] = [
+  {
+    id: "shard-jupyterlab:render",
+    rendererFactory: {
+      safe: true,
+      mimeTypes: [RENDER_MIME],
+      createRenderer: () => new RenderOutput(),
+    },
+    rank: RANK,
+    dataType: "json",
+  },
+  {
+    id: "shard-jupyterlab:permission",
+    rendererFactory: {
+      safe: true,
+      mimeTypes: [PERMISSION_MIME],
+      createRenderer: () => new PermissionOutput(),
+    },
+    rank: RANK,
+    dataType: "json",
+  },
+];
+
+export default extensions;

@@ -1,0 +1,162 @@
+// The JupyterLab (and Notebook 7) plugin: the Shard sidebar (agents, New agent), chat tabs,
+// palette commands, and the page's identity and notebook tracker for the mime renderers.
+import type { JupyterFrontEnd, JupyterFrontEndPlugin } from "@jupyterlab/application";
+import { Dialog, ICommandPalette, showDialog } from "@jupyterlab/apputils";
+import { PageConfig } from "@jupyterlab/coreutils";
+import { IDocumentManager } from "@jupyterlab/docmanager";
+import { FileDialog } from "@jupyterlab/filebrowser";
+import { INotebookTracker } from "@jupyterlab/notebook";
+import { LabIcon } from "@jupyterlab/ui-components";
+import { clientLabel } from "../client/identity";
+import * as commands from "../widget/commands";
+import type { AgentInfo } from "../wire";
+import { AgentDirectory } from "./agent-directory";
+import { AgentsPanel } from "./agents-panel";
+import { AgentChat } from "./chat-widget";
+import { kernelAgents, SHARD_KERNEL } from "./kernel-agents";
+
+const CATEGORY = "Shard";
+const COMMANDS = {
+  newAgent: "shard:new-agent",
+  openAgent: "shard:open-agent",
+  dashboard: "shard:dashboard",
+  stopAgent: "shard:stop-agent",
+} as const;
+
+const shardIcon = new LabIcon({
+  name: "shard:icon",
+  svgstr:
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path class="jp-icon3" fill="#616161" d="M12 2 3 8l3 12h12l3-12-9-6zm0 2.5 6.6 4.4L16.4 18H7.6L5.4 8.9 12 4.5zM12 7l-4 3 1.5 6h5L16 10l-4-3z"/></svg>',
+});
+
+async function userName(app: JupyterFrontEnd): Promise<string> {
+  const user = app.serviceManager.user;
+  try {
+    await user.ready;
+    return user.identity?.display_name || user.identity?.name || "";
+  } catch {
+    return "";
+  }
+}
+
+function activate(
+  app: JupyterFrontEnd,
+  tracker: INotebookTracker | null,
+  palette: ICommandPalette | null,
+  docManager: IDocumentManager | null,
+): void {
+  kernelAgents.configure(tracker, clientLabel(""));
+  const directory = new AgentDirectory();
+  const chats = new Map<string, AgentChat>();
+  let label = clientLabel("");
+  void userName(app).then((name) => {
+    label = clientLabel(name);
+    kernelAgents.configure(tracker, label);
+  });
+
+  const openChat = (agent: AgentInfo): AgentChat => {
+    let chat = chats.get(agent.id);
+    if (chat === undefined || chat.isDisposed) {
+      chat = new AgentChat(agent.id, directory, app.serviceManager, label);
+      chat.title.icon = shardIcon;
+      chats.set(agent.id, chat);
+      chat.disposed.connect(() => chats.delete(agent.id));
+      app.shell.add(chat, "main");
+      void chat.open();
+    }
+    app.shell.activateById(chat.id);
+    return chat;
+  };
+
+  const kill = async (agent: AgentInfo): Promise<void> => {
+    const answer = await showDialog({
+      title: `Kill ${agent.name}?`,
+      body: "Its kernel stops (a running turn ends). Its session and history stay; Open starts it again.",
+      buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: "Kill" })],
+    });
+    if (!answer.button.accept) return;
+    await directory.api.kill(agent.id);
+    await directory.refresh();
+  };
+
+  const panel = new AgentsPanel(directory, PageConfig.getOption("serverRoot") || "", {
+    open: (agent) => void openChat(agent),
+    kill,
+    create: async (request) => {
+      const agent = await directory.api.create(request);
+      await directory.refresh();
+      openChat(agent);
+    },
+    pickFolder: async () => {
+      if (docManager === null) return null;
+      const result = await FileDialog.getExistingDirectory({
+        manager: docManager,
+        title: "Folder the agent works in",
+      });
+      const picked = result.value?.[0];
+      return result.button.accept && picked ? picked.path : null;
+    },
+  });
+  panel.title.icon = shardIcon;
+  app.shell.add(panel, "left", { rank: 650 });
+
+  /** The agent of the current shard notebook (adopted into the registry), if any. */
+  const notebookAgent = (): AgentInfo | undefined => {
+    const kernel = tracker?.currentWidget?.sessionContext.session?.kernel;
+    if (!kernel || kernel.name !== SHARD_KERNEL) return undefined;
+    return directory.list.find((a) => a.kernel_id === kernel.id);
+  };
+
+  app.commands.addCommand(COMMANDS.newAgent, {
+    label: "Shard: New agent",
+    caption: "Create an agent in a folder of this server",
+    execute: () => {
+      app.shell.activateById(panel.id);
+      panel.showForm();
+    },
+  });
+  app.commands.addCommand(COMMANDS.dashboard, {
+    label: "Shard: Dashboard",
+    caption: "Every agent on this server, with status and usage",
+    execute: () => {
+      app.shell.activateById(panel.id);
+      void directory.refresh();
+    },
+  });
+  app.commands.addCommand(COMMANDS.openAgent, {
+    label: "Shard: Open agent",
+    caption: "Open the current Shard notebook's agent, or pick one",
+    execute: async (args) => {
+      await directory.refresh();
+      const wanted = typeof args["agent"] === "string" ? args["agent"] : null;
+      const agent = wanted
+        ? directory.list.find((a) => a.id === wanted || a.name === wanted)
+        : (notebookAgent() ?? (directory.list.length === 1 ? directory.list[0] : undefined));
+      if (agent) return void openChat(agent);
+      app.shell.activateById(panel.id);
+    },
+  });
+  app.commands.addCommand(COMMANDS.stopAgent, {
+    label: "Shard: Stop agent",
+    caption: "Stop the running turn of the current agent (its kernel keeps running)",
+    execute: () => {
+      const current = app.shell.currentWidget;
+      if (current instanceof AgentChat) return current.store.send(commands.abort());
+      const kernel = tracker?.currentWidget?.sessionContext.session?.kernel;
+      if (kernel && kernel.name === SHARD_KERNEL)
+        kernelAgents.forKernel(kernel).command(commands.abort());
+    },
+  });
+  if (palette)
+    for (const command of Object.values(COMMANDS)) palette.addItem({ command, category: CATEGORY });
+}
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: "shard-jupyterlab:plugin",
+  description: "Shard agents: the sidebar, chat tabs and palette commands.",
+  autoStart: true,
+  optional: [INotebookTracker, ICommandPalette, IDocumentManager],
+  activate,
+};
+
+export default [plugin];

@@ -1,0 +1,66 @@
+// What a saved Shard output shows with no kernel: a tool card for a tool result, descriptors for
+// anything else, and a whole transcript for a `%%shard` snapshot. Pure DOM from data (no HTML
+// parsing), so it is safe in untrusted notebooks.
+import { h } from "../render/dom";
+import { isRecord } from "../render/guards";
+import { renderDescriptors } from "../render/descriptors/index";
+import { describeResolution } from "../render/dialogs/permission-dialog";
+import { renderAssistant, renderNotice, renderUser } from "../widget/item-views";
+import { renderToolCard } from "../widget/tool-card";
+import { deriveItems, type Item } from "../widget/transcript-items";
+import type { RenderDescriptor } from "../wire";
+
+const NONE = { permissions: [], ui: [] } as const;
+
+export function renderStaticItem(item: Item): HTMLElement {
+  switch (item.kind) {
+    case "user":
+      return renderUser(item);
+    case "assistant":
+      return renderAssistant(item);
+    case "tool":
+      return renderToolCard(item);
+    case "notice":
+      return renderNotice(item);
+    case "permission":
+      return h(
+        "div",
+        { class: "shard-permission-folded" },
+        item.resolved
+          ? describeResolution(item.resolved)
+          : `Permission asked for ${item.request.tool}: ${item.request.prompt}`,
+      );
+    case "ui":
+      return h("div", { class: "shard-permission-folded" }, `${item.request.title}`);
+  }
+}
+
+export function renderTranscript(events: readonly unknown[]): HTMLElement {
+  const items = deriveItems(events, NONE);
+  return h(
+    "div",
+    { class: "shard-transcript shard-transcript-static", attrs: { role: "log" } },
+    ...items.map(renderStaticItem),
+  );
+}
+
+/** `application/vnd.shard.render+json`: `{version, descriptors, event?, transcript?}`. */
+export function renderOutput(data: unknown): HTMLElement {
+  if (!isRecord(data)) return h("div", { class: "shard-output" }, "(empty Shard output)");
+  if (Array.isArray(data["transcript"]))
+    return h(
+      "div",
+      { class: "shard-widget shard-output shard-snapshot" },
+      renderTranscript(data["transcript"]),
+    );
+  const event = data["event"];
+  if (isRecord(event) && event["type"] === "tool_result") {
+    const item = deriveItems([event], NONE).find((i) => i.kind === "tool");
+    if (item)
+      return h("div", { class: "shard-widget shard-output" }, renderToolCard(item as never));
+  }
+  const descriptors = Array.isArray(data["descriptors"])
+    ? (data["descriptors"] as RenderDescriptor[])
+    : [];
+  return h("div", { class: "shard-widget shard-output" }, renderDescriptors(descriptors));
+}
