@@ -5,14 +5,17 @@
 %%shard
 fix the failing test
 
-`--agent NAME` (or `%shard attach NAME` first) drives an agent kernel through the Shard gateway
-instead of an in-process agent: see shard_kernel/remote/.
+`%shard new` makes a gateway agent (its own kernel, in the registry every Shard view lists) when
+a Shard gateway is found — inside `jupyter lab` with Shard installed, the notebook's own server —
+and an in-process agent otherwise or with `--local`. `--agent NAME` (or `%shard attach NAME`
+first) drives an existing gateway agent: see shard_kernel/remote/.
 """
 
 from __future__ import annotations
 
 import argparse
 import shlex
+from pathlib import Path
 from typing import Any
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class
@@ -21,10 +24,12 @@ from IPython.display import display
 from shard_core.protocol.events import TurnEndEvent
 from shard_core.types.errors import ConfigError, ShardError
 from shard_kernel.inprocess import InProcessAgent
-from shard_kernel.remote import GatewayError, RemoteAgent, RemoteHub
+from shard_kernel.remote import GatewayError, NoGatewayError, RemoteAgent, RemoteHub
 
 USAGE = """usage:
   %shard new [--name N] [--cwd DIR] [--model MODEL] [--mode plan|build] [--allow RULE] [--deny RULE]
+             [--local]             a gateway agent, attached live (the default agent); in this
+                                   kernel with --local, or when no gateway is found
   %shard connect [URL] [--token T] use the Shard gateway at URL (no URL: find a running one)
   %shard attach NAME|ID            show a gateway agent live; it becomes the default agent
   %shard dashboard                 every gateway agent, refreshed live, with Attach and Kill
@@ -59,6 +64,7 @@ def _new_parser() -> _Parser:
     parser.add_argument("--mode", default="build")
     parser.add_argument("--allow", action="append", default=[])
     parser.add_argument("--deny", action="append", default=[])
+    parser.add_argument("--local", action="store_true")
     return parser
 
 
@@ -133,6 +139,43 @@ class ShardMagics(Magics):
 
     def _new(self, args: list[str]) -> None:
         opts = _new_parser().parse_args(args)
+        if not opts.local and self._gateway_found(opts.name):
+            self._new_remote(opts)
+        else:
+            self._new_local(opts)
+
+    def _gateway_found(self, name: str | None) -> bool:
+        """Whether a gateway is there to make the agent; a named one that fails is an error."""
+        try:
+            self.remote.gateway()
+        except NoGatewayError:
+            print(
+                f"%shard: no Shard gateway found, so {name or 'the agent'} runs in this kernel "
+                "(%shard connect URL --token T to use one; --local skips the search)"
+            )
+            return False
+        return True
+
+    def _new_remote(self, opts: argparse.Namespace) -> None:
+        command: dict[str, Any] = {
+            "cwd": str(Path(opts.cwd).expanduser().resolve()),
+            "mode": opts.mode,
+            "permissions": {"allow": opts.allow, "deny": opts.deny},
+        }
+        if opts.model:
+            command["model"] = opts.model
+        if opts.name:
+            command["name"] = opts.name
+        agent = self.remote.create(command)
+        state = agent.state
+        demo = " (scripted demo: no model is called)" if state.get("demo") else ""
+        print(
+            f"agent {agent.name}: {state.get('model')}{demo}, {state.get('mode')} mode, "
+            f"in {agent.info.cwd} (gateway agent {agent.info.id} on {agent.link.url})"
+        )
+        display(agent.widget(history=True))
+
+    def _new_local(self, opts: argparse.Namespace) -> None:
         name = opts.name or f"agent{len(self.agents) + 1}"
         if name in self.agents:
             raise UsageError(f"an agent named {name!r} exists already")

@@ -8,7 +8,14 @@ kernel's main thread, are handed over to it.
 
 from shard_kernel.remote.agent import RemoteAgent
 from shard_kernel.remote.hub import RemoteHub
-from shard_kernel.remote.link import GatewayError, GatewayLink
+from shard_kernel.remote.link import GatewayError, GatewayLink, NoGatewayError
 from shard_kernel.remote.loop import LoopThread
 
-__all__ = ["GatewayError", "GatewayLink", "LoopThread", "RemoteAgent", "RemoteHub"]
+__all__ = [
+    "GatewayError",
+    "GatewayLink",
+    "LoopThread",
+    "NoGatewayError",
+    "RemoteAgent",
+    "RemoteHub",
+]

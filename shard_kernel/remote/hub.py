@@ -78,6 +78,11 @@ class RemoteHub:
             self.on_attach(agent)
         return agent
 
+    def create(self, command: dict[str, Any]) -> RemoteAgent:
+        """A new gateway agent (an `agent_create` body), attached like `attach` does."""
+        info = self.call(self.gateway().create(command), START_TIMEOUT + 2)
+        return self.attach(info.id)
+
     def kill(self, agent_id: str) -> AgentInfo:
         """Stop the agent's kernel (its session stays; attach resumes it)."""
         info = self.call(self.gateway().kill(agent_id))

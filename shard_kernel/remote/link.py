@@ -36,6 +36,10 @@ class GatewayError(ShardError):
     """The gateway could not be found, reached, or did not do what was asked."""
 
 
+class NoGatewayError(GatewayError):
+    """None was named (`%shard connect`, SHARD_GATEWAY_URL) and no running server has Shard."""
+
+
 @dataclass(frozen=True)
 class GatewayLink:
     url: str
@@ -65,8 +69,14 @@ class GatewayLink:
     async def kill(self, agent_id: str) -> AgentInfo:
         return _info(await self.request("DELETE", f"{API}/{quote(agent_id, safe='')}"))
 
-    async def request(self, method: str, path: str, *, within: float = TIMEOUT) -> Any:
-        response = await self._fetch(method, path, within)
+    async def create(self, command: dict[str, Any]) -> AgentInfo:
+        """A new agent (an `agent_create` body: cwd, model, mode, name, permissions), running."""
+        return _info(await self.request("POST", API, within=START_TIMEOUT, body=command))
+
+    async def request(
+        self, method: str, path: str, *, within: float = TIMEOUT, body: Any = None
+    ) -> Any:
+        response = await self._fetch(method, path, within, body)
         if response.code >= 400:
             raise GatewayError(self._refusal(method, path, response))
         try:
@@ -74,13 +84,16 @@ class GatewayLink:
         except ValueError:
             raise GatewayError(f"{self.url} answered {path} with something not JSON") from None
 
-    async def _fetch(self, method: str, path: str, within: float) -> HTTPResponse:
+    async def _fetch(self, method: str, path: str, within: float, body: Any) -> HTTPResponse:
         headers = {"Authorization": f"token {self.token}"} if self.token else {}
+        data = json.dumps(body).encode() if body is not None else None
+        if data is not None:
+            headers["Content-Type"] = "application/json"
         request = HTTPRequest(
             self.url + path,
             method=method,
             headers=headers,
-            body=b"" if method == "POST" else None,
+            body=data if data is not None else (b"" if method == "POST" else None),
             connect_timeout=min(within, TIMEOUT),
             request_timeout=within,
             follow_redirects=False,
@@ -154,7 +167,8 @@ async def connect(url: str, token: str | None = None) -> GatewayLink:
 
 
 async def find_gateway(runtime_dir: str | None = None) -> GatewayLink:
-    """$SHARD_GATEWAY_URL, else a running local Jupyter server whose `/shard/api/agents` answers."""
+    """$SHARD_GATEWAY_URL, else a running local Jupyter server whose `/shard/api/agents` answers:
+    the one that started this kernel (the notebook's own server) before any other."""
     env_url = os.environ.get(ENV_URL)
     if env_url:
         base, url_token = parse_url(env_url)
@@ -162,7 +176,8 @@ async def find_gateway(runtime_dir: str | None = None) -> GatewayLink:
         link = GatewayLink(base, token, "environment")
         await link.agents()
         return link
-    servers = _running_servers(runtime_dir)
+    parent = os.getppid()  # jupyter_client launches a kernel as a child of its server
+    servers = sorted(_running_servers(runtime_dir), key=lambda s: s.get("pid") != parent)
     candidates = [
         GatewayLink(parse_url(s["url"])[0], s.get("token") or None, "discovered")
         for s in servers
@@ -173,7 +188,7 @@ async def find_gateway(runtime_dir: str | None = None) -> GatewayLink:
     if found:
         return found[0]
     seen = f" ({len(servers)} running Jupyter server(s) found, none with Shard's agent API)"
-    raise GatewayError(f"no Shard gateway found{seen if servers else ''}: {HOW_TO_CONNECT}")
+    raise NoGatewayError(f"no Shard gateway found{seen if servers else ''}: {HOW_TO_CONNECT}")
 
 
 def _running_servers(runtime_dir: str | None) -> list[dict[str, Any]]:

@@ -16,8 +16,11 @@ def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Interacti
     monkeypatch.setenv("SHARD_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    # no gateway to find: `%shard new` falls back to an in-process agent (a server running on
+    # this machine would otherwise get the agent)
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "SHARD_GATEWAY_URL", "SHARD_GATEWAY_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
     ip = InteractiveShell.instance()
     ip.run_line_magic("load_ext", "shard_kernel")
     yield ip
@@ -49,6 +52,7 @@ def test_new_wait_list_mode_status(
     shell.run_line_magic("shard", "status")
     out = capsys.readouterr().out
     assert "agent fixer: demo (scripted demo" in out
+    assert "%shard: no Shard gateway found, so fixer runs in this kernel" in out
     assert "* fixer" in out
     assert "fixer: plan mode" in out
     assert "fixer: idle, plan mode" in out

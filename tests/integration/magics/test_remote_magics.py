@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
+from shard_kernel.inprocess import InProcessAgent
 from shard_kernel.remote import RemoteAgent
 from shard_widgets import AgentWidget
-from tests.integration.gateway.conftest import TOKEN, Server, Servers, free_port
+from tests.integration.gateway.conftest import TOKEN, Server, Servers, free_port, write_script
 from tests.integration.magics.conftest import (
     create_agent,
     magics,
@@ -282,3 +283,73 @@ def test_a_waiting_cell_leaves_asks_to_the_headless_policy(
         ),
         what="one interactive client in the registry",
     )
+
+
+def test_new_makes_a_gateway_agent_on_the_notebooks_server_and_local_stays_here(
+    shell: InteractiveShell,
+    tmp_path: Path,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A Python notebook inside `jupyter lab` with Shard: `%shard new` finds its server the way
+    `%shard connect` does (Jupyter's runtime files) and makes the agent there."""
+    servers = Servers(tmp_path / "gw")
+    try:
+        server = servers.start()
+        monkeypatch.setenv("JUPYTER_RUNTIME_DIR", server.env["JUPYTER_RUNTIME_DIR"])
+        wait_until(
+            lambda: list(Path(server.env["JUPYTER_RUNTIME_DIR"]).glob("jpserver-*.json")),
+            what="the server's runtime file",
+        )
+        model = write_script(workspace.parent, HELLO, name="script-new.json")
+        shell.run_line_magic(
+            "shard", f"new --name helper --cwd {workspace} --model {model} --allow Read(**)"
+        )
+        [info] = rest(server, "GET", "/shard/api/agents")["agents"]
+        assert (info["name"], info["cwd"], info["model"], info["mode"], info["runtime_state"]) == (
+            "helper",
+            str(workspace.resolve()),
+            model,
+            "build",
+            "running",
+        )
+        agent = remote(shell, "helper")
+        assert (magics(shell).current, agent.info.id, agent.connected) == (
+            "helper",
+            info["id"],
+            True,
+        )
+        assert len(agent.widgets) == 1  # shown live, like %shard attach
+        shell.run_cell_magic("shard", "--wait", "hello")  # the new agent is the default
+        assert "Hello from the gateway agent." in texts(agent.widgets[-1].events)
+
+        shell.run_line_magic("shard", f"new --local --name here --cwd {workspace} --model {model}")
+        assert isinstance(magics(shell).agents["here"], InProcessAgent)
+        assert magics(shell).current == "here"
+        assert len(rest(server, "GET", "/shard/api/agents")["agents"]) == 1
+        out = capsys.readouterr().out
+        shown = model.removeprefix("scripted/")  # the model as the agent reports it
+        assert f"agent helper: {shown}, build mode, in {workspace.resolve()} (gateway agent " in out
+        assert f"{info['id']} on {server.url})" in out
+        assert "agent here: " in out
+        assert "%shard: error" not in out
+        assert "no Shard gateway found" not in out
+        assert TOKEN not in out
+    finally:
+        shell.run_line_magic("unload_ext", "shard_kernel")  # detach before the server goes
+        shell.run_line_magic("load_ext", "shard_kernel")
+        assert servers.stop_all() == []
+
+
+def test_new_with_no_gateway_runs_here_and_says_so(
+    shell: InteractiveShell, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shell.run_line_magic("shard", f"new --name solo --cwd {workspace} --model scripted/demo")
+    assert isinstance(magics(shell).agents["solo"], InProcessAgent)
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == (
+        "%shard: no Shard gateway found, so solo runs in this kernel "
+        "(%shard connect URL --token T to use one; --local skips the search)"
+    )
+    assert "agent solo: demo (scripted demo" in out

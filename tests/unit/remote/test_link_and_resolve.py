@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from shard_core.protocol import AgentInfo
-from shard_kernel.remote import GatewayError, GatewayLink
+from shard_kernel.remote import GatewayError, GatewayLink, NoGatewayError, link
 from shard_kernel.remote.hub import resolve
 from shard_kernel.remote.link import parse_url
 
@@ -81,3 +83,26 @@ def test_unknown_and_ambiguous_keys_are_clear_errors() -> None:
         "'al' is ambiguous: it could be alpha (agent-aaa111), alpine (agent-bbb222); "
         "give the whole name or id"
     )
+
+
+async def test_the_notebooks_own_server_is_found_before_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Several Jupyter servers with Shard run: the one that started this kernel wins."""
+    servers = [
+        {"url": "http://127.0.0.1:9001/", "port": 9001, "pid": 1, "token": "a"},
+        {"url": "http://127.0.0.1:9002/", "port": 9002, "pid": os.getppid(), "token": "b"},
+    ]
+    monkeypatch.delenv("SHARD_GATEWAY_URL", raising=False)
+    monkeypatch.setattr(link, "_running_servers", lambda runtime_dir: servers)
+
+    async def answers(candidate: GatewayLink) -> bool:
+        return True
+
+    monkeypatch.setattr(link, "_probe", answers)
+    found = await link.find_gateway()
+    assert (found.url, found.token, found.source) == ("http://127.0.0.1:9002/", "b", "discovered")
+
+    monkeypatch.setattr(link, "_running_servers", lambda runtime_dir: [])
+    with pytest.raises(NoGatewayError, match="no Shard gateway found"):
+        await link.find_gateway()
