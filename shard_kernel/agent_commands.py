@@ -13,8 +13,11 @@ from shard_core.protocol.commands import (
 from shard_core.sdk import Agent
 
 
-def answer_permission(agent: Agent, command: PermissionResponseCommand, role: str) -> CommandReply:
-    """First valid answer wins; later ones (and observers) are told why not."""
+def answer_permission(
+    agent: Agent, command: PermissionResponseCommand, role: str, label: str | None = None
+) -> CommandReply:
+    """First valid answer wins; later ones (and observers) are told why not. The answer names
+    its client by the command's label, else `label` (the one it attached with)."""
     result = agent.gate.respond(
         command.request_id,
         command.decision,
@@ -22,14 +25,17 @@ def answer_permission(agent: Agent, command: PermissionResponseCommand, role: st
         role,
         reason=command.reason,
         rule=command.rule,
+        label=command.label or label,
     )
     return CommandReply(command="permission_response", ok=result.accepted, message=result.message)
 
 
-def run_common(agent: Agent, command: Command, role: str) -> CommandReply | None:
+def run_common(
+    agent: Agent, command: Command, role: str, label: str | None = None
+) -> CommandReply | None:
     """The reply for a command every transport treats alike, or None for the others."""
     if isinstance(command, PermissionResponseCommand):
-        return answer_permission(agent, command, role)
+        return answer_permission(agent, command, role, label)
     if isinstance(command, SteerCommand):
         agent.steer(command.text)
         return CommandReply(command="steer", ok=True, message="queued")

@@ -22,7 +22,7 @@ from shard_core.protocol.events import (
     TurnEndEvent,
 )
 from shard_core.types import KvDescriptor, KvPair, StatusDescriptor, TextDescriptor
-from shard_kernel.terminal.render import TerminalRenderer, format_usage
+from shard_kernel.terminal.render import TerminalRenderer, format_usage, resolved_text
 
 RENDER_MIME = "application/vnd.shard.render+json"
 PERMISSION_MIME = "application/vnd.shard.permission+json"
@@ -102,7 +102,7 @@ class CellOutput:
         self._send("display_data", content)
 
     def _resolved(self, event: PermissionResolvedEvent) -> None:
-        label = f"{event.decision} by {event.decided_by}"
+        label = resolved_text(event)
         if event.reason:
             label += f": {event.reason}"
         tone = "error" if event.decision == "deny" else "success"

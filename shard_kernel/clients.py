@@ -22,6 +22,14 @@ class Client:
     client_id: str
     role: str
     seen: float = field(default_factory=time.monotonic)
+    label: str | None = None
+    """what people call it ("alice · Tab 2"): who decided, in permission_resolved"""
+    session: str | None = None
+    """the Jupyter session that opened the comm (a notebook's cells come from the same one)"""
+
+    @property
+    def name(self) -> str:
+        return self.label or self.client_id
 
     @property
     def comm_id(self) -> str:
@@ -33,8 +41,16 @@ class ClientRegistry:
         self.ttl = ttl
         self._by_comm: dict[str, Client] = {}
 
-    def attach(self, comm: Any, client_id: str, role: str) -> Client:
-        client = Client(comm=comm, client_id=client_id, role=role)
+    def attach(
+        self,
+        comm: Any,
+        client_id: str,
+        role: str,
+        *,
+        label: str | None = None,
+        session: str | None = None,
+    ) -> Client:
+        client = Client(comm=comm, client_id=client_id, role=role, label=label, session=session)
         self._by_comm[client.comm_id] = client
         return client
 
@@ -57,6 +73,10 @@ class ClientRegistry:
         return ClientCounts(
             interactive=roles.count("interactive"), observer=roles.count("observer")
         )
+
+    def has_session(self, session: str | None) -> bool:
+        """Whether a client opened its comm from this Jupyter session."""
+        return session is not None and any(c.session == session for c in self._by_comm.values())
 
     def has_responder(self) -> bool:
         now = time.monotonic()

@@ -46,13 +46,17 @@ class CommCommands:
 
     # ------------------------------------------------------------ attach
 
-    def open(self, comm: Any, data: dict[str, Any]) -> None:
+    def open(self, comm: Any, data: dict[str, Any], session: str | None = None) -> None:
+        """A comm on target `shard` opened: `data` is an attach command, `session` the Jupyter
+        session of the client that opened it."""
         try:
             attach = AttachCommand.model_validate({**data, "type": "attach"})
         except ValidationError as exc:
             self.reply(comm, CommandReply(command="attach", ok=False, message=describe(exc)))
             return
-        self.kernel.clients.attach(comm, attach.client_id, attach.role)
+        self.kernel.clients.attach(
+            comm, attach.client_id, attach.role, label=attach.label, session=session
+        )
         self.kernel.clients_changed()
         comm.on_msg(lambda msg: self.handle(comm, msg["content"].get("data")))
         comm.on_close(lambda _msg: self._detach(comm.comm_id))
@@ -116,6 +120,7 @@ class CommCommands:
             client = self.kernel.clients.get(comm.comm_id)
             if client is not None:
                 client.role, client.client_id = command.role, command.client_id
+                client.label = command.label
                 self.kernel.clients_changed()
             await self._snapshot(comm, command.since, None, 500, command.id)
             return None
@@ -124,7 +129,8 @@ class CommCommands:
             return None
         agent = await self.kernel.ready_agent()
         client = self.kernel.clients.get(comm.comm_id)
-        common = run_common(agent, command, client.role if client is not None else "observer")
+        role = client.role if client is not None else "observer"
+        common = run_common(agent, command, role, client.label if client is not None else None)
         if common is not None:
             return common
         if isinstance(command, AbortCommand):
@@ -143,7 +149,7 @@ class CommCommands:
                     command="ui_response", ok=False, message="observers cannot answer"
                 )
             ok, message = self.kernel.ui.respond(
-                command.request_id, command.value, command.client_id
+                command.request_id, command.value, command.client_id, command.label or client.label
             )
             return CommandReply(command="ui_response", ok=ok, message=message)
         return None

@@ -481,7 +481,8 @@ class ShardKernel(Kernel):
     # ------------------------------------------------------------ comms in
 
     def _on_comm_open(self, comm: Any, msg: dict[str, Any]) -> None:
-        self.commands.open(comm, msg["content"].get("data") or {})
+        session = msg.get("header", {}).get("session")
+        self.commands.open(comm, msg["content"].get("data") or {}, session)
 
     # ------------------------------------------------------------ interrupt and shutdown
 

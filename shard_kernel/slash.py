@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from shard_core.contracts import ToolContext
 from shard_core.sdk import Agent
@@ -98,7 +98,6 @@ def fenced(text: str) -> str:
 def _status(kernel: ShardKernel, agent: Agent) -> str:
     s = agent.session
     meter = s.meter
-    clients = kernel.clients.clients()
     rows = [
         ("agent", s.agent_id),
         ("status", s.status),
@@ -111,10 +110,37 @@ def _status(kernel: ShardKernel, agent: Agent) -> str:
             f"{meter.context_tokens} / {meter.context_window} tokens ({meter.fraction:.0%})",
         ),
         ("usage", format_usage(meter.total)),
-        ("clients", ", ".join(f"{c.client_id} ({c.role})" for c in clients) or "none"),
+        ("clients", clients_line(kernel)),
         ("pending asks", str(len(kernel.pending))),
     ]
     return "| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows)
+
+
+def clients_line(kernel: ShardKernel) -> str:
+    """Who is attached, the notebook that ran the cell included: it is someone at a screen
+    even when it never opened a `shard` comm (a plain notebook on a shard kernel)."""
+    parent: dict[str, Any] = kernel.get_parent("shell") or {}
+    session: str | None = parent.get("header", {}).get("session") or None
+    interactive: list[str] = []
+    observers: list[str] = []
+    for client in kernel.clients.clients():
+        name = "this notebook" if session and client.session == session else literal(client.name)
+        (interactive if client.role == "interactive" else observers).append(name)
+    if session and not kernel.clients.has_session(session):
+        interactive.insert(0, "this notebook")
+    return f"{_counted(interactive, 'interactive')}, {_counted(observers, 'observer')}"
+
+
+def literal(text: str) -> str:
+    """`text` as itself in markdown: clients name themselves, and a name must not become a
+    link, a tag or a table cell border (every ASCII punctuation mark backslash-escaped)."""
+    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", text)
+
+
+def _counted(names: list[str], role: str) -> str:
+    plural = "s" if role == "observer" and len(names) != 1 else ""
+    listed = f" ({', '.join(names)})" if names else ""
+    return f"{len(names)} {role}{plural}{listed}"
 
 
 def _grants(agent: Agent, args: list[str]) -> str:

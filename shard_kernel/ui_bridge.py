@@ -25,6 +25,7 @@ class _Open:
     decided_by: str | None = None
     value: UiValue = None
     done: bool = field(default=False)
+    client_id: str | None = None
 
 
 class CommUiBridge:
@@ -54,23 +55,30 @@ class CommUiBridge:
             if not slot.done:  # cancelled: withdraw the question
                 self._settle(request_id, None, "abort")
 
-    def respond(self, request_id: str, value: UiValue, client_id: str) -> tuple[bool, str]:
+    def respond(
+        self, request_id: str, value: UiValue, client_id: str, label: str | None = None
+    ) -> tuple[bool, str]:
+        """A client's answer; `ui_resolved` names it by `label` when it gave one."""
         slot = self._open.get(request_id)
         if slot is None:
             return False, f"no open ui request {request_id}"
         if slot.done:
             return False, f"already decided by {slot.decided_by}"
-        self._settle(request_id, value, client_id)
+        self._settle(request_id, value, label or client_id, client_id)
         return True, ""
 
-    def _settle(self, request_id: str, value: UiValue, by: str) -> None:
+    def _settle(
+        self, request_id: str, value: UiValue, by: str, client_id: str | None = None
+    ) -> None:
         slot = self._open[request_id]
         if slot.done:
             return
-        slot.done, slot.value, slot.decided_by = True, value, by
+        slot.done, slot.value, slot.decided_by, slot.client_id = True, value, by, client_id
         if not slot.future.done():
             slot.future.set_result(value)
-        self.events.emit(UiResolvedEvent, request_id=request_id, value=value, decided_by=by)
+        self.events.emit(
+            UiResolvedEvent, request_id=request_id, value=value, decided_by=by, client_id=client_id
+        )
 
     # ------------------------------------------------------------ UiBridge
 

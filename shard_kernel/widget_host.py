@@ -135,6 +135,7 @@ class WidgetHost:
                 "interactive",
                 reason=command.reason,
                 rule=command.rule,
+                label=command.label,
             )
             return CommandReply(command=command.type, ok=result.accepted, message=result.message)
 

@@ -22,6 +22,9 @@ ControllerResult: TypeAlias = Outcome | Awaitable[Outcome]
 
 
 class AgentController(Protocol):
+    """`respond_permission` and `respond_ui` also receive `label=` (the client's name for
+    people, which should become `decided_by`) when the browser gave one: accept it."""
+
     def respond_permission(
         self,
         request_id: str,

@@ -150,6 +150,11 @@ class AgentWidget(ShardWidget):
 
     @staticmethod
     def _dispatch(controller: AgentController, command: Command) -> ControllerResult:
+        # A label goes along only when the browser gave one: a controller written before labels
+        # existed keeps working for every answer without one.
+        labelled: dict[str, str] = {}
+        if isinstance(command, PermissionResponseCommand | UiResponseCommand) and command.label:
+            labelled["label"] = command.label
         match command:
             case PermissionResponseCommand():
                 return controller.respond_permission(
@@ -158,10 +163,11 @@ class AgentWidget(ShardWidget):
                     client_id=command.client_id,
                     rule=command.rule,
                     reason=command.reason,
+                    **labelled,
                 )
             case UiResponseCommand():
                 return controller.respond_ui(
-                    command.request_id, command.value, client_id=command.client_id
+                    command.request_id, command.value, client_id=command.client_id, **labelled
                 )
             case AbortCommand():
                 return controller.abort()

@@ -14,7 +14,7 @@ from shard_core.contracts.extension import (
 from shard_core.contracts.gate import PermissionGate, PermissionOutcome, PermissionQuery
 from shard_core.contracts.mode import Mode, ModeContext
 from shard_core.contracts.provider import Provider
-from shard_core.contracts.tool import Tool, ToolContext, ToolRegistry, tool_spec
+from shard_core.contracts.tool import PreviewableTool, Tool, ToolContext, ToolRegistry, tool_spec
 from shard_core.contracts.ui import PermissionAnswer, PermissionPrompt, UiBridge
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "PermissionOutcome",
     "PermissionPrompt",
     "PermissionQuery",
+    "PreviewableTool",
     "Provider",
     "ProviderFactory",
     "SkillLoader",

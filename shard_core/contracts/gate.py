@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from shard_core.contracts.tool import ToolContext
 from shard_core.types import Decision, JsonObject
 
 
@@ -18,6 +19,8 @@ class PermissionQuery:
     call_id: str
     turn_id: str
     agent_id: str
+    context: ToolContext | None = None
+    """what the tool would run with (for a preview); None: cwd is the only root"""
 
 
 @dataclass(frozen=True)

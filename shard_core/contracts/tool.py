@@ -1,4 +1,4 @@
-"""Tool: a capability the model can invoke — schema, read-only flag, async execute."""
+"""Tool: a capability the model can invoke — schema, read-only flag, async execute (+ preview)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from shard_core.types import JsonObject, ToolResult, ToolSpec
+from shard_core.types import JsonObject, RenderDescriptor, ToolResult, ToolSpec
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,18 @@ class Tool(Protocol):
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
         """Run the tool. Failures come back as `ToolResult.error(...)`, never as exceptions."""
         ...
+
+
+@runtime_checkable
+class PreviewableTool(Protocol):
+    """A tool that can show what a call would do before it runs (optional; e.g. edit, bash).
+
+    The permission gate calls `preview` when it asks a person, and shows the descriptors in the
+    `permission_request`. It must change nothing; a preview that raises, or takes too long, is
+    simply left out (the ask goes on without it), and so is one for input the tool would refuse.
+    """
+
+    async def preview(self, input: JsonObject, ctx: ToolContext) -> list[RenderDescriptor]: ...
 
 
 def tool_spec(tool: Tool) -> ToolSpec:

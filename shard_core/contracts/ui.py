@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from shard_core.types import JsonObject
+from shard_core.types import JsonObject, RenderDescriptor
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class PermissionPrompt:
     read_only: bool
     tool_call_id: str | None = None
     turn_id: str | None = None
+    preview: tuple[RenderDescriptor, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ class PermissionAnswer:
     source: str = "client"  # "client" | "headless" | "timeout" | "abort"
     reason: str | None = None
     rule: str | None = None
+    client_id: str | None = None
+    """the answering client's id; `decided_by` is its label when it gave one"""
 
 
 class UiBridge(Protocol):

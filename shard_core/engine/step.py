@@ -48,6 +48,8 @@ class StepRunner:
         self.turn_id = turn_id
         self.cancel = cancel
         self._unanswered: list[ToolCallBlock] = []
+        self._running: tuple[ToolCallBlock, float] | None = None
+        """the call whose tool is executing now, and when it started (monotonic s)"""
 
     # ------------------------------------------------------------ the request
 
@@ -185,18 +187,6 @@ class StepRunner:
             return ToolResult.error(f"tool {call.name!r} is not available in {s.mode} mode")
         if "_raw_arguments" in call.input:
             return ToolResult.error(f"the arguments for {call.name} were not valid JSON")
-        query = PermissionQuery(
-            tool=call.name,
-            input=call.input,
-            read_only=tool.read_only,
-            cwd=s.config.cwd,
-            call_id=call.id,
-            turn_id=self.turn_id,
-            agent_id=s.agent_id,
-        )
-        outcome = await s.gate.authorize(query)
-        if outcome.decision.kind == "deny":
-            return ToolResult.error(f"permission denied: {outcome.decision.reason}")
         ctx = ToolContext(
             cwd=s.config.cwd,
             roots=s.config.roots,
@@ -205,12 +195,28 @@ class StepRunner:
             call_id=call.id,
             cancel=self.cancel,
         )
+        query = PermissionQuery(
+            tool=call.name,
+            input=call.input,
+            read_only=tool.read_only,
+            cwd=s.config.cwd,
+            call_id=call.id,
+            turn_id=self.turn_id,
+            agent_id=s.agent_id,
+            context=ctx,
+        )
+        outcome = await s.gate.authorize(query)
+        if outcome.decision.kind == "deny":
+            return ToolResult.error(f"permission denied: {outcome.decision.reason}")
+        self._running = (call, time.monotonic())
         try:
-            return await tool.execute(call.input, ctx)
+            result = await tool.execute(call.input, ctx)
         except asyncio.CancelledError:
-            raise
+            raise  # `_running` stays set: close_unanswered says how long the tool had run
         except Exception as exc:  # a tool's bug is the model's information, not the loop's end
-            return ToolResult.error(f"tool {call.name} failed: {type(exc).__name__}: {exc}")
+            result = ToolResult.error(f"tool {call.name} failed: {type(exc).__name__}: {exc}")
+        self._running = None
+        return result
 
     def _log_result(self, call: ToolCallBlock, result: ToolResult, ms: float | None) -> None:
         s = self.session
@@ -245,6 +251,20 @@ class StepRunner:
         self._unanswered = list(calls)
 
     def close_unanswered(self, text: str) -> None:
-        """Give every call of the last message that has no result a synthetic aborted one."""
+        """Give every call of the last message that has no result a synthetic aborted one.
+
+        `text` is for calls that never started; the one whose tool was running says so, with
+        how long it had run."""
+        running, started = self._running or (None, 0.0)
+        self._running = None
         for call in list(self._unanswered):
-            self._log_result(call, ToolResult.error(text, aborted=True), None)
+            if call is running:
+                elapsed = time.monotonic() - started
+                result = ToolResult.error(
+                    f"stopped while running ({elapsed:.1f} s)",
+                    aborted=True,
+                    elapsed_s=round(elapsed, 1),
+                )
+                self._log_result(call, result, elapsed * 1000)
+            else:
+                self._log_result(call, ToolResult.error(text, aborted=True), None)

@@ -2,14 +2,44 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from shard_core.protocol.events import AgentStatus, Event, PermissionRequestEvent, UiRequestEvent
 from shard_core.types import WireModel
 
 ClientRole = Literal["interactive", "observer"]
+LABEL_MAX = 60
+"""Longest client label kept (characters); a longer one is cut with an ellipsis."""
+
+
+def clean_label(value: object) -> object:
+    """A label as people will read it: control and format characters (a bidi override, say)
+    removed, whitespace runs made one space, at most LABEL_MAX characters; empty → None."""
+    if not isinstance(value, str):
+        return value  # not a string: the str type check reports it
+    kept = "".join(
+        " " if ch.isspace() else ch
+        for ch in value
+        if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co", "Cn")
+    )
+    text = " ".join(kept.split())
+    if len(text) > LABEL_MAX:
+        text = text[: LABEL_MAX - 1].rstrip() + "…"
+    return text or None
+
+
+ClientLabel = Annotated[
+    str | None,
+    BeforeValidator(clean_label),
+    Field(
+        default=None,
+        description="who the client is, for people: e.g. 'alice · Tab 2' "
+        f"(control characters removed, at most {LABEL_MAX} characters)",
+    ),
+]
 
 
 class _Command(WireModel):
@@ -35,6 +65,7 @@ class AttachCommand(_Command):
     role: ClientRole = "interactive"
     client_id: str = Field(min_length=1)
     since: int = Field(default=-1, ge=-1, description="last seq the client has; -1 for none")
+    label: ClientLabel = None
 
 
 class SyncCommand(_Command):
@@ -58,6 +89,7 @@ class PermissionResponseCommand(_Command):
     client_id: str = Field(min_length=1)
     reason: str | None = None
     rule: str | None = Field(default=None, description="for allow_always: the rule to save")
+    label: ClientLabel = None
 
 
 class UiResponseCommand(_Command):
@@ -65,6 +97,7 @@ class UiResponseCommand(_Command):
     request_id: str = Field(min_length=1)
     value: str | bool | None
     client_id: str = Field(min_length=1)
+    label: ClientLabel = None
 
 
 class SetModeCommand(_Command):

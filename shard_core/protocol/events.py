@@ -13,6 +13,7 @@ from pydantic import Field
 from shard_core.types import (
     AssistantMessage,
     JsonObject,
+    RenderDescriptor,
     ToolCallBlock,
     ToolResult,
     Usage,
@@ -70,16 +71,28 @@ class PermissionRequestEvent(_Event):
     read_only: bool = False
     tool_call_id: str | None = None
     turn_id: str | None = None
+    preview: list[RenderDescriptor] = Field(
+        default_factory=list[RenderDescriptor],
+        description="what the call would do, for the person deciding: a diff for edit and "
+        "write, the command for bash; empty when the tool offers none",
+    )
 
 
 class PermissionResolvedEvent(_Event):
     type: Literal["permission_resolved"] = "permission_resolved"
     request_id: str
     decision: Literal["allow", "allow_always", "deny"]
-    decided_by: str
+    decided_by: str = Field(
+        description="the deciding client's label (else its client_id), or the rule, grant, "
+        "mode or policy that decided"
+    )
     source: Literal["rule", "grant", "mode", "client", "headless", "timeout", "abort"]
     reason: str | None = None
     rule: str | None = None
+    client_id: str | None = Field(
+        default=None, description="the deciding client's id when a client decided"
+    )
+    tool_call_id: str | None = Field(default=None, description="the call that was decided")
 
 
 UiKind = Literal["select", "confirm", "input", "notify"]
@@ -99,7 +112,12 @@ class UiResolvedEvent(_Event):
     type: Literal["ui_resolved"] = "ui_resolved"
     request_id: str
     value: str | bool | None
-    decided_by: str
+    decided_by: str = Field(
+        description="the answering client's label (else its client_id), or timeout / abort"
+    )
+    client_id: str | None = Field(
+        default=None, description="the answering client's id when a client answered"
+    )
 
 
 class TurnStartEvent(_Event):

@@ -3,7 +3,7 @@
 Lookup is by family: the longest table key contained in the model name wins, so
 `claude-sonnet-4-5-20250929` is priced as `sonnet` and `gpt-4o-mini` as `gpt-4o-mini`, not
 `gpt-4o`. `config.prices` entries are consulted first, with the same rule. An unknown model
-(a local Ollama or vLLM one, say) costs nothing.
+(a local Ollama or vLLM one, say) has an unknown cost (None), never a made-up $0.
 """
 
 from __future__ import annotations
@@ -57,11 +57,11 @@ def price_for(model: str, overrides: Mapping[str, Price] | None = None) -> Price
     return find_family(model, PRICES)
 
 
-def cost(model: str, usage: Usage, overrides: Mapping[str, Price] | None = None) -> float:
-    """What `usage` cost in US dollars; 0.0 for a model with no known price."""
+def cost(model: str, usage: Usage, overrides: Mapping[str, Price] | None = None) -> float | None:
+    """What `usage` cost in US dollars; None for a model with no known price."""
     price = price_for(model, overrides)
     if price is None:
-        return 0.0
+        return None
     total = (
         usage.input_tokens * price.input
         + usage.output_tokens * price.output

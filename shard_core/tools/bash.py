@@ -86,6 +86,13 @@ class BashTool:
         self.kill_grace = kill_grace
         self.shell = shell
 
+    async def preview(self, input: JsonObject, ctx: ToolContext) -> list[RenderDescriptor]:
+        """The command, to be read before it runs."""
+        command = input.get("command")
+        if not isinstance(command, str) or not command:
+            return []
+        return [TextDescriptor(text=command, format="code", language="bash")]
+
     @guarded
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
         command: str = input["command"]

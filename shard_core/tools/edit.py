@@ -11,10 +11,10 @@ from shard_core.contracts import ToolContext
 from shard_core.tools.atomic import write_atomic
 from shard_core.tools.diffs import diff_texts
 from shard_core.tools.encoding import decode_text
-from shard_core.tools.guard import guarded
+from shard_core.tools.guard import check_input, guarded
 from shard_core.tools.workspace import display_path, resolve_in_workspace
 from shard_core.types import JsonObject, ToolResult
-from shard_core.types.render import DiffDescriptor
+from shard_core.types.render import DiffDescriptor, RenderDescriptor
 
 _EDIT_FIELDS: JsonObject = {
     "old_string": {"type": "string", "description": "Exact text to replace."},
@@ -68,9 +68,34 @@ class EditTool:
             return target
         return await asyncio.to_thread(_edit_file, target, display_path(target, ctx), edits)
 
+    async def preview(self, input: JsonObject, ctx: ToolContext) -> list[RenderDescriptor]:
+        """The diff this call would make, nothing written; [] for a call that would fail
+        (the tool reports why when it runs)."""
+        if check_input(self.input_schema, input) is not None:
+            return []
+        edits = _collect_edits(input)
+        target = resolve_in_workspace(input["path"], ctx)
+        if isinstance(edits, str) or isinstance(target, ToolResult):
+            return []
+        shown = display_path(target, ctx)
+        change = await asyncio.to_thread(_plan, target, shown, edits)
+        if isinstance(change, ToolResult):
+            return []
+        diff = diff_texts(change.old, change.new)
+        return [DiffDescriptor(path=shown, hunks=diff.hunks, status="modified")]
 
-def _edit_file(target: Path, shown: str, edits: list[Edit]) -> ToolResult:
-    """Blocking; run in a thread. Reads, applies every edit in memory, then writes once."""
+
+@dataclass(frozen=True)
+class _Change:
+    old: str
+    new: str
+    data: bytes
+    replacements: int
+    encoding: str
+
+
+def _plan(target: Path, shown: str, edits: list[Edit]) -> _Change | ToolResult:
+    """Blocking. The file's text with every edit applied in memory, or why that fails."""
     if not target.is_file():
         what = "is a directory" if target.is_dir() else "does not exist; use write to create it"
         return ToolResult.error(f"{shown} {what}", path=shown)
@@ -89,17 +114,26 @@ def _edit_file(target: Path, shown: str, edits: list[Edit]) -> ToolResult:
             f"{shown} is {decoded.encoding}; it cannot hold {bad!r}; no changes were made",
             path=shown,
         )
-    write_atomic(target, data)
-    diff = diff_texts(decoded.text, new_text)
+    return _Change(decoded.text, new_text, data, replacements, decoded.encoding)
+
+
+def _edit_file(target: Path, shown: str, edits: list[Edit]) -> ToolResult:
+    """Blocking; run in a thread. Reads, applies every edit in memory, then writes once."""
+    change = _plan(target, shown, edits)
+    if isinstance(change, ToolResult):
+        return change
+    write_atomic(target, change.data)
+    diff = diff_texts(change.old, change.new)
     return ToolResult.ok(
-        f"edited {shown}: {replacements} replacement(s), +{diff.added} -{diff.removed} lines",
+        f"edited {shown}: {change.replacements} replacement(s), "
+        f"+{diff.added} -{diff.removed} lines",
         DiffDescriptor(path=shown, hunks=diff.hunks, status="modified"),
         path=shown,
-        replacements=replacements,
+        replacements=change.replacements,
         lines_added=diff.added,
         lines_removed=diff.removed,
-        encoding=decoded.encoding,
-        line_ending="crlf" if _uses_crlf(decoded.text) else "lf",
+        encoding=change.encoding,
+        line_ending="crlf" if _uses_crlf(change.old) else "lf",
     )
 
 

@@ -9,10 +9,10 @@ from shard_core.contracts import ToolContext
 from shard_core.tools.atomic import write_atomic
 from shard_core.tools.diffs import diff_texts
 from shard_core.tools.encoding import decode_text
-from shard_core.tools.guard import guarded
+from shard_core.tools.guard import check_input, guarded
 from shard_core.tools.workspace import display_path, resolve_in_workspace
 from shard_core.types import JsonObject, ToolResult
-from shard_core.types.render import DiffDescriptor
+from shard_core.types.render import DiffDescriptor, RenderDescriptor
 
 
 class WriteTool:
@@ -51,13 +51,31 @@ class WriteTool:
         except OSError as exc:
             return ToolResult.error(f"cannot write {shown}: {exc.strerror or exc}", path=shown)
 
+    async def preview(self, input: JsonObject, ctx: ToolContext) -> list[RenderDescriptor]:
+        """The diff this call would make (a new file: all added), nothing written."""
+        if check_input(self.input_schema, input) is not None:
+            return []
+        target = resolve_in_workspace(input["path"], ctx)
+        if isinstance(target, ToolResult) or target.is_dir():
+            return []
+        shown, content = display_path(target, ctx), input["content"]
+        created, old_text = await asyncio.to_thread(_current, target)
+        diff = diff_texts(old_text, content)
+        status = "created" if created else "modified"
+        return [DiffDescriptor(path=shown, hunks=diff.hunks, status=status)]
+
+
+def _current(target: Path) -> tuple[bool, str]:
+    """Blocking. Whether the file is new, and its text now ("" for a binary file: a binary
+    file being overwritten has no meaningful line diff, so it is diffed against nothing)."""
+    if not target.exists():
+        return True, ""
+    decoded = decode_text(target.read_bytes())
+    return False, decoded.text if decoded else ""
+
 
 def _write(target: Path, shown: str, content: str, data: bytes) -> ToolResult:
-    created = not target.exists()
-    previous = b"" if created else target.read_bytes()
-    # A binary file being overwritten has no meaningful line diff; diff against nothing.
-    decoded = decode_text(previous)
-    old_text = decoded.text if decoded else ""
+    created, old_text = _current(target)
     write_atomic(target, data)
     diff = diff_texts(old_text, content)
     return ToolResult.ok(

@@ -157,10 +157,13 @@ class PermissionDetails(WireModel):
     input: JsonObject
     decision: Literal["allow", "allow_always", "deny"]
     source: DecisionSource
-    decided_by: str | None = Field(default=None, description="client id, rule or policy name")
+    decided_by: str | None = Field(
+        default=None, description="client label (else client id), rule or policy name"
+    )
     rule: str | None = None
     reason: str | None = None
     tool_call_id: str | None = None
+    client_id: str | None = Field(default=None, description="the deciding client's id")
 
 
 class PermissionEntry(_Entry):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from shard_core.types.base import WireModel
 
 
@@ -10,7 +12,9 @@ class Usage(WireModel):
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = Field(
+        default=0.0, description="US dollars; null when a request's model has no known price"
+    )
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -18,10 +22,17 @@ class Usage(WireModel):
             output_tokens=self.output_tokens + other.output_tokens,
             cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
-            cost_usd=round(self.cost_usd + other.cost_usd, 10),
+            cost_usd=add_costs(self.cost_usd, other.cost_usd),
         )
 
     @property
     def context_tokens(self) -> int:
         """Tokens the request carried as context: fresh input plus cached reads and writes."""
         return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+
+def add_costs(a: float | None, b: float | None) -> float | None:
+    """A sum with an unknown part is unknown: $0.10 + unknown is not $0.10."""
+    if a is None or b is None:
+        return None
+    return round(a + b, 10)

@@ -90,7 +90,7 @@ class TerminalRenderer:
             return self.style(f"? permission: {event.prompt}", "yellow")
         if isinstance(event, PermissionResolvedEvent):
             tone = "green" if event.decision != "deny" else "red"
-            text = f"  {event.decision} by {event.decided_by}"
+            text = f"  {resolved_text(event)}"
             return self.style(text + (f" ({event.reason})" if event.reason else ""), tone)
         if isinstance(event, ErrorEvent):
             return self.style(f"✗ {event.message}", "red", "bold")
@@ -167,10 +167,24 @@ def _clip(rows: list[str]) -> list[str]:
     return [*rows[:half], f"… {len(rows) - MAX_LINES} more lines …", *rows[-half:]]
 
 
+_VERBS = {"allow": "allowed", "allow_always": "allowed always", "deny": "denied"}
+_BY_RULE = {"rule": "rule", "grant": "grant"}
+
+
+def resolved_text(event: PermissionResolvedEvent) -> str:
+    """ "allowed by rule Bash(pytest:*)", "denied by alice · Tab 2", "allowed by plan mode"."""
+    verb = _VERBS.get(event.decision, event.decision)
+    kind = _BY_RULE.get(event.source)
+    who = f"{kind} {event.rule}" if kind and event.rule else event.decided_by
+    return f"{verb} by {who}"
+
+
 def format_usage(usage: Usage) -> str:
     parts = [f"{usage.input_tokens} in", f"{usage.output_tokens} out"]
     if usage.cache_read_tokens:
         parts.append(f"{usage.cache_read_tokens} cached")
-    if usage.cost_usd:
+    if usage.cost_usd is None:
+        parts.append("cost unknown")
+    elif usage.cost_usd:
         parts.append(f"${usage.cost_usd:.4f}")
     return " · ".join(parts)

@@ -32,6 +32,7 @@ def announce_request(events: EventStream | None, prompt: PermissionPrompt) -> No
             read_only=prompt.read_only,
             tool_call_id=prompt.tool_call_id,
             turn_id=prompt.turn_id,
+            preview=list(prompt.preview),
         )
     except Exception:  # a broken subscriber must not decide a permission
         _log.exception("emitting permission_request %s failed", prompt.request_id)
@@ -41,9 +42,12 @@ def announce_resolved(
     events: EventStream | None,
     request_id: str,
     decided: PermissionDetails | PermissionAnswer | None,
+    tool_call_id: str | None = None,
 ) -> None:
     if events is None or decided is None:
         return
+    if isinstance(decided, PermissionDetails):
+        tool_call_id = decided.tool_call_id or tool_call_id
     try:
         events.emit(
             PermissionResolvedEvent,
@@ -53,6 +57,8 @@ def announce_resolved(
             source=decided.source,
             reason=decided.reason,
             rule=decided.rule,
+            client_id=decided.client_id,
+            tool_call_id=tool_call_id,
         )
     except Exception:
         _log.exception("emitting permission_resolved %s failed", request_id)

@@ -102,6 +102,7 @@ def decision_details(
         "decided_by": answer.decided_by,
         "rule": answer.rule,
         "tool_call_id": query.call_id,
+        "client_id": answer.client_id,
     }
     try:
         return PermissionDetails.model_validate(

@@ -64,7 +64,7 @@ class Asker:
             return await self._first_answer(prompt, found)
         except asyncio.CancelledError:
             self.withdraw(rid, "the turn was interrupted")
-            announce_resolved(self._events, rid, self.pending.decided(rid))
+            announce_resolved(self._events, rid, self.pending.decided(rid), prompt.tool_call_id)
             raise
         except Exception as exc:  # fail closed
             _log.exception("waiting for a permission answer failed")
@@ -100,8 +100,10 @@ class Asker:
         role: str,
         reason: str | None = None,
         rule: str | None = None,
+        label: str | None = None,
     ) -> RespondResult:
-        answer = PermissionAnswer(decision, client_id, "client", reason, rule)
+        """A client's answer; it is recorded as decided by its label when it gave one."""
+        answer = PermissionAnswer(decision, label or client_id, "client", reason, rule, client_id)
         return self.submit(request_id, answer, role)
 
     def withdraw(

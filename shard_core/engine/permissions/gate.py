@@ -4,7 +4,10 @@
 a deny. Asking is the Asker's job (asking.py): the first valid answer — from the UI bridge,
 `respond` (the kernel's comm handler), `withdraw` or the headless policy — decides. The decision
 (an allow_always grant saved first) is written through `record` before `authorize` returns; if
-that fails the call is denied. Then a `permission_resolved` event tells every client who decided.
+that fails the call is denied. Then a `permission_resolved` event tells every client who decided:
+after every question, and after an automatic decision that a rule or grant made (so a view can
+say "allowed by rule Bash(pytest:*)"); the default policy's and a mode's routine decisions about
+read-only calls stay quiet. A question carries the tool's preview of the call (preview.py).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from shard_core.engine.permissions.explain import Explanation, explain
 from shard_core.engine.permissions.grants import GrantStore
 from shard_core.engine.permissions.headless import HeadlessPolicy
 from shard_core.engine.permissions.pending import PendingRequests, RespondResult
+from shard_core.engine.permissions.preview import call_preview
 from shard_core.engine.permissions.sources import RuleSet, load_rules
 from shard_core.types import Allow, Ask, Decision, Deny, PermissionDetails
 from shard_core.types.errors import ConfigError
@@ -164,6 +168,7 @@ class RuleGate:
             read_only=query.read_only,
             tool_call_id=query.call_id,
             turn_id=query.turn_id,
+            preview=await call_preview(self._tools(query.tool) if self._tools else None, query),
         )
         answer = await self.asker.ask(prompt, found)
         return await self._settle(query, request_id, answer, asked=True)
@@ -183,11 +188,13 @@ class RuleGate:
                 "source": "rule",
                 "decided_by": "gate",
                 "reason": reason,
+                "rule": None,
+                "client_id": None,
             }
             details = details.model_copy(update=overridden)
             if granted:
                 self._forget_grant(granted)
-        if asked:
+        if asked or details.rule:
             announce_resolved(self._events, request_id, details)
         return outcome_of(details)
 
@@ -219,13 +226,15 @@ class RuleGate:
         role: str,
         reason: str | None = None,
         rule: str | None = None,
+        label: str | None = None,
     ) -> RespondResult:
         """A client's answer (the kernel's comm handler calls this); the first valid one wins.
 
         `decision` is allow | allow_always | deny; `role` must be "interactive". allow_always
-        saves `rule`, or the suggested rule when none is given.
+        saves `rule`, or the suggested rule when none is given. `label` is the client's name
+        for people ("alice · Tab 2"): it becomes `decided_by`, and `client_id` is kept beside it.
         """
-        return self.asker.respond(request_id, decision, client_id, role, reason, rule)
+        return self.asker.respond(request_id, decision, client_id, role, reason, rule, label)
 
     def withdraw(
         self, request_id: str, reason: str = "withdrawn", by: str = "abort"

@@ -20,8 +20,12 @@ class AgentClient:
         self.replies: list[dict[str, Any]] = []
         self.outputs: list[dict[str, Any]] = []
 
-    def attach(self, role: str = "interactive", since: int = -1) -> dict[str, Any]:
-        data = {"role": role, "client_id": self.client_id, "since": since}
+    def attach(
+        self, role: str = "interactive", since: int = -1, label: str | None = None
+    ) -> dict[str, Any]:
+        data: dict[str, Any] = {"role": role, "client_id": self.client_id, "since": since}
+        if label is not None:
+            data["label"] = label
         msg = self.kc.session.msg(
             "comm_open", {"comm_id": self.comm_id, "target_name": "shard", "data": data}
         )

@@ -42,7 +42,7 @@ def test_select_over_the_wire(start_kernel: StartKernel, workspace: Path) -> Non
         a = AgentClient(kc_a, "client-a")
         b = AgentClient(kc_b, "client-b")
         a.attach()
-        b.attach()
+        b.attach(label="bob · Lab")  # answers name b by the label it attached with
         msg_id = kc_a.execute("ask me")
         request = b.wait_event("ui_request")
         assert (request["ui"], request["options"]) == ("select", ["red", "green"])
@@ -56,9 +56,16 @@ def test_select_over_the_wire(start_kernel: StartKernel, workspace: Path) -> Non
              "client_id": "client-a"}
         )  # fmt: skip
         assert late["ok"] is False
-        assert late["message"] == "already decided by client-b"
+        assert late["message"] == "already decided by bob · Lab"
         resolved = a.wait_event("ui_resolved")
-        assert (resolved["value"], resolved["decided_by"]) == ("green", "client-b")
+        assert {k: v for k, v in resolved.items() if k not in ("seq", "ts")} == {
+            "type": "ui_resolved",
+            "agent_id": "agent-test",
+            "request_id": request["request_id"],
+            "value": "green",
+            "decided_by": "bob · Lab",
+            "client_id": "client-b",
+        }
         result = a.wait_event("tool_result")
         assert result["result"]["content"][0]["text"] == "the person chose green"
         content = kc_a.get_shell_msg(timeout=60)

@@ -20,6 +20,7 @@ from shard_core.types import (
     MessageEntry,
     ProviderRequest,
     TextBlock,
+    ToolResult,
     ToolResultBlock,
     ToolResultEntry,
     UserMessage,
@@ -96,7 +97,14 @@ async def test_abort_during_sleep_ends_quickly_and_leaves_no_process(
     make_session: Make, workspace: Path
 ) -> None:
     provider = FunctionProvider(
-        scripted({"tool_calls": [("bash", {"command": "echo $$ > pid; exec sleep 30"})]})
+        scripted(
+            {
+                "tool_calls": [
+                    ("bash", {"command": "echo $$ > pid; exec sleep 30"}),
+                    ("ls", {"path": "."}),
+                ]
+            }
+        )
     )
     session = make_session(provider)
     task = asyncio.create_task(session.run("sleep"))
@@ -104,6 +112,7 @@ async def test_abort_during_sleep_ends_quickly_and_leaves_no_process(
     while not pid_file.exists() or not pid_file.read_text().strip():
         await asyncio.sleep(0.01)
     pid = int(pid_file.read_text())
+    await asyncio.sleep(0.2)  # the running call's elapsed time shows in its result
     started = time.monotonic()
     assert session.abort()
     end = await task
@@ -116,10 +125,24 @@ async def test_abort_during_sleep_ends_quickly_and_leaves_no_process(
     except ProcessLookupError:
         alive = False
     assert not alive
-    results = [e for e in session.store.branch() if isinstance(e, ToolResultEntry)]
-    assert len(results) == 1
-    assert results[0].details.result.is_error
-    assert "abort" in results[0].details.result.text
+    results = [e.details for e in session.store.branch() if isinstance(e, ToolResultEntry)]
+    assert [(r.tool_call_id, r.result.is_error) for r in results] == [
+        ("c1_0", True),
+        ("c1_1", True),
+    ]
+    running, never_ran = (r.result for r in results)
+    elapsed = running.details["elapsed_s"]
+    assert isinstance(elapsed, float)
+    assert 0.2 <= elapsed < 2.0
+    assert running == ToolResult.error(
+        f"stopped while running ({elapsed:.1f} s)", aborted=True, elapsed_s=elapsed
+    )
+    assert results[0].duration_ms is not None
+    assert results[0].duration_ms >= 200
+    assert never_ran == ToolResult.error(
+        "aborted: the turn was stopped before this tool ran", aborted=True
+    )
+    assert results[1].duration_ms is None
 
 
 async def test_retryable_error_is_retried(make_session: Make) -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from shard_core.engine.config import Price
 from shard_core.providers import cost, price_for
+from shard_core.providers.pricing import with_cost
 from shard_core.types import Usage
 
 MILLION = Usage(
@@ -29,11 +30,32 @@ MILLION = Usage(
         ("openai/gpt-5-mini@http://proxy/v1", 0.25 + 2 + 0.025),
         ("gpt-4o-2024-08-06", 2.5 + 10 + 1.25),
         ("gpt-4o-mini", 0.15 + 0.6 + 0.075),
-        ("qwen2.5-coder:7b", 0.0),
     ],
 )
 def test_cost_by_family(model: str, total: float) -> None:
     assert cost(model, MILLION) == pytest.approx(total)
+
+
+def test_a_model_without_a_price_has_an_unknown_cost_not_zero() -> None:
+    assert cost("qwen2.5-coder:7b", MILLION) is None
+    assert with_cost("qwen2.5-coder:7b", MILLION) == MILLION.model_copy(update={"cost_usd": None})
+
+
+def test_an_unknown_cost_stays_unknown_when_added() -> None:
+    known = Usage(input_tokens=1, cost_usd=0.25)
+    unknown = Usage(output_tokens=2, cost_usd=None)
+    assert known + unknown == Usage(input_tokens=1, output_tokens=2, cost_usd=None)
+    assert unknown + known == Usage(input_tokens=1, output_tokens=2, cost_usd=None)
+    assert known + known == Usage(input_tokens=2, cost_usd=0.5)
+    assert Usage() + known == known
+
+
+def test_old_logs_with_a_zero_cost_still_load() -> None:
+    old = {"input_tokens": 3, "output_tokens": 4, "cache_read_tokens": 0,
+           "cache_write_tokens": 0, "cost_usd": 0.0}  # fmt: skip
+    assert Usage.model_validate(old) == Usage(input_tokens=3, output_tokens=4, cost_usd=0.0)
+    assert Usage.model_validate({"input_tokens": 3}).cost_usd == 0.0
+    assert Usage.model_validate_json('{"cost_usd": null}').cost_usd is None
 
 
 def test_cost_of_a_small_request() -> None:

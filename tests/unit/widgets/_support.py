@@ -77,6 +77,7 @@ def permission_request(seq: int, request_id: str = "req-1", **fields: Any) -> di
         "read_only": False,
         "tool_call_id": None,
         "turn_id": "t1",
+        "preview": [],
     }
     return event("permission_request", seq, **{**base, **fields})
 
@@ -89,6 +90,8 @@ def permission_resolved(seq: int, request_id: str = "req-1", **fields: Any) -> d
         "source": "client",
         "reason": None,
         "rule": None,
+        "client_id": None,
+        "tool_call_id": None,
     }
     return event("permission_resolved", seq, **{**base, **fields})
 

@@ -1,0 +1,52 @@
+"""The terminal renderer's words: an unknown cost, and who decided a permission."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from shard_core.protocol.events import PermissionResolvedEvent, TurnEndEvent
+from shard_core.types import Usage
+from shard_kernel.terminal.render import TerminalRenderer, format_usage, resolved_text
+
+
+def test_a_cost_is_shown_known_unknown_or_not_at_all() -> None:
+    assert format_usage(Usage(input_tokens=5, output_tokens=2, cost_usd=0.0123)) == (
+        "5 in · 2 out · $0.0123"
+    )
+    assert format_usage(Usage(input_tokens=5, output_tokens=2, cost_usd=None)) == (
+        "5 in · 2 out · cost unknown"
+    )
+    assert format_usage(Usage(input_tokens=5, output_tokens=2)) == "5 in · 2 out"
+
+
+def test_a_turn_with_an_unknown_cost_says_so() -> None:
+    out = io.StringIO()
+    usage = Usage(input_tokens=10, output_tokens=3, cost_usd=None)
+    TerminalRenderer(out, color=False).handle(
+        TurnEndEvent(agent_id="a", seq=1, ts=0, turn_id="t", reason="completed", usage=usage)
+    )
+    assert out.getvalue() == "— completed · 10 in · 3 out · cost unknown\n"
+
+
+@pytest.mark.parametrize(
+    ("fields", "text"),
+    [
+        ({"source": "rule", "rule": "Bash(pytest:*)", "decided_by": "Bash(pytest:*)"},
+         "allowed by rule Bash(pytest:*)"),
+        ({"source": "grant", "rule": "Bash(make:*)", "decided_by": "Bash(make:*)"},
+         "allowed by grant Bash(make:*)"),
+        ({"source": "client", "decided_by": "alice · Tab 2", "client_id": "c7"},
+         "allowed by alice · Tab 2"),
+        ({"source": "client", "decision": "allow_always", "decided_by": "c7"},
+         "allowed always by c7"),
+        ({"source": "headless", "decision": "deny", "decided_by": "headless policy: deny"},
+         "denied by headless policy: deny"),
+    ],
+)  # fmt: skip
+def test_who_decided_in_words(fields: dict[str, str], text: str) -> None:
+    event = PermissionResolvedEvent.model_validate(
+        {"agent_id": "a", "seq": 1, "ts": 0, "request_id": "r", "decision": "allow", **fields}
+    )
+    assert resolved_text(event) == text
