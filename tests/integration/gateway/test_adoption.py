@@ -8,6 +8,7 @@ import asyncio
 import json
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +40,18 @@ def project(root: Path, servers: Servers) -> None:
 
 
 async def open_notebook(server: Server, path: str, kernel: str = "shard") -> dict[str, Any]:
-    """What JupyterLab sends when it opens a notebook (or the Launcher makes one)."""
-    name = path.rsplit("/", 1)[-1]
-    request = {"path": path, "name": name, "type": "notebook", "kernel": {"name": kernel}}
+    """What JupyterLab 4 sends when it opens a notebook (or the Launcher makes one): a session
+    at a placeholder path in the notebook's folder, named after the notebook, then moved to the
+    notebook's path (@jupyterlab/apputils SessionContext._startSession)."""
+    folder, _, name = path.rpartition("/")
+    placeholder = f"{folder}/{uuid.uuid4()}" if folder else str(uuid.uuid4())
+    request = {"path": placeholder, "name": name, "type": "notebook", "kernel": {"name": kernel}}
     response = await api(server, "POST", "/api/sessions", request)
     assert response.code == 201, response.body
-    return body(response)
+    session = body(response)
+    moved = await api(server, "PATCH", f"/api/sessions/{session['id']}", {"path": path})
+    assert moved.code == 200, moved.body
+    return body(moved)
 
 
 async def agents(server: Server) -> list[dict[str, Any]]:
