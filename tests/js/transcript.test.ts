@@ -188,10 +188,11 @@ describe("derived items", () => {
       result: { content: [], is_error: false, render: [], details: {} },
     });
     const done = deriveItems([...start, call, request, resolved, result], NONE);
-    expect(done[1]).toMatchObject({ status: "done" });
-    expect(done[2]).toMatchObject({
-      open: false,
-      resolved: { decided_by: "me" },
+    // the answered dialog folds into its tool card: one line saying who decided
+    expect(kinds(done)).toEqual(["user", "tool"]);
+    expect(done[1]).toMatchObject({
+      status: "done",
+      decision: { decided_by: "me", source: "client" },
     });
   });
 

@@ -54,6 +54,13 @@ export function unpack(data: unknown): JsonRecord[] {
   return [data];
 }
 
+/** Equal as JSON values (state is plain data from the wire). */
+function same(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 function seqOf(event: JsonRecord): number {
   return isFiniteNumber(event["seq"]) ? event["seq"] : -1;
 }
@@ -91,16 +98,19 @@ export class AgentStore implements WidgetModel {
 
   /** Applies live events (a batch unpacked); returns the gap to sync, if the stream skipped. */
   applyLive(events: readonly JsonRecord[]): SeqRange | null {
-    let gap: SeqRange | null = null;
+    let since: number | null = null;
+    let until = -1;
     for (const event of events) {
       const seq = seqOf(event);
       if (seq < 0) continue;
-      if (this.lastSeq >= 0 && seq > this.lastSeq + 1 && gap === null)
-        gap = { since: this.lastSeq, until: seq - 1 };
+      if (this.lastSeq >= 0 && seq > this.lastSeq + 1) {
+        since ??= this.lastSeq; // one sync covers every hole of the batch
+        until = seq - 1;
+      }
       this.add(event);
     }
     this.flush();
-    return gap;
+    return since === null ? null : { since, until };
   }
 
   /** A snapshot page: its events, then its state (which wins over older events). */
@@ -182,6 +192,7 @@ export class AgentStore implements WidgetModel {
   }
 
   private put(key: string, value: unknown): void {
+    if (same(this.state.get(key), value)) return;
     this.state.set(key, value);
     this.changed.add(key);
   }

@@ -110,7 +110,10 @@ export class KernelAgent {
     const snapshot = asSnapshot(data);
     if (snapshot === null) return this.store.reply(data);
     this.store.applySnapshot(snapshot);
-    if (snapshot.has_more) this.command({ type: "sync", since: this.store.lastSeq, limit: PAGE });
+    if (!snapshot.has_more) return;
+    const page = snapshot.events.filter(isRecord);
+    const last = page.length > 0 ? page[page.length - 1]?.["seq"] : undefined;
+    if (typeof last === "number") this.command({ type: "sync", since: last, limit: PAGE });
   }
 
   private onIopub(_: Kernel.IKernelConnection, msg: KernelMessage.IIOPubMessage): void {

@@ -45,7 +45,7 @@ export class AgentChat extends Widget {
       steer: (text) => this.store.send(commands.steer(text)),
     });
     this.node.append(this.banner, view, this.composer.el);
-    this.cleanups.push(renderAgentView({ model: this.store, el: view }));
+    this.cleanups.push(renderAgentView({ model: this.store, el: view }, { steerBox: false }));
     const onStatus = (): void => {
       const status = this.store.get("status");
       this.composer.setBusy(isString(status) && isBusy(status));

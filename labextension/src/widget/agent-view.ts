@@ -35,7 +35,15 @@ export function readPending(model: WidgetModel): Pending {
   return { permissions, ui };
 }
 
-export function renderAgentView({ model, el }: RenderProps): Cleanup {
+export interface AgentViewOptions {
+  /** false when the host has its own composer (the Lab chat tab) */
+  readonly steerBox?: boolean;
+}
+
+export function renderAgentView(
+  { model, el }: RenderProps,
+  options: AgentViewOptions = {},
+): Cleanup {
   const header = h("div", { class: "shard-header-slot" });
   const transcript = h("div", {
     class: "shard-transcript",
@@ -62,7 +70,7 @@ export function renderAgentView({ model, el }: RenderProps): Cleanup {
       case "assistant":
         return renderAssistant(item);
       case "tool":
-        return renderToolCard(item);
+        return renderToolCard(item, commands.clientId(model));
       case "notice":
         return renderNotice(item);
       case "permission": {
@@ -140,7 +148,7 @@ export function renderAgentView({ model, el }: RenderProps): Cleanup {
       header,
       transcript,
       usage,
-      renderSteerBox((text) => send(commands.steer(text))),
+      options.steerBox === false ? null : renderSteerBox((text) => send(commands.steer(text))),
       notice,
     ),
   );

@@ -37,9 +37,8 @@ function randomId(): string {
 }
 
 /** The human label a host set (`client_label`), sent with answers so others see who answered. */
-function withLabel<T extends object>(model: WidgetModel, command: T): T {
-  const label = getString(model, "client_label");
-  return label ? { ...command, label } : command;
+function withLabel<T extends object>(model: WidgetModel, command: T): T & { label: string | null } {
+  return { ...command, label: getString(model, "client_label") || null };
 }
 
 /** The id this browser answers as: the `client_id` trait when the host set one. */

@@ -4,6 +4,7 @@ import { h } from "../render/dom";
 import { isRecord, isString } from "../render/guards";
 import { jsonText, renderJson } from "../render/json-text";
 import { renderDescriptors } from "../render/descriptors/index";
+import { describeResolution } from "../render/dialogs/permission-dialog";
 import type { ToolItem, ToolStatus } from "./transcript-items";
 
 const STATUS_TEXT: Readonly<Record<ToolStatus, string>> = {
@@ -19,7 +20,8 @@ const PREVIEW_CHARS = 120;
 const MAX_TEXT_CHARS = 20_000;
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
-export function renderToolCard(item: ToolItem): HTMLElement {
+/** The card; `ownClientId` lets an answered permission say "by you". */
+export function renderToolCard(item: ToolItem, ownClientId: string | null = null): HTMLElement {
   const input = item.input ?? item.inputText;
   const header = h(
     "div",
@@ -35,7 +37,22 @@ export function renderToolCard(item: ToolItem): HTMLElement {
     h("summary", null, "Input"),
     typeof input === "string" ? h("pre", { class: "shard-json" }, input) : renderJson(input),
   );
-  const card = h("div", { class: `shard-tool shard-tool-is-${item.status}` }, header, details);
+  const decision = item.decision
+    ? h(
+        "div",
+        {
+          class: `shard-tool-decision shard-tone-${item.decision.decision === "deny" ? "error" : "success"}`,
+        },
+        describeResolution(item.decision, ownClientId),
+      )
+    : null;
+  const card = h(
+    "div",
+    { class: `shard-tool shard-tool-is-${item.status}` },
+    header,
+    decision,
+    details,
+  );
   if (item.result) card.appendChild(renderResult(item));
   return card;
 }

@@ -40,6 +40,8 @@ export interface ToolItem extends Base {
   readOnly: boolean;
   result: ToolResult | null;
   status: ToolStatus;
+  /** how the gate decided this call, once decided (by a person, a rule, a grant, a policy) */
+  decision: PermissionResolvedEvent | null;
 }
 export interface PermissionItem extends Base {
   readonly kind: "permission";
@@ -166,6 +168,13 @@ class ItemBuilder {
       if (!this.byKey.has(key))
         this.put({ kind: "ui", key, sig: `${request.seq}`, request, resolved: null, open: false });
     }
+    const folded = (item: Item): boolean => {
+      if (item.kind !== "permission" || item.resolved === null) return false;
+      const tool = this.byKey.get(`tool:${item.request.tool_call_id ?? ""}`);
+      return tool?.kind === "tool" && tool.decision !== null;
+    };
+    const kept = this.items.filter((item) => !folded(item));
+    this.items.splice(0, this.items.length, ...kept);
     for (const item of this.items) {
       if (item.kind === "permission" || item.kind === "ui") {
         const ids = item.kind === "permission" ? openPermissions : openUi;
@@ -266,6 +275,7 @@ class ItemBuilder {
       readOnly: false,
       result: null,
       status: "streaming",
+      decision: null,
     };
     return this.put(item);
   }
@@ -288,10 +298,12 @@ class ItemBuilder {
 
   private permissionResolved(e: PermissionResolvedEvent): void {
     const item = this.byKey.get(`perm:${e.request_id}`);
-    if (item?.kind !== "permission") return;
-    Object.assign(item, { resolved: e, sig: `${item.sig},${e.seq}` });
-    const toolId = item.request.tool_call_id;
+    if (item?.kind === "permission")
+      Object.assign(item, { resolved: e, sig: `${item.sig},${e.seq}` });
+    const toolId =
+      (item?.kind === "permission" ? item.request.tool_call_id : null) ?? e.tool_call_id;
     const tool = toolId ? this.byKey.get(`tool:${toolId}`) : undefined;
+    if (tool?.kind === "tool") Object.assign(tool, { decision: e, sig: `${tool.sig},d${e.seq}` });
     if (!toolId || tool?.kind !== "tool" || tool.result !== null) return;
     if (e.decision === "deny") this.denied.add(toolId);
     tool.status = e.decision === "deny" ? "denied" : "running";

@@ -8,7 +8,8 @@ interface Totals {
   readonly output: number;
   readonly cacheRead: number;
   readonly cacheWrite: number;
-  readonly cost: number;
+  /** null: the model has no known price */
+  readonly cost: number | null;
 }
 
 function totals(value: unknown): Totals | null {
@@ -19,7 +20,7 @@ function totals(value: unknown): Totals | null {
     output: n("output_tokens"),
     cacheRead: n("cache_read_tokens"),
     cacheWrite: n("cache_write_tokens"),
-    cost: n("cost_usd"),
+    cost: value["cost_usd"] === null ? null : n("cost_usd"),
   };
 }
 
@@ -28,7 +29,7 @@ function describe(label: string, t: Totals): string {
     t.cacheRead || t.cacheWrite
       ? ` · cache ${formatTokens(t.cacheRead)} read, ${formatTokens(t.cacheWrite)} written`
       : "";
-  return `${label} ${formatTokens(t.input)} in · ${formatTokens(t.output)} out${cache} · ${formatCost(t.cost)}`;
+  return `${label} ${formatTokens(t.input)} in · ${formatTokens(t.output)} out${cache} · ${t.cost === null ? "cost unknown" : formatCost(t.cost)}`;
 }
 
 export function renderUsage(usage: unknown): HTMLElement {
