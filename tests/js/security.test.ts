@@ -119,6 +119,7 @@ describe.each(HOSTILE)("hostile text %s", (hostile) => {
   it("stays text in a tool card", () => {
     const item: ToolItem = {
       kind: "tool",
+      decision: null,
       key: "tool:1",
       sig: "",
       id: "1",
@@ -197,6 +198,7 @@ describe("tool images", () => {
   const card = (media_type: string, data: string): HTMLElement =>
     renderToolCard({
       kind: "tool",
+      decision: null,
       key: "k",
       sig: "",
       id: "1",

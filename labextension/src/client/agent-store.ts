@@ -121,7 +121,8 @@ export class AgentStore implements WidgetModel {
     if (snapshot.model) this.put("model", snapshot.model);
     this.put("pending", [...snapshot.pending_permissions]);
     this.put("pending_ui", [...snapshot.pending_ui]);
-    this.lastSeq = Math.max(this.lastSeq, snapshot.last_seq);
+    // a page with more to come must not claim the newest seq: a re-attach mid-paging would skip
+    if (!snapshot.has_more) this.lastSeq = Math.max(this.lastSeq, snapshot.last_seq);
     this.flush();
   }
 

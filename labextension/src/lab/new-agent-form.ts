@@ -30,6 +30,8 @@ function field(label: string, control: HTMLElement, hint = ""): HTMLElement {
 export function folderUnderRoot(root: string, folder: string): string | Error {
   const parts = folder.split("/").filter((p) => p && p !== ".");
   if (parts.includes("..")) return new Error("the folder must be inside the server's root");
+  // no root known (a host without Lab's page config): relative, the server resolves it
+  if (!root) return parts.length ? parts.join("/") : ".";
   const base = root.replace(/\/+$/, "");
   return parts.length ? `${base}/${parts.join("/")}` : base || "/";
 }

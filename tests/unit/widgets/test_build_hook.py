@@ -46,6 +46,11 @@ def project(tmp_path: Path, state: str) -> Path:
             (static / name).write_text("x")
         digest = "stale" if state == "stale" else _digest(tmp_path)
         (static / "build-info.json").write_text(json.dumps({"sources_sha256": digest}))
+        lab_out = tmp_path / "share" / "jupyter" / "labextensions" / "shard-jupyterlab"
+        (lab_out / "static").mkdir(parents=True)
+        (lab_out / "package.json").write_text("{}")
+        (lab_out / "static" / "remoteEntry.0123.js").write_text("x")
+        (lab_out / "build-info.json").write_text(json.dumps({"sources_sha256": digest}))
     return tmp_path
 
 
@@ -115,8 +120,20 @@ def test_a_stale_bundle_ships_as_is_without_node(
 def test_a_missing_bundle_without_node_fails_clearly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with pytest.raises(RuntimeError, match="no widget bundle and node/npm are not available"):
+    with pytest.raises(RuntimeError, match="is missing and node/npm are not available"):
         run_hook(project(tmp_path, "missing"), monkeypatch, npm=False)
+
+
+def test_a_missing_lab_extension_alone_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = project(tmp_path, "fresh")
+    lab_out = root / "share" / "jupyter" / "labextensions" / "shard-jupyterlab"
+    (lab_out / "static" / "remoteEntry.0123.js").unlink()
+    _, commands = run_hook(root, monkeypatch, npm=True)
+    assert commands[-1] == ["/usr/bin/npm", "run", "build"]
+    with pytest.raises(RuntimeError, match="is missing and node/npm are not available"):
+        run_hook(root, monkeypatch, npm=False)
 
 
 def test_the_sdist_is_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
