@@ -21,11 +21,17 @@ from shard_core.protocol.events import (
     ToolResultEvent,
     TurnEndEvent,
 )
+from shard_core.protocol.mime import PERMISSION_MIME, RENDER_MIME, render_payload
 from shard_core.types import KvDescriptor, KvPair, StatusDescriptor, TextDescriptor
 from shard_kernel.terminal.render import TerminalRenderer, format_usage, resolved_text
 
-RENDER_MIME = "application/vnd.shard.render+json"
-PERMISSION_MIME = "application/vnd.shard.permission+json"
+__all__ = [
+    "PERMISSION_MIME",
+    "RENDER_MIME",
+    "CellOutput",
+    "permission_bundle",
+    "permission_display_id",
+]
 
 Send = Callable[[str, dict[str, Any]], None]
 
@@ -67,7 +73,7 @@ class CellOutput:
         # echoing tool output could run script. Shard's renderer draws the markdown as DOM.
         descriptor = TextDescriptor(text=self._text, format="markdown")
         data = {
-            RENDER_MIME: {"version": 1, "descriptors": [descriptor.model_dump(mode="json")]},
+            RENDER_MIME: render_payload([descriptor]),
             "text/plain": self._text,
         }
         if self._display_id is None:
@@ -87,11 +93,9 @@ class CellOutput:
         plain = self._plain.result_text(event)
         self._display(
             {
-                RENDER_MIME: {
-                    "version": 1,
-                    "descriptors": [d.model_dump(mode="json") for d in event.result.render],
-                    "event": event.model_dump(mode="json"),
-                },
+                RENDER_MIME: render_payload(
+                    event.result.render, event=event.model_dump(mode="json")
+                ),
                 "text/plain": plain,
             }
         )
@@ -109,7 +113,7 @@ class CellOutput:
         descriptor = StatusDescriptor(label=label, tone=tone)
         self._display(
             {
-                RENDER_MIME: {"version": 1, "descriptors": [descriptor.model_dump(mode="json")]},
+                RENDER_MIME: render_payload([descriptor]),
                 "text/plain": label,
             }
         )
@@ -122,7 +126,7 @@ class CellOutput:
         )
         self._display(
             {
-                RENDER_MIME: {"version": 1, "descriptors": [descriptor.model_dump(mode="json")]},
+                RENDER_MIME: render_payload([descriptor]),
                 "text/plain": line,
             }
         )

@@ -2,7 +2,9 @@
 
 The host (the SDK in-process, or a kernel client) feeds it protocol events with `push`; what a
 person does in the browser comes back as protocol commands, validated here and handed to the
-`controller`.
+`controller`. Its display also carries a static snapshot of the transcript (Shard's render MIME
+and a text summary, `_snapshot.py`), refreshed in place when a turn ends, so a notebook saved
+after the turn keeps the conversation.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from shard_core.protocol import (
 from shard_widgets import _bundle
 from shard_widgets._base import ShardWidget
 from shard_widgets._controller import AgentController, ControllerResult
+from shard_widgets._display import SnapshotDisplay
 from shard_widgets._messages import MessageError, parse_command
+from shard_widgets._snapshot import snapshot_bundle
 from shard_widgets._transcript import DEFAULT_MAX_EVENTS, EventDict, Transcript, normalize
 
 DEFAULT_MODES = ("build", "plan")
@@ -60,6 +64,32 @@ class AgentWidget(ShardWidget):
         self.controller = controller
         self._transcript = Transcript(self.events, max_events)
         self._latest_seq: dict[str, int] = {}
+        self._display = SnapshotDisplay(f"shard-agent-{self.model_id}")
+        self._turn_ended = False
+
+    # ------------------------------------------------------------------ display
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The live widget's view, plus the transcript as static data (see `_snapshot.py`)."""
+        bundle: Any = super()._repr_mimebundle_(**kwargs)
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle or {}, {})
+        return {**data, **snapshot_bundle(self.events, self.snapshot_state())}, dict(metadata)
+
+    def _ipython_display_(self) -> None:
+        """`display(widget)`: published with a display_id, so each turn's end refreshes it."""
+        self._display.show(*self._repr_mimebundle_())
+
+    def snapshot_state(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "mode": self.mode,
+            "model": self.model,
+            "demo": self.demo,
+            "usage": dict(self.usage),
+        }
+
+    def refresh_snapshot(self) -> None:
+        """Send the current snapshot to every output this widget was displayed in."""
+        self._display.update(*self._repr_mimebundle_())
 
     # ------------------------------------------------------------------ events in
     def push(self, event: BaseModel | EventDict) -> None:
@@ -83,6 +113,13 @@ class AgentWidget(ShardWidget):
             self.send_state("events")  # changed in place, so traitlets saw nothing
         for message in ops.messages(self._transcript.max_events):
             self.send(message)
+        # At a turn's end, and again at the status that follows it (the agent is idle then).
+        if any(e["type"] == "turn_end" for e in ops.accepted):
+            self._turn_ended = True
+            self.refresh_snapshot()
+        elif self._turn_ended and any(e["type"] == "status" for e in fresh):
+            self._turn_ended = False
+            self.refresh_snapshot()
 
     def apply_snapshot(self, snapshot: SnapshotReply | dict[str, Any]) -> None:
         """A page of events from an attach or sync answer, then its state (which wins)."""
