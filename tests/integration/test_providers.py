@@ -111,7 +111,7 @@ async def test_text_streams_as_deltas_then_one_message_done(srv: FakeLLMServer, 
     deltas = [e for e in events if isinstance(e, TextDelta)]
     assert len(deltas) == 3
     assert "".join(d.text for d in deltas) == "Hello there, world!"
-    usage = Usage(input_tokens=12, output_tokens=5)
+    usage = Usage(input_tokens=12, output_tokens=5, cost_usd=None)  # a test model: no price
     assert done(events) == MessageDone(
         message=AssistantMessage(
             content=[TextBlock(text="Hello there, world!")],
