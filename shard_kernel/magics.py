@@ -139,18 +139,18 @@ class ShardMagics(Magics):
 
     def _new(self, args: list[str]) -> None:
         opts = _new_parser().parse_args(args)
-        if not opts.local and self._gateway_found(opts.name):
+        if not opts.local and self._gateway_found(opts.name or self._local_name()):
             self._new_remote(opts)
         else:
             self._new_local(opts)
 
-    def _gateway_found(self, name: str | None) -> bool:
+    def _gateway_found(self, name: str) -> bool:
         """Whether a gateway is there to make the agent; a named one that fails is an error."""
         try:
             self.remote.gateway()
         except NoGatewayError:
             print(
-                f"%shard: no Shard gateway found, so {name or 'the agent'} runs in this kernel "
+                f"%shard: no Shard gateway found, so {name} runs in this kernel "
                 "(%shard connect URL --token T to use one; --local skips the search)"
             )
             return False
@@ -175,8 +175,11 @@ class ShardMagics(Magics):
         )
         display(agent.widget(history=True))
 
+    def _local_name(self) -> str:
+        return f"agent{len(self.agents) + 1}"
+
     def _new_local(self, opts: argparse.Namespace) -> None:
-        name = opts.name or f"agent{len(self.agents) + 1}"
+        name = opts.name or self._local_name()
         if name in self.agents:
             raise UsageError(f"an agent named {name!r} exists already")
         agent = InProcessAgent(
