@@ -84,10 +84,17 @@ class InProcessAgent:
         client_id: str,
         rule: str | None,
         reason: str | None,
+        label: str | None = None,
     ) -> CommandReply:
         def answer() -> CommandReply:
             result = self.agent.gate.respond(
-                request_id, decision, client_id, "interactive", reason=reason, rule=rule
+                request_id,
+                decision,
+                client_id,
+                "interactive",
+                reason=reason,
+                rule=rule,
+                label=label,
             )
             return CommandReply(
                 command="permission_response", ok=result.accepted, message=result.message
@@ -95,7 +102,9 @@ class InProcessAgent:
 
         return self._on_loop(answer)
 
-    def respond_ui(self, request_id: str, value: object, *, client_id: str) -> CommandReply:
+    def respond_ui(
+        self, request_id: str, value: object, *, client_id: str, label: str | None = None
+    ) -> CommandReply:
         return CommandReply(command="ui_response", ok=False, message="no such ui request")
 
     def abort(self) -> bool:

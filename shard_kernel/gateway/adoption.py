@@ -20,6 +20,9 @@ from typing import Any
 
 from jupyter_server.utils import ensure_async
 
+from shard_core.protocol.orchestrator import PermissionConfig
+from shard_core.types.errors import ConfigError
+from shard_kernel.agent_env import read_agent_env
 from shard_kernel.gateway.registry import AgentRegistry
 from shard_kernel.kernelspec import KERNEL_NAME
 
@@ -45,7 +48,9 @@ def install_adoption(kernel_manager: Any, registry: AgentRegistry) -> None:
             return await ensure_async(start_kernel(*args, **{**kwargs, "env": agent_env}))
 
         name = PurePath(document).stem if document else None
-        return await registry.adopt(notebook, str(cwd), env, launch, name=name)
+        defaults = server_defaults(env, registry.log)
+        cwd = defaults.pop("cwd", None) or cwd
+        return await registry.adopt(notebook, str(cwd), env, launch, name=name, defaults=defaults)
 
     kernel_manager.start_kernel = adopting_start_kernel
 
@@ -63,6 +68,36 @@ def wants_agent(kernel_manager: Any, kwargs: Mapping[str, Any]) -> bool:
     # SessionManager copies the server's own environment into `env`: an agent id inherited from
     # it (a server started by an agent's bash tool) names the parent agent, not this kernel
     return not named or named == os.environ.get(AGENT_ID, "").strip()
+
+
+def server_defaults(env: Mapping[str, str] | None, log: Any) -> dict[str, Any]:
+    """What the server's own `KERNEL_SHARD_*` variables say, as a new adopted agent's settings.
+
+    Before adoption a Launcher kernel read them itself (`jupyter lab` started with
+    `KERNEL_SHARD_MODEL=…` configures every Shard notebook); they stay the defaults, the
+    notebook's folder only the fallback cwd. The agent id never carries over (see wants_agent).
+    """
+    given = {k: v for k, v in (env or {}).items() if k.startswith("KERNEL_SHARD_") and v.strip()}
+    given.pop(AGENT_ID, None)
+    if not given:
+        return {}
+    try:
+        found = read_agent_env({**given, AGENT_ID: "agent-defaults"})
+    except ConfigError as exc:
+        log.warning("shard: ignoring the server's KERNEL_SHARD_* settings for notebooks: %s", exc)
+        return {}
+    defaults: dict[str, Any] = {"mode": found.mode}
+    if "KERNEL_SHARD_CWD" in given:
+        defaults["cwd"] = str(found.cwd.resolve())
+    if found.model is not None:
+        defaults["model"] = found.model
+    if found.headless_policy is not None:
+        defaults["headless_policy"] = found.headless_policy
+    if found.permission_timeout is not None:
+        defaults["permission_timeout"] = found.permission_timeout
+    if found.allow or found.deny:
+        defaults["permissions"] = PermissionConfig(allow=list(found.allow), deny=list(found.deny))
+    return defaults
 
 
 def session_document(env: Mapping[str, str] | None, root_dir: str) -> str | None:

@@ -113,6 +113,7 @@ class AgentRegistry:
         launch: Callable[[dict[str, str]], Awaitable[str]],
         *,
         name: str | None = None,
+        defaults: Mapping[str, Any] | None = None,
     ) -> str:
         """Start a `shard` kernel the server was asked for (a notebook's) as a registry agent.
 
@@ -122,7 +123,9 @@ class AgentRegistry:
         marking it starting is one step (no await), so a concurrent adoption or attach cannot
         pick it too.
         """
-        manifest = self._stopped_agent_of(notebook, cwd) or self._new_adopted(notebook, cwd, name)
+        manifest = self._stopped_agent_of(notebook, cwd) or self._new_adopted(
+            notebook, cwd, name, defaults or {}
+        )
         self._starting.add(manifest.id)
         try:
             async with self._lock(manifest.id):
@@ -145,9 +148,12 @@ class AgentRegistry:
         ]
         return max(mine, key=lambda m: m.created) if mine else None
 
-    def _new_adopted(self, notebook: str | None, cwd: str, name: str | None) -> AgentManifest:
+    def _new_adopted(
+        self, notebook: str | None, cwd: str, name: str | None, defaults: Mapping[str, Any]
+    ) -> AgentManifest:
         taken = {m.name.casefold() for m in self.manifests.values()}
         manifest = AgentManifest(
+            **defaults,
             id=new_agent_id(),
             name=_free_name(name or Path(cwd).name or "agent", taken),
             cwd=cwd,

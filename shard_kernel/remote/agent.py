@@ -143,20 +143,24 @@ class RemoteAgent:
         client_id: str,
         rule: str | None,
         reason: str | None,
+        label: str | None = None,
     ) -> CommandReply:
         return self.command(
             PermissionResponseCommand(
                 request_id=request_id,
                 decision=decision,
+                label=label,
                 client_id=client_id,
                 rule=rule,
                 reason=reason,
             )
         )
 
-    def respond_ui(self, request_id: str, value: UiValue, *, client_id: str) -> CommandReply:
+    def respond_ui(
+        self, request_id: str, value: UiValue, *, client_id: str, label: str | None = None
+    ) -> CommandReply:
         return self.command(
-            UiResponseCommand(request_id=request_id, value=value, client_id=client_id)
+            UiResponseCommand(request_id=request_id, value=value, client_id=client_id, label=label)
         )
 
     def abort(self) -> CommandReply:

@@ -64,7 +64,14 @@ def test_magics_widget_streams_asks_and_the_allowed_edit_lands(
     expect(widget.locator(".shard-msg-assistant").last).to_contain_text("Fixing it now.")
 
     expect(dialog.locator(".shard-tool-name")).to_have_text("edit")
-    shown_input = dialog.locator(".shard-permission-input").inner_text()
+    # the edit is shown as the diff it would make; the whole input sits one click away
+    expect(dialog.locator(".shard-permission-preview .shard-diff-del")).to_contain_text(
+        'return "Hello " + nam'
+    )
+    expect(dialog.locator(".shard-permission-preview .shard-diff-add")).to_contain_text(
+        'return "Hello " + name'
+    )
+    shown_input = dialog.locator(".shard-permission-input").text_content() or ""
     assert '"path": "greet.py"' in shown_input
     assert '"old_string": "+ nam\\n"' in shown_input
     assert "nam\n" in (work / "greet.py").read_text()
@@ -112,7 +119,8 @@ def test_shard_kernel_dialog_resumes_the_cell_and_closes_when_another_client_ans
         assert not (lab.workspace / "one.txt").exists()
         first.get_by_role("button", name="Allow once").click()
         expect(notebook.cell(0).locator(".jp-OutputArea")).to_contain_text("Wrote one.")
-        expect(first.locator(".shard-dialog-footer")).to_contain_text("Allowed once — by widget-")
+        # Lab's Shard renderer answered for this tab, over its own `shard` comm
+        expect(first.locator(".shard-dialog-footer")).to_have_text("✓ allowed once — by you")
         assert (lab.workspace / "one.txt").read_text() == "1\n"
 
         second = notebook.cell(1).locator(".shard-permission")
@@ -129,7 +137,7 @@ def test_shard_kernel_dialog_resumes_the_cell_and_closes_when_another_client_ans
             }
         )
         assert reply["ok"] is True
-        expect(second.locator(".shard-dialog-footer")).to_contain_text("Allowed once — by client-b")
+        expect(second.locator(".shard-dialog-footer")).to_have_text("✓ allowed once — by client-b")
         expect(second.get_by_role("button")).to_have_count(0)
         expect(notebook.cell(1).locator(".jp-OutputArea")).to_contain_text("Wrote two.")
         assert (lab.workspace / "two.txt").read_text() == "2\n"
@@ -139,10 +147,12 @@ def test_shard_kernel_dialog_resumes_the_cell_and_closes_when_another_client_ans
         saved = json.loads((lab.root / "dialog.ipynb").read_text())
         assert "widgets" not in saved["metadata"]  # not from widget state saved in the file
         notebook.open(url)
-        expect(notebook.cell(1).locator(".shard-dialog-footer")).to_contain_text(
-            "Allowed once — by client-b"
+        expect(notebook.cell(1).locator(".shard-dialog-footer")).to_have_text(
+            "✓ allowed once — by client-b"
         )
-        expect(notebook.cell(0).locator(".shard-dialog-footer")).to_contain_text("by widget-")
+        expect(notebook.cell(0).locator(".shard-dialog-footer")).to_have_text(
+            "✓ allowed once — by you"
+        )
     finally:
         kc.stop_channels()
 

@@ -18,7 +18,13 @@ export interface KernelAgentOptions {
   readonly clientId: string;
   readonly label: string;
   readonly role?: Role;
+  /** true for a connection this client opened itself (not a notebook's session) */
+  readonly ownConnection?: boolean;
 }
+
+/** Targets of comms the kernel opens (its hosted widgets): a connection that does not know a
+ * target closes the comm in the kernel, for every client. Our own connections keep them open. */
+const KERNEL_OPENED_TARGETS = ["jupyter.widget"];
 
 export class KernelAgent {
   readonly store: AgentStore;
@@ -40,6 +46,9 @@ export class KernelAgent {
     if (kernel.handleComms) {
       // stock Lab closes comms whose target it does not know; the kernel may open one
       kernel.registerCommTarget(COMM_TARGET, () => undefined);
+      if (options.ownConnection)
+        for (const target of KERNEL_OPENED_TARGETS)
+          kernel.registerCommTarget(target, () => undefined);
     }
   }
 

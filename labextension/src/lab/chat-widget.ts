@@ -102,7 +102,11 @@ export class AgentChat extends Widget {
     this.kernelId = info.kernel_id;
     this.agent = new KernelAgent(
       kernel,
-      { clientId: this.store.clientId, label: String(this.store.get("client_label") ?? "") },
+      {
+        clientId: this.store.clientId,
+        label: String(this.store.get("client_label") ?? ""),
+        ownConnection: true,
+      },
       this.store,
     );
     this.agent.attach();

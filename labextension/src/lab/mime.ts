@@ -18,6 +18,7 @@ export const RENDER_MIME = "application/vnd.shard.render+json";
 export const PERMISSION_MIME = "application/vnd.shard.permission+json";
 const WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json";
 const RANK = -20; // the widget view is -10
+const NO_KERNEL = "No running Shard kernel: this prompt can only be answered while its agent runs.";
 
 class RenderOutput extends Widget implements IRenderMime.IRenderer {
   private model: IRenderMime.IMimeModel | null = null;
@@ -74,6 +75,9 @@ class PermissionOutput extends Widget implements IRenderMime.IRenderer {
       this.node.replaceChildren(h("div", null, "(malformed Shard permission prompt)"));
       return;
     }
+    // an update_display_data renders into this same widget: drop the old dialog's subscriptions
+    this.cleanup?.();
+    this.cleanup = null;
     this.dialog = new PermissionDialogView(request as unknown as PermissionRequestEvent, (a) =>
       this.answer(a),
     );
@@ -96,9 +100,8 @@ class PermissionOutput extends Widget implements IRenderMime.IRenderer {
     if (!dialog || this.cleanup) return;
     const agent = kernelAgents.forNode(this.node);
     if (agent === null) {
-      dialog.setUnavailable(
-        "No running Shard kernel: this prompt can only be answered while its agent runs.",
-      );
+      dialog.setUnavailable(NO_KERNEL);
+      this.waitForKernel(dialog);
       return;
     }
     const id = dialog.request.request_id;
@@ -136,6 +139,33 @@ class PermissionOutput extends Widget implements IRenderMime.IRenderer {
       agent.store.off("msg:custom", onReply);
     };
     update();
+  }
+
+  /** A notebook whose kernel is still starting (a reload): follow once it is there. */
+  private waitForKernel(dialog: PermissionDialogView): void {
+    const session = kernelAgents.panelOf(this.node)?.sessionContext;
+    if (!session) return;
+    const retry = (): void => {
+      if (this.isDisposed || this.dialog !== dialog) return;
+      if (kernelAgents.forNode(this.node) === null) return;
+      this.renderAgain(dialog);
+    };
+    session.kernelChanged.connect(retry);
+    session.statusChanged.connect(retry);
+    void session.ready.then(retry);
+    this.cleanup = () => {
+      session.kernelChanged.disconnect(retry);
+      session.statusChanged.disconnect(retry);
+    };
+  }
+
+  /** A fresh dialog for the same request (the unavailable one has lost its buttons). */
+  private renderAgain(dialog: PermissionDialogView): void {
+    this.cleanup?.();
+    this.cleanup = null;
+    this.dialog = new PermissionDialogView(dialog.request, (a) => this.answer(a));
+    this.node.replaceChildren(h("div", { class: "shard-widget" }, this.dialog.el));
+    this.follow();
   }
 
   private answer(answer: PermissionAnswer): void {

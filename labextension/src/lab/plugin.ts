@@ -1,11 +1,11 @@
 // The JupyterLab (and Notebook 7) plugin: the Shard sidebar (agents, New agent), chat tabs,
 // palette commands, and the page's identity and notebook tracker for the mime renderers.
 import type { JupyterFrontEnd, JupyterFrontEndPlugin } from "@jupyterlab/application";
-import { Dialog, ICommandPalette, showDialog } from "@jupyterlab/apputils";
+import { Dialog, ICommandPalette, showDialog, ToolbarButton } from "@jupyterlab/apputils";
 import { PageConfig } from "@jupyterlab/coreutils";
 import { IDocumentManager } from "@jupyterlab/docmanager";
 import { FileDialog } from "@jupyterlab/filebrowser";
-import { INotebookTracker } from "@jupyterlab/notebook";
+import { INotebookTracker, type NotebookPanel } from "@jupyterlab/notebook";
 import { LabIcon } from "@jupyterlab/ui-components";
 import { clientLabel } from "../client/identity";
 import * as commands from "../widget/commands";
@@ -149,6 +149,32 @@ function activate(
   });
   if (palette)
     for (const command of Object.values(COMMANDS)) palette.addItem({ command, category: CATEGORY });
+  app.docRegistry.addWidgetExtension("Notebook", {
+    createNew: (notebook: NotebookPanel) => addAgentButton(app, notebook),
+  });
+}
+
+/** "Agent" in a Shard notebook's toolbar: the live view of its agent, which every tab can open. */
+function addAgentButton(app: JupyterFrontEnd, notebook: NotebookPanel): void {
+  const button = new ToolbarButton({
+    className: "shard-agent-button",
+    label: "Agent",
+    icon: shardIcon,
+    tooltip: "Open this notebook's agent: the live transcript and prompts, in every tab",
+    onClick: () => {
+      app.shell.activateById(notebook.id);
+      void app.commands.execute(COMMANDS.openAgent);
+    },
+  });
+  const update = (): void => {
+    const kernel = notebook.sessionContext.session?.kernel;
+    const name = kernel?.name ?? notebook.sessionContext.kernelPreference.name;
+    button.setHidden(name !== SHARD_KERNEL);
+  };
+  notebook.toolbar.insertAfter("spacer", "shardAgent", button);
+  notebook.sessionContext.kernelChanged.connect(update);
+  void notebook.sessionContext.ready.then(update);
+  update();
 }
 
 const plugin: JupyterFrontEndPlugin<void> = {

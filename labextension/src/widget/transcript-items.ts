@@ -107,11 +107,14 @@ class ItemBuilder {
         const tool = this.tool(e.tool_call_id, e.turn_id, e.seq);
         tool.name ||= e.name;
         tool.result = e.result;
+        const aborted = isRecord(e.result.details) && e.result.details["aborted"] === true;
         tool.status = this.denied.has(e.tool_call_id)
           ? "denied"
-          : e.result.is_error
-            ? "error"
-            : "done";
+          : aborted
+            ? "aborted"
+            : e.result.is_error
+              ? "error"
+              : "done";
         return;
       }
       case "permission_request":

@@ -101,7 +101,8 @@ async def test_a_session_start_is_adopted_with_the_agents_variables(
         manifest.id,
         manifest.cwd,
     )
-    assert "KERNEL_SHARD_MODEL" not in started  # only the agent's own configuration
+    # the server's own KERNEL_SHARD_* settings are the new agent's defaults, kept in its manifest
+    assert (manifest.model, started["KERNEL_SHARD_MODEL"]) == ("inherited", "inherited")
     assert (started["PATH"], started["JPY_SESSION_NAME"]) == ("/usr/bin", env["JPY_SESSION_NAME"])
     assert registry.kernel_id(manifest.id) == kernel_id
 
@@ -109,6 +110,41 @@ async def test_a_session_start_is_adopted_with_the_agents_variables(
     await registry.attach(manifest.id)  # running: nothing starts
     assert len(registry.manifests) == 1
     assert len(km.starts) == 2
+
+
+async def test_the_servers_shard_settings_are_an_adopted_agents_defaults(
+    setup: tuple[FakeKernelManager, AgentRegistry], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    km, registry = setup
+    monkeypatch.setenv("KERNEL_SHARD_AGENT_ID", "agent-parent")  # SessionManager copies it
+    work = tmp_path / "work"
+    work.mkdir()
+    server = {
+        "KERNEL_SHARD_AGENT_ID": "agent-parent",  # never carried over
+        "KERNEL_SHARD_CWD": str(work),
+        "KERNEL_SHARD_MODE": "plan",
+        "KERNEL_SHARD_HEADLESS_POLICY": "queue",
+        "KERNEL_SHARD_ALLOW": "Bash(ls:*)\nRead(**)",
+    }
+    env = {**session_env(f"{km.root_dir}/nb.ipynb"), **server}
+    await km.start_kernel(path="", kernel_name="shard", env=env)
+    [manifest] = registry.manifests.values()
+    assert manifest.id != "agent-parent"
+    assert (manifest.cwd, manifest.mode, manifest.headless_policy) == (str(work), "plan", "queue")
+    assert manifest.permissions.allow == ["Bash(ls:*)", "Read(**)"]
+    assert km.starts[0]["env"]["KERNEL_SHARD_CWD"] == str(work)
+
+
+async def test_malformed_server_settings_are_ignored_with_a_warning(
+    setup: tuple[FakeKernelManager, AgentRegistry], caplog: pytest.LogCaptureFixture
+) -> None:
+    km, registry = setup
+    env = {**session_env(f"{km.root_dir}/nb.ipynb"), "KERNEL_SHARD_HEADLESS_POLICY": "maybe"}
+    with caplog.at_level(logging.WARNING, logger=LOG.name):
+        await km.start_kernel(path="", kernel_name="shard", env=env)
+    [manifest] = registry.manifests.values()
+    assert (manifest.headless_policy, manifest.cwd) == ("deny", km.root_dir)
+    assert "KERNEL_SHARD_HEADLESS_POLICY='maybe'" in caplog.text
 
 
 async def test_concurrent_reopens_and_attaches_never_share_an_agent(

@@ -119,9 +119,17 @@ export class PermissionDialogView {
         request.read_only ? h("span", { class: "shard-badge" }, "read-only") : null,
       ),
       asked ? h("p", { class: "shard-permission-prompt" }, asked) : null,
-      preview.length > 0
-        ? h("div", { class: "shard-permission-preview" }, renderDescriptors(preview))
-        : renderJson(request.input, "shard-json shard-permission-input"),
+      ...(preview.length > 0
+        ? [
+            h("div", { class: "shard-permission-preview" }, renderDescriptors(preview)),
+            h(
+              "details",
+              { class: "shard-permission-details" },
+              h("summary", null, "Input"),
+              renderJson(request.input, "shard-json shard-permission-input"),
+            ),
+          ]
+        : [renderJson(request.input, "shard-json shard-permission-input")]),
       reason
         ? h(
             "p",
