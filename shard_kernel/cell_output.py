@@ -1,8 +1,9 @@
 """CellOutput: the part of an agent's events that stays in the notebook, as Jupyter outputs.
 
 Assistant text streams into one markdown display (display_id + update_display_data, at most
-every `interval` seconds); each tool result, permission prompt and decision is a display_data
-with Shard's MIME type plus text fallbacks, so a saved notebook shows what happened.
+every `interval` seconds); a tool call shows as a running card the moment it starts, replaced in
+place by its result; each permission prompt and decision is a display_data with Shard's MIME
+type plus text fallbacks, so a saved notebook shows what happened.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from shard_core.protocol.events import (
     MessageDeltaEvent,
     PermissionRequestEvent,
     PermissionResolvedEvent,
+    ToolCallEvent,
     ToolResultEvent,
     TurnEndEvent,
 )
@@ -46,6 +48,7 @@ class CellOutput:
         self._display_id: str | None = None
         self._flushed_at = 0.0
         self._plain = TerminalRenderer(io.StringIO(), color=False)
+        self._cards: set[str] = set()
 
     def handle(self, event: Event) -> None:
         if isinstance(event, MessageDeltaEvent):
@@ -57,6 +60,8 @@ class CellOutput:
             self._text = event.message.text
             self._flush_text()
             self._text, self._display_id = "", None
+        elif isinstance(event, ToolCallEvent):
+            self._tool_call(event)
         elif isinstance(event, ToolResultEvent):
             self._tool_result(event)
         elif isinstance(event, PermissionRequestEvent):
@@ -89,16 +94,29 @@ class CellOutput:
     def _display(self, data: dict[str, Any]) -> None:
         self._send("display_data", {"data": data, "metadata": {}, "transient": {}})
 
+    def _tool_call(self, event: ToolCallEvent) -> None:
+        """The card appears when the call starts ("running bash · 0:03"), before any ask."""
+        self._flush_text()
+        self._text, self._display_id = "", None  # text after the call is a new display
+        data = {
+            RENDER_MIME: render_payload([], event=event.model_dump(mode="json")),
+            "text/plain": f"running {event.call.name}…",
+        }
+        transient = {"display_id": tool_display_id(event.call.id)}
+        self._send("display_data", {"data": data, "metadata": {}, "transient": transient})
+        self._cards.add(event.call.id)
+
     def _tool_result(self, event: ToolResultEvent) -> None:
         plain = self._plain.result_text(event)
-        self._display(
-            {
-                RENDER_MIME: render_payload(
-                    event.result.render, event=event.model_dump(mode="json")
-                ),
-                "text/plain": plain,
-            }
-        )
+        data = {
+            RENDER_MIME: render_payload(event.result.render, event=event.model_dump(mode="json")),
+            "text/plain": plain,
+        }
+        transient = {"display_id": tool_display_id(event.tool_call_id)}
+        # the running card is replaced in place; a result with no card of its own (a call
+        # aborted before it started) gets a new output
+        kind = "update_display_data" if event.tool_call_id in self._cards else "display_data"
+        self._send(kind, {"data": data, "metadata": {}, "transient": transient})
 
     def _permission(self, event: PermissionRequestEvent) -> None:
         transient = {"display_id": permission_display_id(event.request_id)}
@@ -130,6 +148,10 @@ class CellOutput:
                 "text/plain": line,
             }
         )
+
+
+def tool_display_id(tool_call_id: str) -> str:
+    return f"shard-tool-{tool_call_id}"
 
 
 def permission_display_id(request_id: str) -> str:

@@ -12,7 +12,8 @@ import { PermissionDialogView, type PermissionAnswer } from "../render/dialogs/p
 import type { PermissionRequestEvent, PermissionResolvedEvent } from "../wire";
 import * as commands from "../widget/commands";
 import { kernelAgents } from "./kernel-agents";
-import { renderOutput } from "./static-output";
+import { renderOutput, runningSince } from "./static-output";
+import { formatElapsed } from "../widget/agent-header";
 
 export const RENDER_MIME = "application/vnd.shard.render+json";
 export const PERMISSION_MIME = "application/vnd.shard.permission+json";
@@ -22,20 +23,57 @@ const NO_KERNEL = "No running Shard kernel: this prompt can only be answered whi
 
 class RenderOutput extends Widget implements IRenderMime.IRenderer {
   private model: IRenderMime.IMimeModel | null = null;
+  private ticker: ReturnType<typeof setInterval> | null = null;
 
   constructor() {
     super();
     this.addClass("shard-mime-output");
+    this.node.dataset["mimeType"] = RENDER_MIME; // as Lab's own renderers tag their output
   }
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     this.model = model;
     this.node.replaceChildren(renderOutput(model.data[RENDER_MIME]));
+    this.tick();
     if (this.isAttached) void this.preferLiveWidget();
   }
 
   protected override onAfterAttach(): void {
+    this.tick();
     void this.preferLiveWidget();
+  }
+
+  protected override onBeforeDetach(): void {
+    this.stopTicking();
+  }
+
+  override dispose(): void {
+    this.stopTicking();
+    super.dispose();
+  }
+
+  /** A running call's card says for how long ("running · 0:12") while its kernel is live; a
+   * saved one whose result never came says so instead of counting forever. */
+  private tick(): void {
+    this.stopTicking();
+    const running = runningSince(this.model?.data[RENDER_MIME]);
+    const status = this.node.querySelector<HTMLElement>(".shard-tool-status");
+    if (!running || !status || !this.isAttached) return;
+    const live = kernelAgents.panelOf(this.node)?.sessionContext.session?.kernel;
+    if (!live) {
+      status.textContent = "no result was recorded";
+      return;
+    }
+    const show = (): void => {
+      status.textContent = `running · ${formatElapsed(Date.now() / 1000 - running.since)}`;
+    };
+    show();
+    this.ticker = setInterval(show, 1000);
+  }
+
+  private stopTicking(): void {
+    if (this.ticker !== null) clearInterval(this.ticker);
+    this.ticker = null;
   }
 
   /** A snapshot beside a widget that still lives in the kernel: show the live widget. */
@@ -67,6 +105,7 @@ class PermissionOutput extends Widget implements IRenderMime.IRenderer {
   constructor() {
     super();
     this.addClass("shard-mime-output");
+    this.node.dataset["mimeType"] = PERMISSION_MIME;
   }
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {

@@ -44,6 +44,18 @@ export function renderTranscript(events: readonly unknown[]): HTMLElement {
   );
 }
 
+/** A running call's card (a `tool_call` event with no result yet): when it started, or null. */
+export function runningSince(data: unknown): { name: string; since: number } | null {
+  if (!isRecord(data) || !isRecord(data["event"])) return null;
+  const event = data["event"];
+  if (event["type"] !== "tool_call" || !isRecord(event["call"])) return null;
+  const name = event["call"]["name"];
+  const ts = event["ts"];
+  return typeof ts === "number"
+    ? { name: typeof name === "string" ? name : "tool", since: ts }
+    : null;
+}
+
 /** `application/vnd.shard.render+json`: `{version, descriptors, event?, transcript?}`. */
 export function renderOutput(data: unknown): HTMLElement {
   if (!isRecord(data)) return h("div", { class: "shard-output" }, "(empty Shard output)");
@@ -54,7 +66,7 @@ export function renderOutput(data: unknown): HTMLElement {
       renderTranscript(data["transcript"]),
     );
   const event = data["event"];
-  if (isRecord(event) && event["type"] === "tool_result") {
+  if (isRecord(event) && (event["type"] === "tool_result" || event["type"] === "tool_call")) {
     const item = deriveItems([event], NONE).find((i) => i.kind === "tool");
     if (item)
       return h("div", { class: "shard-widget shard-output" }, renderToolCard(item as never));
