@@ -8,7 +8,11 @@ vi.hoisted(() => {
       class DragEvent extends MouseEvent {};
 });
 
-import { badgeOf } from "../../labextension/src/lab/agents-panel";
+import {
+  badgeOf,
+  shortModel,
+  shortPath,
+} from "../../labextension/src/lab/agents-panel";
 import { folderUnderRoot } from "../../labextension/src/lab/new-agent-form";
 import { Composer, SLASH_COMMANDS } from "../../labextension/src/lab/composer";
 import {
@@ -536,5 +540,24 @@ describe("renderHeader", () => {
     expect(
       render({ demo: true }).el.querySelector(".shard-demo")?.textContent,
     ).toBe("demo");
+  });
+});
+
+describe("agent list wording", () => {
+  it("shows a folder under the server root as the file browser does", () => {
+    expect(shortPath("/srv/root/proj/a", "/srv/root")).toBe("/proj/a");
+    expect(shortPath("/srv/root", "/srv/root/")).toBe("/");
+    expect(shortPath("/srv/rootless", "/srv/root")).toBe("/srv/rootless");
+    expect(shortPath("/elsewhere", "")).toBe("/elsewhere");
+  });
+
+  it("names a scripted model by its script file", () => {
+    expect(shortModel("scripted//tmp/x/fix-script.json")).toBe(
+      "scripted: fix-script.json",
+    );
+    expect(shortModel("scripted/demo")).toBe("scripted: demo");
+    expect(shortModel("anthropic/claude-sonnet-4-5")).toBe(
+      "anthropic/claude-sonnet-4-5",
+    );
   });
 });

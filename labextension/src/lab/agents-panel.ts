@@ -38,6 +38,20 @@ export function badgeOf(agent: AgentInfo): { text: string; tone: string } {
   return { text: words[status] ?? status.replaceAll("_", " "), tone };
 }
 
+/** A folder under the server's root as the file browser shows it ("/" is the root). */
+export function shortPath(path: string, root: string): string {
+  const base = root.replace(/\/+$/, "");
+  if (base && (path === base || path.startsWith(`${base}/`)))
+    return `/${path.slice(base.length + 1)}`;
+  return path;
+}
+
+/** A scripted model's script file by its name; any other model as it is. */
+export function shortModel(model: string): string {
+  const scripted = /^scripted\/(.*\/)?([^/]+)$/.exec(model);
+  return scripted ? `scripted: ${scripted[2]}` : model;
+}
+
 export class AgentsPanel extends Widget {
   private readonly list: HTMLElement;
   private readonly formSlot: HTMLElement;
@@ -150,7 +164,12 @@ export class AgentsPanel extends Widget {
       h(
         "div",
         { class: "shard-agent-meta" },
-        `${agent.cwd} · ${agent.model} · ${agent.mode} · ${agent.clients} client${agent.clients === 1 ? "" : "s"}`,
+        h("span", { class: "shard-agent-cwd", title: agent.cwd }, shortPath(agent.cwd, this.root)),
+        h(
+          "span",
+          { class: "shard-agent-facts", title: agent.model },
+          `${shortModel(agent.model)} · ${agent.mode} · ${agent.clients} client${agent.clients === 1 ? "" : "s"}`,
+        ),
       ),
       h("div", { class: "shard-agent-actions" }, open, kill),
     );
