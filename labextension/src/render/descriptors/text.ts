@@ -2,6 +2,7 @@
 import { h } from "../dom";
 import { isOneOf, isOptional, isRecord, isString } from "../guards";
 import { renderMarkdown } from "../markdown";
+import { renderShell } from "../shell-highlight";
 import type { TextDescriptor } from "../../wire";
 
 const FORMATS = ["plain", "markdown", "code"] as const;
@@ -21,6 +22,7 @@ export function renderText(d: TextDescriptor): HTMLElement {
     case "markdown":
       return renderMarkdown(d.text);
     case "code": {
+      if (["bash", "sh", "shell", "zsh"].includes(d.language ?? "")) return renderShell(d.text);
       const code = h("code", null, d.text);
       const lang = d.language ?? "";
       if (/^[\w+#.-]{1,32}$/.test(lang)) code.className = `language-${lang}`;
