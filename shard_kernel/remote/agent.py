@@ -37,7 +37,7 @@ from shard_core.protocol import (
     UiResponseCommand,
 )
 from shard_core.protocol.events import TurnEndEvent
-from shard_kernel.gateway.client import KernelSocket, comm_reply, shard_event
+from shard_kernel.gateway.client import KernelSocket, comm_reply, msg_type, shard_event
 from shard_kernel.remote.link import START_TIMEOUT, GatewayError, GatewayLink
 from shard_kernel.remote.loop import LoopThread
 from shard_widgets import AgentWidget
@@ -344,6 +344,20 @@ class RemoteAgent:
             self._on_event(event)
         elif self._comm_id and (data := comm_reply(message, self._comm_id)) is not None:
             self._on_reply(data)
+        elif msg_type(message) == "shutdown_reply":
+            # the agent was killed (DELETE keeps this socket open and only says so on IOPub):
+            # say "stopped" now instead of a command timing out later while showing idle
+            self._stopped()
+
+    def _stopped(self) -> None:
+        if not self.connected:
+            return
+        self._disconnected(f"agent {self.name} was stopped: the next prompt restarts it")
+        self._spawn(self._drop_socket())
+        self.state["status"] = "stopped"
+        for widget in list(self.widgets):
+            widget.status = "stopped"
+            widget.pending, widget.pending_ui = [], []
 
     def _on_reply(self, data: Any) -> None:
         try:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
+from shard_core.protocol import AbortCommand
 from shard_kernel.inprocess import InProcessAgent
 from shard_kernel.remote import RemoteAgent
 from shard_widgets import AgentWidget
@@ -76,6 +77,30 @@ def test_attach_then_a_waiting_cell_shows_the_reply(
     history = agent.widgets[-1]
     assert "Hello from the gateway agent." in texts(history.events)
     assert "Second answer." in texts(history.events)
+
+
+def test_a_killed_agent_shows_stopped_and_the_next_prompt_restarts_it(
+    shell: InteractiveShell, gateway: Server, workspace: Path
+) -> None:
+    info = create_agent(gateway, workspace, "phoenix", HELLO)
+    shell.run_line_magic("shard", "attach phoenix")
+    agent = remote(shell, "phoenix")
+    shell.run_cell_magic("shard", "--agent phoenix --wait", "say hello")
+    widget = agent.widgets[0]
+    old_kernel = agent.info.kernel_id
+
+    rest(gateway, "DELETE", f"/shard/api/agents/{info['id']}")
+    wait_until(lambda: widget.status == "stopped", what="the attached widget says stopped")
+    assert (agent.connected, agent.state["status"], widget.pending) == (False, "stopped", [])
+    reply = agent.command(AbortCommand())  # refused at once, saying why (no 10 s timeout)
+    assert not reply.ok
+    assert "stopped" in reply.message or "not connected" in reply.message
+
+    shell.run_cell_magic("shard", "--agent phoenix --wait", "again")  # restarts, resumes
+    assert agent.connected
+    assert agent.info.kernel_id not in (None, old_kernel)
+    assert "Second answer." in texts(agent.widgets[-1].events)
+    assert widget.status == "idle"  # the widget attached before the kill follows the new kernel
 
 
 def test_a_permission_answered_through_the_widget_lands(
