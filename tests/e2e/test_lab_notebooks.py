@@ -202,3 +202,35 @@ def test_a_shard_cell_keeps_its_transcript_after_the_kernel_is_gone(
     expect(snapshot).to_contain_text("Snapshot me, please.")
     expect(notebook.cell(2)).not_to_contain_text("model not found")
     save_screenshot(notebook.page, "e2e-durable-transcript.png")
+
+
+def test_notebook_7_has_the_sidebar_and_the_agent_view_beside_a_shard_notebook(
+    lab: LabServer, page: Page, shard_script: Script, request: pytest.FixtureRequest
+) -> None:
+    shard_script([{"text": "Hello from Notebook 7."}])
+    lab.notebook("seven.ipynb", "shard", ["say hello"])
+    try:
+        page.goto(f"{lab.url}/notebooks/seven.ipynb?token={lab.token}")
+        page.locator(".jp-Notebook").wait_for(timeout=90_000)
+        agent_button = page.locator(".shard-agent-button")
+        expect(agent_button).to_be_visible(timeout=60_000)  # shown for a Shard notebook
+        agent_button.click()
+        chat = page.locator(".shard-chat")
+        expect(chat).to_be_visible(timeout=60_000)
+        chat.locator(".shard-composer-input").fill("say hello")
+        chat.locator(".shard-composer-input").press("Enter")
+        expect(chat).to_contain_text("Hello from Notebook 7.", timeout=60_000)
+
+        page.get_by_role("menuitem", name="View").click()
+        page.locator(".lm-Menu-itemLabel", has_text="Left Sidebar").first.hover()
+        page.locator(".lm-Menu-itemLabel", has_text="Show Shard agents").first.click()
+        sidebar = page.locator("#shard-agents")
+        expect(sidebar).to_be_visible()
+        row = sidebar.locator(".shard-agent-item").filter(has_text="seven")
+        expect(row.locator(".shard-status-badge")).to_have_text("idle", timeout=15_000)
+        save_screenshot(page, "e2e-notebook7-sidebar-and-agent.png")
+    except Exception:
+        save_screenshot(page, f"{request.node.name}-failure.png")
+        raise
+    finally:
+        lab.shutdown_kernels()

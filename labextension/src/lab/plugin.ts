@@ -61,7 +61,8 @@ function activate(
       chat.title.icon = shardIcon;
       chats.set(agent.id, chat);
       chat.disposed.connect(() => chats.delete(agent.id));
-      app.shell.add(chat, "main");
+      // Notebook 7's main area holds the one document: the chat goes beside it
+      app.shell.add(chat, app.name === "JupyterLab" ? "main" : "right", { rank: 650 });
       void chat.open();
     }
     app.shell.activateById(chat.id);
