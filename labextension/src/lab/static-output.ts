@@ -5,7 +5,7 @@ import { h } from "../render/dom";
 import { isRecord } from "../render/guards";
 import { renderDescriptors } from "../render/descriptors/index";
 import { describeResolution } from "../render/dialogs/permission-dialog";
-import { renderAssistant, renderNotice, renderUser } from "../widget/item-views";
+import { renderPlainItem } from "../widget/item-views";
 import { renderToolCard } from "../widget/tool-card";
 import { deriveItems, type Item } from "../widget/transcript-items";
 import type { RenderDescriptor } from "../wire";
@@ -13,26 +13,16 @@ import type { RenderDescriptor } from "../wire";
 const NONE = { permissions: [], ui: [] } as const;
 
 export function renderStaticItem(item: Item): HTMLElement {
-  switch (item.kind) {
-    case "user":
-      return renderUser(item);
-    case "assistant":
-      return renderAssistant(item);
-    case "tool":
-      return renderToolCard(item);
-    case "notice":
-      return renderNotice(item);
-    case "permission":
-      return h(
-        "div",
-        { class: "shard-permission-folded" },
-        item.resolved
-          ? describeResolution(item.resolved)
-          : `Permission asked for ${item.request.tool}: ${item.request.prompt}`,
-      );
-    case "ui":
-      return h("div", { class: "shard-permission-folded" }, `${item.request.title}`);
-  }
+  if (item.kind === "permission")
+    return h(
+      "div",
+      { class: "shard-permission-folded" },
+      item.resolved
+        ? describeResolution(item.resolved)
+        : `Permission asked for ${item.request.tool}: ${item.request.prompt}`,
+    );
+  if (item.kind === "ui") return h("div", { class: "shard-permission-folded" }, item.request.title);
+  return renderPlainItem(item, null);
 }
 
 export function renderTranscript(events: readonly unknown[]): HTMLElement {

@@ -6,7 +6,7 @@ import { UiDialogView, type UiAnswer } from "../render/dialogs/ui-dialog";
 import type { PermissionRequestEvent, UiRequestEvent } from "../wire";
 import { currentActivity, isBusy, renderHeader, type Activity } from "./agent-header";
 import * as commands from "./commands";
-import { renderAssistant, renderNotice, renderUser } from "./item-views";
+import { renderPlainItem } from "./item-views";
 import { KeyedList } from "./keyed-list";
 import {
   getList,
@@ -18,7 +18,6 @@ import {
 } from "./model";
 import { asReply } from "./replies";
 import { renderSteerBox } from "./steer-box";
-import { renderToolCard } from "./tool-card";
 import { deriveItems, isEventLike, type Item, type Pending } from "./transcript-items";
 import { renderUsage } from "./usage-line";
 
@@ -65,14 +64,6 @@ export function renderAgentView(
 
   const renderItem = (item: Item): HTMLElement => {
     switch (item.kind) {
-      case "user":
-        return renderUser(item);
-      case "assistant":
-        return renderAssistant(item);
-      case "tool":
-        return renderToolCard(item, commands.clientId(model));
-      case "notice":
-        return renderNotice(item);
       case "permission": {
         const view = dialogs.get(item.key) ?? new PermissionDialogView(item.request, onPermission);
         dialogs.set(item.key, view);
@@ -89,6 +80,8 @@ export function renderAgentView(
         (view as UiDialogView).setResolved(item.resolved, item.open);
         return view.el;
       }
+      default:
+        return renderPlainItem(item, commands.clientId(model));
     }
   };
   const list = new KeyedList<Item>(transcript, renderItem);

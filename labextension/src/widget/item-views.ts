@@ -2,7 +2,24 @@
 // folded away) and notices.
 import { h } from "../render/dom";
 import { renderMarkdown } from "../render/markdown";
-import type { AssistantItem, NoticeItem, UserItem } from "./transcript-items";
+import { renderToolCard } from "./tool-card";
+import type { AssistantItem, Item, NoticeItem, UserItem } from "./transcript-items";
+
+type PlainItem = Exclude<Item, { kind: "permission" } | { kind: "ui" }>;
+
+/** Every item that is not a dialog, drawn the same in the live view and in saved outputs. */
+export function renderPlainItem(item: PlainItem, ownClientId: string | null): HTMLElement {
+  switch (item.kind) {
+    case "user":
+      return renderUser(item);
+    case "assistant":
+      return renderAssistant(item);
+    case "tool":
+      return renderToolCard(item, ownClientId);
+    case "notice":
+      return renderNotice(item);
+  }
+}
 
 export function renderUser(item: UserItem): HTMLElement {
   return h(
