@@ -69,8 +69,9 @@ def test_a_launcher_shard_notebook_renders_cards_and_a_coloured_diff_and_joins_t
         expect(card.first.locator(".shard-tool-status")).to_have_text("done")
         assert (lab.workspace / "note.txt").read_text() == "hi\n"
 
+        path = str(page.evaluate("() => window.jupyterapp.shell.currentWidget.context.path"))
         lab_page.show_sidebar()
-        row = lab_page.agent_row("Untitled")
+        row = lab_page.agent_row(Path(path).stem)  # named after the notebook
         expect(row).to_be_visible(timeout=15_000)
         expect(row.locator(".shard-status-badge")).to_have_text("idle")
         save_screenshot(page, "e2e-launcher-2-done-and-sidebar.png")
