@@ -1,0 +1,171 @@
+"""Run the notebooks in notebooks/ as CI does: a clean copy in a temp folder, executed by nbclient.
+
+Each run gets its own temp Jupyter, IPython, SHARD_HOME and XDG config folders with the `shard`
+kernelspec installed in the temp data dir, no API key or gateway in the environment (so every
+model is scripted) and this interpreter's bin folder first on PATH. The whole notebooks/ folder is
+copied, so a notebook finds its scripts/ and projects/ next to it, and its kernel starts in the
+copy (nbclient's cwd is the notebook's folder, as in JupyterLab).
+
+A `shard`-kernel notebook gets the settings in its `metadata.shard` (model, allow, deny, …) the way
+`shard batch` applies them (`shard_kernel.batch.kernel_env`): the kernel itself cannot read the
+notebook's metadata.
+
+    def test_quickstart(run_notebook):
+        run = run_notebook("01-quickstart.ipynb")
+        run.notebook.cells, run.folder / "projects", run.seconds
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from shard_kernel.batch import BatchOptions, kernel_env
+from shard_kernel.kernelspec import spec_source
+
+NOTEBOOKS = Path(__file__).resolve().parents[3] / "notebooks"
+RENDER = "application/vnd.shard.render+json"
+STRIPPED = ("OPENAI_BASE_URL", "SHARD_GATEWAY_URL", "SHARD_GATEWAY_TOKEN", "JPY_SESSION_NAME")
+TEMP_DIRS = [
+    ("JUPYTER_DATA_DIR", "jupyter-data"),
+    ("JUPYTER_RUNTIME_DIR", "jupyter-runtime"),
+    ("JUPYTER_CONFIG_DIR", "jupyter-config"),
+    ("IPYTHONDIR", "ipython"),
+    ("SHARD_HOME", "shard-home"),
+    ("XDG_CONFIG_HOME", "xdg-config"),
+]
+
+
+@dataclass
+class NotebookRun:
+    folder: Path  # the temp copy of notebooks/ the notebook ran in
+    path: Path  # the executed notebook, written beside the copy (`<stem>.out.ipynb`)
+    notebook: nbformat.NotebookNode
+    seconds: float
+
+
+def isolate(root: Path, env: pytest.MonkeyPatch) -> None:
+    """Temp Jupyter / Shard folders under `root`, the shard kernelspec installed, no keys."""
+    for name, sub in TEMP_DIRS:
+        (root / sub).mkdir(parents=True, exist_ok=True)
+        env.setenv(name, str(root / sub))
+    env.setenv("JUPYTER_PLATFORM_DIRS", "1")
+    for name in list(os.environ):
+        if name.endswith("_API_KEY") or name in STRIPPED or name.startswith("KERNEL_SHARD_"):
+            env.delenv(name)
+    env.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
+    shutil.copytree(spec_source(), root / "jupyter-data" / "kernels" / "shard", dirs_exist_ok=True)
+
+
+@pytest.fixture
+def notebook_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This test's process isolated as `isolate` says; returns the folder holding the temp dirs."""
+    isolate(tmp_path / "env", monkeypatch)
+    return tmp_path / "env"
+
+
+def copy_notebooks(target: Path) -> Path:
+    """A clean copy of notebooks/ (no checkpoints, no earlier outputs) at `target`."""
+    ignore = shutil.ignore_patterns(".ipynb_checkpoints", "*.out.ipynb", "__pycache__", ".*cache")
+    shutil.copytree(NOTEBOOKS, target, ignore=ignore)
+    return target
+
+
+def execute(path: Path, *, timeout: float = 600) -> NotebookRun:
+    """Execute the notebook at `path` in place with nbclient (in the current environment) and
+    write the result to `<stem>.out.ipynb`; a failing cell raises CellExecutionError."""
+    nb = nbformat.read(str(path), as_version=4)
+    kernel = nb.metadata.get("kernelspec", {}).get("name", "python3")
+    kwargs: dict[str, object] = {}
+    if kernel == "shard":
+        kwargs["env"] = kernel_env(BatchOptions(notebook=path), dict(nb.metadata))
+    client = NotebookClient(
+        nb,
+        kernel_name=kernel,
+        timeout=int(timeout),
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    started = time.monotonic()
+    out = path.with_name(path.stem + ".out.ipynb")
+    try:
+        client.execute(**kwargs)
+    finally:
+        nbformat.write(nb, str(out))
+    return NotebookRun(path.parent, out, nb, time.monotonic() - started)
+
+
+def descendants() -> list[int]:
+    """Pids of every live process below this one (Linux /proc), zombies excluded."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            parents[int(stat.parent.name)] = int(fields[1])
+    found: list[int] = []
+    frontier = [os.getpid()]
+    while frontier:
+        pid = frontier.pop()
+        children = [child for child, parent in parents.items() if parent == pid]
+        found += children
+        frontier += children
+    return found
+
+
+def assert_no_process_left(within: float = 10.0) -> None:
+    deadline = time.monotonic() + within
+    while (left := descendants()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"processes outlived the notebook run: {left}"
+
+
+@pytest.fixture(scope="module")
+def run_notebook(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Callable[..., NotebookRun]]:
+    """`run_notebook("01-quickstart.ipynb")`: a fresh copy of notebooks/ in its own isolated
+    environment, executed once per module (later calls with the same name return that run),
+    checked to leave no process behind."""
+    runs: dict[str, NotebookRun] = {}
+
+    def run(name: str, *, timeout: float = 600) -> NotebookRun:
+        if name not in runs:
+            root = tmp_path_factory.mktemp(Path(name).stem)
+            folder = copy_notebooks(root / "notebooks")
+            with pytest.MonkeyPatch.context() as env:
+                isolate(root / "env", env)
+                runs[name] = execute(folder / name, timeout=timeout)
+            assert_no_process_left()
+        return runs[name]
+
+    yield run
+    assert_no_process_left()
+
+
+def outputs_text(cell: nbformat.NotebookNode) -> str:
+    """Everything a cell printed or displayed as text: streams, text/plain, text/markdown, the
+    JSON of Shard's render outputs, error tracebacks."""
+    parts: list[str] = []
+    for output in cell.get("outputs", []):
+        if output["output_type"] == "stream":
+            parts.append(output["text"])
+        elif output["output_type"] == "error":
+            parts.append("\n".join(output["traceback"]))
+        else:
+            data = output.get("data", {})
+            parts += [str(data.get(k, "")) for k in ("text/plain", "text/markdown")]
+            if RENDER in data:
+                parts.append(json.dumps(data[RENDER]))
+    return "\n".join(parts)
