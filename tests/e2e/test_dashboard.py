@@ -47,7 +47,9 @@ def test_dashboard_lists_an_agent_and_attach_opens_its_widget(
 
         widget = notebook.cell(1).locator(".shard-agent")
         expect(widget).to_be_visible(timeout=60_000)
-        expect(widget.locator(".shard-model")).to_have_text(str(script))
+        # a scripted model by its script's name; the whole path on hover
+        expect(widget.locator(".shard-model")).to_have_text(f"scripted: {script.name}")
+        expect(widget.locator(".shard-model")).to_have_attribute("title", str(script))
         expect(dashboard.locator(".shard-command-notice")).to_have_text("")
         save_screenshot(notebook.page, "e2e-dashboard-attach.png")
         # the notebook's kernel is attached to the agent's kernel: the agent reports its

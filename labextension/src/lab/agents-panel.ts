@@ -2,7 +2,10 @@
 // by `%shard new`), each with a live status badge and Open / Kill; and the New agent form.
 import { Widget } from "@lumino/widgets";
 import { button, h } from "../render/dom";
+import { shortModel } from "../render/format";
 import type { AgentInfo } from "../wire";
+
+export { shortModel };
 import type { AgentDirectory } from "./agent-directory";
 import { renderNewAgentForm, type NewAgentActions } from "./new-agent-form";
 import type { CreateAgent } from "../client/registry-api";
@@ -44,12 +47,6 @@ export function shortPath(path: string, root: string): string {
   if (base && (path === base || path.startsWith(`${base}/`)))
     return `/${path.slice(base.length + 1)}`;
   return path;
-}
-
-/** A scripted model's script file by its name; any other model as it is. */
-export function shortModel(model: string): string {
-  const scripted = /^scripted\/(.*\/)?([^/]+)$/.exec(model);
-  return scripted ? `scripted: ${scripted[2]}` : model;
 }
 
 export class AgentsPanel extends Widget {

@@ -1,4 +1,4 @@
-// Numbers as people read them in a usage line: 1.2k tokens, $0.0123.
+// Numbers and names as people read them: 1.2k tokens, $0.0123, a scripted model by its script.
 
 export function formatTokens(count: number): string {
   if (!Number.isFinite(count)) return "?";
@@ -20,4 +20,12 @@ export function formatPercent(part: number, whole: number): string {
 
 function trim(value: number): string {
   return value >= 100 ? value.toFixed(0) : value.toFixed(1).replace(/\.0$/, "");
+}
+
+/** A scripted model by its script's name (`scripted/…/x.json`, or the script path a scripted
+ * agent reports as its model); any other model as it is. */
+export function shortModel(model: string): string {
+  const scripted =
+    /^scripted\/(?:.*\/)?([^/]+)$/.exec(model) ?? /^\/(?:.*\/)?([^/]+\.json)$/.exec(model);
+  return scripted ? `scripted: ${scripted[1]}` : model;
 }

@@ -1,6 +1,7 @@
 // The header: what the agent is doing in words ("running bash · 0:12", "waiting for
 // permission"), model, demo badge, the mode switch and Stop.
 import { button, h } from "../render/dom";
+import { shortModel } from "../render/format";
 import { isFiniteNumber, isRecord, isString } from "../render/guards";
 
 export interface Activity {
@@ -102,7 +103,9 @@ export function renderHeader(
     { class: "shard-header" },
     h("span", { class: `shard-dot shard-dot-${tone}`, attrs: { "aria-hidden": "true" } }),
     h("span", { class: "shard-status-text" }, statusText(state, now)),
-    state.model ? h("span", { class: "shard-model" }, state.model) : null,
+    state.model
+      ? h("span", { class: "shard-model", title: state.model }, shortModel(state.model))
+      : null,
     state.demo
       ? h(
           "span",
