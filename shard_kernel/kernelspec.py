@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from jupyter_client.kernelspec import KernelSpecManager
@@ -19,10 +21,17 @@ def spec_source() -> Path:
 
 
 def install_kernelspec(*, user: bool = False, prefix: str | None = None) -> str:
-    """Install the spec (for editable installs or a custom prefix); returns where it went."""
+    """Install the spec (for editable installs or a custom prefix); returns where it went.
+
+    Installed from a copy: after `pip install shard` the source already is the destination
+    (`<prefix>/share/jupyter/kernels/shard`), and jupyter_client empties the destination before
+    copying into it — installing from the spec itself would delete it."""
     source = spec_source()
     if not (source / "kernel.json").exists():
         raise FileNotFoundError(f"no kernelspec at {source}")
-    return KernelSpecManager().install_kernel_spec(
-        str(source), KERNEL_NAME, user=user, prefix=prefix
-    )
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / KERNEL_NAME
+        shutil.copytree(source, copy)
+        return KernelSpecManager().install_kernel_spec(
+            str(copy), KERNEL_NAME, user=user, prefix=prefix
+        )
