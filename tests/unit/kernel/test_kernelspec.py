@@ -22,9 +22,7 @@ def test_installing_over_the_installed_spec_keeps_it(
     assert json.loads((installed / "kernel.json").read_text())["display_name"] == "Shard"
 
 
-def test_a_missing_spec_is_a_clear_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_missing_spec_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kernelspec, "spec_source", lambda: tmp_path / "nowhere")
     with pytest.raises(FileNotFoundError, match="no kernelspec at"):
         kernelspec.install_kernelspec(prefix=str(tmp_path))
