@@ -43,6 +43,7 @@ TEMP_DIRS = [
     ("IPYTHONDIR", "ipython"),
     ("SHARD_HOME", "shard-home"),
     ("XDG_CONFIG_HOME", "xdg-config"),
+    ("TMPDIR", "tmp"),  # what a notebook puts in tempfile.mkdtemp() stays in the test's folder
 ]
 
 
@@ -55,7 +56,7 @@ class NotebookRun:
 
 
 def isolate(root: Path, env: pytest.MonkeyPatch) -> None:
-    """Temp Jupyter / Shard folders under `root`, the shard kernelspec installed, no keys."""
+    """Temp Jupyter, Shard and TMPDIR folders under `root`, the shard spec installed, no keys."""
     for name, sub in TEMP_DIRS:
         (root / sub).mkdir(parents=True, exist_ok=True)
         env.setenv(name, str(root / sub))
