@@ -1,5 +1,7 @@
 """The built-in tools: read, write, edit, bash, grep, find and ls, confined to the workspace."""
 
+from collections.abc import Collection
+
 from shard_core.contracts import Tool
 from shard_core.tools.bash import BashTool
 from shard_core.tools.edit import EditTool
@@ -10,9 +12,13 @@ from shard_core.tools.read import ReadTool
 from shard_core.tools.write import WriteTool
 
 
-def builtin_tools() -> list[Tool]:
-    """A fresh instance of every built-in tool, in the order the model sees them."""
-    return [ReadTool(), WriteTool(), EditTool(), BashTool(), GrepTool(), FindTool(), LsTool()]
+def builtin_tools(*, env_passthrough: Collection[str] = ()) -> list[Tool]:
+    """A fresh instance of every built-in tool, in the order the model sees them.
+
+    `env_passthrough`: secret variables the bash tool's commands may see anyway (config
+    `tools.env_passthrough`)."""
+    bash = BashTool(env_passthrough=env_passthrough)
+    return [ReadTool(), WriteTool(), EditTool(), bash, GrepTool(), FindTool(), LsTool()]
 
 
 __all__ = [

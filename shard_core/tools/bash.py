@@ -6,10 +6,11 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from shard_core.contracts import ToolContext
+from shard_core.tools.environment import OWNER_VARIABLE, scrubbed_env, tool_environment
 from shard_core.tools.guard import guarded
 from shard_core.tools.process import (
     HEAD_BYTES,
@@ -34,25 +35,12 @@ from shard_core.types.render import (
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
 
+__all__ = ["OWNER_VARIABLE", "BashTool", "scrubbed_env"]  # the last two live in .environment
+
 _LINGER_NOTE = (
     "\n[background processes still holding the output were stopped; "
     "redirect their output to keep them running]"
 )
-# Provider credentials must not reach commands the model writes (a `curl` could send them out).
-SECRET_NAMES = frozenset({"ANTHROPIC_API_KEY", "OPENAI_API_KEY"})
-SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY", "_ACCESS_KEY")
-
-
-def scrubbed_env(base: Mapping[str, str]) -> dict[str, str]:
-    """`base` minus secrets: the named provider keys and any name ending in a secret suffix."""
-    return {
-        name: value
-        for name, value in base.items()
-        if name.upper() not in SECRET_NAMES and not name.upper().endswith(SECRET_SUFFIXES)
-    }
-
-
-OWNER_VARIABLE = "SHARD_AGENT_ID"
 
 
 class BashTool:
@@ -63,7 +51,8 @@ class BashTool:
         f"{MAX_TIMEOUT:g}) and then the whole process group is killed. Output over "
         f"{(HEAD_BYTES + TAIL_BYTES) // 1000} KB keeps its start and end. Background jobs must "
         "redirect their output (`cmd > log 2>&1 &`) or they are stopped when the command ends. "
-        "Variables holding API keys, tokens and secrets are removed from the environment."
+        "Variables holding passwords, API keys, tokens and other credentials are removed from "
+        "the environment, and git does not run programs a repository's own config names."
     )
     input_schema: JsonObject = {
         "type": "object",
@@ -82,9 +71,16 @@ class BashTool:
     }
     read_only: bool = False
 
-    def __init__(self, *, kill_grace: float = 2.0, shell: str = "/bin/bash") -> None:
+    def __init__(
+        self,
+        *,
+        kill_grace: float = 2.0,
+        shell: str = "/bin/bash",
+        env_passthrough: Collection[str] = (),
+    ) -> None:
         self.kill_grace = kill_grace
         self.shell = shell
+        self.env_passthrough = frozenset(env_passthrough)
 
     async def preview(self, input: JsonObject, ctx: ToolContext) -> list[RenderDescriptor]:
         """The command, to be read before it runs."""
@@ -99,10 +95,12 @@ class BashTool:
         timeout = float(input.get("timeout", DEFAULT_TIMEOUT))
         if ctx.cancel.is_set():
             return ToolResult.error("aborted", command=command, aborted=True)
-        env = scrubbed_env(os.environ if ctx.env is None else ctx.env)
-        # Marks every process this call starts, so an agent restarted after a crash can find
-        # and end what its previous process left running (see shard_kernel.recovery).
-        env[OWNER_VARIABLE] = ctx.agent_id
+        env = await tool_environment(
+            os.environ if ctx.env is None else ctx.env,
+            ctx.cwd,
+            agent_id=ctx.agent_id,
+            passthrough=self.env_passthrough,
+        )
         started = time.monotonic()
         proc = await start_group(
             self.shell, "-c", command,
