@@ -2,7 +2,10 @@
 
 Per agent, one of:
 
-- `deny` (default): allow read-only tools, deny everything else.
+- `deny` (default): allow read-only tools, deny everything else. A read-only call allowed here
+  is one that asked only because no rule covers it: a read the gate itself holds back — outside
+  the workspace, under an ask rule, unanalysable — is denied, not waved through as "read-only"
+  (defence in depth: the tool's own containment is the second wall, not the only one).
 - `allow_if_rule_matches`: allow only when the call would be allowed with the ask layer (ask
   rules and ask votes) ignored — by an allow rule, a grant or the default policy; else deny.
 - `queue`: no fallback; the question waits, without a timeout, until someone attaches and answers.
@@ -44,9 +47,12 @@ def headless_answer(
             return PermissionAnswer("allow", by, why, reason, explanation.would_allow_rule)
         reason = f"denied: {situation} and no allow rule matches ({by})"
         return PermissionAnswer("deny", by, why, reason)
-    if read_only:
+    if read_only and explanation.ask == "unruled":
         reason = f"allowed: {situation}; read-only tool ({by})"
         return PermissionAnswer("allow", by, why, reason)
+    if read_only:
+        reason = f"denied: {situation}; {explanation.reason} ({by})"
+        return PermissionAnswer("deny", by, why, reason)
     hint = f"; {would} would allow it" if explanation.would_allow else ""
     return PermissionAnswer("deny", by, why, f"denied: {situation}{hint} ({by})")
 

@@ -22,7 +22,9 @@ async def test_no_responder_denies_a_write_and_allows_a_read(home: Path, query, 
     gate = make_gate(log, has_responder=lambda: False)
 
     write = await gate.authorize(query("write", path="a.txt"))
-    read = await gate.authorize(query("read", path="/etc/hosts"))
+    # A read-only call that asks only because no rule covers it (an outside-workspace read is
+    # denied instead: test_hardening_headless.py).
+    read = await gate.authorize(query("mcp__docs__search", read_only=True))
 
     assert write.decision == Deny(reason="denied: no one to ask (headless policy: deny)")
     assert (write.source, write.decided_by) == ("headless", "headless policy: deny")
@@ -38,7 +40,7 @@ async def test_timeout_denies_a_write_and_allows_a_read(home: Path, query, log: 
     gate = make_gate(log, has_responder=lambda: True, timeout=0.05, events=stream)
 
     write = await gate.authorize(query("write", path="a.txt"))
-    read = await gate.authorize(query("read", path="../elsewhere"))
+    read = await gate.authorize(query("mcp__docs__search", read_only=True))
 
     assert write.decision == Deny(reason="denied: no answer within 0.05s (headless policy: deny)")
     assert write.source == "timeout"
