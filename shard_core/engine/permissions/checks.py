@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from shard_core.engine.permissions.command_forms import rule_forms
 from shard_core.engine.permissions.paths import PathTarget
 from shard_core.engine.permissions.rules import Rule
 from shard_core.engine.permissions.sources import RuleSet, SourcedRule
@@ -108,11 +109,16 @@ def evaluate_check(check: Check, book: RuleBook, *, default_allow: bool) -> Verd
 
 
 def rule_matches(rule: Rule, check: Check, *, as_written: bool = False) -> bool:
-    """Whether `rule` is about this check (tool, command words, path)."""
+    """Whether `rule` is about this check (tool, command words, path).
+
+    `as_written` (deny and ask rules) also tries the path as written and every form the command
+    could mean (command_forms.py); allow rules see the real path and the narrow forms.
+    """
     if not rule.covers_tool(check.tool):
         return False
     if check.argv is not None:
-        return rule.matches_argv(check.argv)
+        forms = rule_forms(check.argv, broad=as_written)
+        return any(rule.matches_argv(form) for form in forms)
     if rule.path is None:
         return True
     target = check.target

@@ -39,6 +39,7 @@ from typing import TypeGuard
 
 from tree_sitter import Node, Parser, Tree
 
+from shard_core.engine.permissions.command_forms import git_shell_alias
 from shard_core.engine.permissions.shell_words import (
     POSIX_SHELLS,
     Word,
@@ -443,6 +444,8 @@ class _Walker:
             )
             extra = tuple(t.value for t in targets if t.value not in _NOT_FILES)
         self._add(argv, replace(site, writes=site.writes + extra), origin)
+        if git_shell_alias((name, *(w.value for w in argv[1:]))):
+            self.problems.append("git -c alias.…=!… runs shell code")
         if name == "find":
             for inner in find_exec_commands(argv):
                 self._expand(inner, site, "find -exec")
