@@ -24,6 +24,7 @@ from shard_core.contracts import Extension, ExtensionApi, UiBridge
 from shard_core.engine.compaction import DeterministicCompactor
 from shard_core.engine.config import ShardConfig, load_config
 from shard_core.engine.context_files import load_context_files
+from shard_core.engine.credentials import known_secrets
 from shard_core.engine.events import EventStream
 from shard_core.engine.extension_host import ExtensionHost
 from shard_core.engine.modes import bundled_modes
@@ -131,7 +132,7 @@ def _bundled(
     config: ShardConfig, env: Mapping[str, str], lineage: Callable[[], list[Path]]
 ) -> list[tuple[str, Extension]]:
     def tools(api: ExtensionApi) -> None:
-        for tool in builtin_tools():
+        for tool in builtin_tools(env_passthrough=config.tools.env_passthrough):
             api.register_tool(tool)
 
     def modes(api: ExtensionApi) -> None:
@@ -278,7 +279,14 @@ def _assemble(
         f"{d.extension}: {d.message}" for d in host.diagnostics if d.level != "info"
     )
     session = AgentSession(
-        SessionConfig(agent_id=agent_id, cwd=root, roots=[root], mode=opts.mode, demo=demo),
+        SessionConfig(
+            agent_id=agent_id,
+            cwd=root,
+            roots=[root],
+            mode=opts.mode,
+            demo=demo,
+            secrets=known_secrets(config, opts.env if opts.env is not None else os.environ),
+        ),
         store=store,
         provider=provider,
         tools=snap.tools,

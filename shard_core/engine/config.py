@@ -1,4 +1,5 @@
-"""ShardConfig: the human-edited `config.json` — providers, permissions, compaction, prices."""
+"""ShardConfig: the human-edited `config.json` — providers, credentials, permissions, tools,
+compaction, prices."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from shard_core.engine.state import config_dir
 from shard_core.types.errors import ConfigError
@@ -38,14 +39,41 @@ class Price(_Config):
     cache_write: float = 0.0
 
 
+class CredentialConfig(_Config):
+    """Where a named secret is kept — never the secret itself. Exactly one of `env` (a variable
+    name), `file` (a path, `~` allowed; its content, stripped) or `keyring` (declared for
+    later: not supported yet, and saying so when used)."""
+
+    env: str | None = None
+    file: str | None = None
+    keyring: str | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> CredentialConfig:
+        given = [k for k in ("env", "file", "keyring") if getattr(self, k)]
+        if len(given) != 1:
+            raise ValueError("a credential names exactly one of env, file or keyring")
+        return self
+
+
 class ProviderConfig(_Config):
     api_key: str | None = None
+    """An inline key still works (SDK callers build configs in code); in config.json prefer
+    `credential`, which names an entry of `credentials` instead of holding the key."""
+    credential: str | None = None
     base_url: str | None = None
+
+
+class ToolsConfig(_Config):
+    env_passthrough: list[str] = Field(default_factory=list[str])
+    """Variables commands may see although they look like secrets (all others are removed)."""
 
 
 class ShardConfig(_Config):
     model: str | None = None
     providers: dict[str, ProviderConfig] = Field(default_factory=dict[str, ProviderConfig])
+    credentials: dict[str, CredentialConfig] = Field(default_factory=dict[str, CredentialConfig])
+    tools: ToolsConfig = Field(default_factory=ToolsConfig)
     permissions: PermissionsConfig = Field(default_factory=PermissionsConfig)
     compaction: CompactionConfig = Field(default_factory=CompactionConfig)
     prices: dict[str, Price] = Field(default_factory=dict[str, Price])
@@ -53,6 +81,17 @@ class ShardConfig(_Config):
     mcp_servers: dict[str, dict[str, object]] = Field(
         default_factory=dict[str, dict[str, object]], alias="mcpServers"
     )
+
+    @model_validator(mode="after")
+    def _known_credentials(self) -> ShardConfig:
+        for name, provider in self.providers.items():
+            if provider.credential and provider.credential not in self.credentials:
+                known = ", ".join(sorted(self.credentials)) or "none"
+                raise ValueError(
+                    f"providers.{name}.credential names {provider.credential!r}, which is not "
+                    f"in credentials (known: {known})"
+                )
+        return self
 
 
 def load_config(path: Path | None = None) -> ShardConfig:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +58,7 @@ from shard_core.types import (
     UserMessage,
 )
 from shard_core.types.errors import ConfigError, ProviderError, SessionError
+from shard_core.types.secrets import KnownSecrets
 
 DEMO_NOTE = "demo: the scripted demo provider answers; no model is called"
 
@@ -71,6 +73,8 @@ class SessionConfig:
     compact_threshold: float = 0.8
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     demo: bool = False
+    secrets: KnownSecrets = field(default_factory=lambda: KnownSecrets.from_environment(os.environ))
+    """values replaced by `[secret]` in tool results before they are logged or broadcast"""
 
 
 class AgentSession:

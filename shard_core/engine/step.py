@@ -220,6 +220,9 @@ class StepRunner:
 
     def _log_result(self, call: ToolCallBlock, result: ToolResult, ms: float | None) -> None:
         s = self.session
+        # A secret that reached a tool's output (a passed-through variable, a file the tool
+        # read) goes no further: not into the log, not to the model, not to any client.
+        result = s.config.secrets.redact_result(result)
         entry = s.store.append(
             ToolResultEntry,
             ToolResultDetails(

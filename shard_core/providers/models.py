@@ -10,6 +10,7 @@ from typing import Literal
 
 from shard_core.contracts.provider import Provider
 from shard_core.engine.config import ProviderConfig, ShardConfig
+from shard_core.engine.credentials import resolve_credential
 from shard_core.providers.pricing import find_family
 from shard_core.types.errors import ConfigError
 
@@ -77,22 +78,25 @@ def context_window_for(model: str, overrides: Mapping[str, int] | None = None) -
 def resolve_default_model(config: ShardConfig, env: Mapping[str, str]) -> tuple[str, bool]:
     """The model to use and whether it is the bundled demo (so the UI can say so).
 
-    `config.model` if set; else Anthropic when it has a key; else OpenAI when it has a key or a
-    base URL (`OPENAI_MODEL` names the model, default gpt-5); else the scripted demo.
+    `config.model` if set; else Anthropic when it has a key (or names a credential); else OpenAI
+    when it has a key, a credential or a base URL (`OPENAI_MODEL` names the model, default
+    gpt-5); else the scripted demo.
     """
     if config.model:
         return config.model, config.model.strip() == DEMO_MODEL
     anthropic = config.providers.get("anthropic", ProviderConfig())
-    if anthropic.api_key or env.get("ANTHROPIC_API_KEY"):
+    if anthropic.api_key or anthropic.credential or env.get("ANTHROPIC_API_KEY"):
         return DEFAULT_ANTHROPIC_MODEL, False
     openai = config.providers.get("openai", ProviderConfig())
-    if openai.api_key or openai.base_url or env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
+    configured = openai.api_key or openai.credential or openai.base_url
+    if configured or env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
         return f"openai/{env.get('OPENAI_MODEL') or DEFAULT_OPENAI_MODEL}", False
     return DEMO_MODEL, True
 
 
 def create_provider(spec: ModelSpec | str, config: ShardConfig, env: Mapping[str, str]) -> Provider:
-    """The Provider a model string names, with keys from `config.providers` or the environment."""
+    """The Provider a model string names; its key from `config.providers` (a named credential or
+    an inline key) or the environment."""
     spec = parse_model(spec) if isinstance(spec, str) else spec
     # "scripted:demo" so that a scripted model finds the `scripted` row of the table
     name = f"scripted:{spec.model}" if spec.provider == "scripted" else spec.model
@@ -101,7 +105,7 @@ def create_provider(spec: ModelSpec | str, config: ShardConfig, env: Mapping[str
     if spec.provider == "scripted":
         return _scripted(spec.model, window)
     prefix = spec.provider.upper()
-    api_key = settings.api_key or env.get(f"{prefix}_API_KEY")
+    api_key = _api_key(settings, config, env, f"{prefix}_API_KEY")
     base_url = spec.base_url or settings.base_url or env.get(f"{prefix}_BASE_URL")
     # The adapters import this module for their context windows, so they are imported here.
     if spec.provider == "anthropic":
@@ -144,6 +148,14 @@ def _scripted(target: str, window: int) -> Provider:
     return ScriptedProvider.from_file(path, context_window=window)
 
 
+def _api_key(
+    settings: ProviderConfig, config: ShardConfig, env: Mapping[str, str], variable: str
+) -> str | None:
+    if settings.credential:
+        return resolve_credential(config, settings.credential, env)
+    return settings.api_key or env.get(variable)
+
+
 def _no_key(provider: str, variable: str) -> str:
-    where = f"providers.{provider}.api_key in config.json"
+    where = f"providers.{provider}.credential (a named entry of credentials) in config.json"
     return f"{provider} needs an API key: set {variable} or {where}"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 from jupyter_server.utils import ensure_async
@@ -23,6 +23,7 @@ from jupyter_server.utils import ensure_async
 from shard_core.protocol.orchestrator import PermissionConfig
 from shard_core.types.errors import ConfigError
 from shard_kernel.agent_env import read_agent_env
+from shard_kernel.gateway.notebook_settings import notebook_settings
 from shard_kernel.gateway.registry import AgentRegistry
 from shard_kernel.kernelspec import KERNEL_NAME
 
@@ -49,6 +50,9 @@ def install_adoption(kernel_manager: Any, registry: AgentRegistry) -> None:
 
         name = PurePath(document).stem if document else None
         defaults = server_defaults(env, registry.log)
+        if notebook is not None:  # the notebook's own metadata.shard is more specific
+            path = Path(kernel_manager.root_dir, notebook)
+            defaults.update(notebook_settings(path, env or {}, registry.log))
         cwd = defaults.pop("cwd", None) or cwd
         return await registry.adopt(notebook, str(cwd), env, launch, name=name, defaults=defaults)
 

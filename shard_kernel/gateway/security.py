@@ -4,6 +4,8 @@
 otherwise; a non-loopback bind needs a token and an explicit, exact origin list). `Redactor`
 rewrites every log record in the server process, whatever logger or handler it goes through,
 so neither the server token, a gateway token, a provider key nor a `token=` query value is written.
+What counts as a secret (names and value shapes) is `shard_core.types.secrets`, the same
+definition that keeps secrets out of the tools' environment and the session logs.
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ from jupyter_server.auth.identity import IdentityProvider
 from tornado import web
 
 from shard_core.types.errors import ConfigError
+from shard_core.types.secrets import MIN_SECRET, REDACTED, SECRET_NAME, SECRET_SHAPES, secret_names
 
-REDACTED = "[secret]"
-SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
-MIN_SECRET = 8
+SECRET_ENV = SECRET_NAME
+"""Variable names that say "secret" (the shared definition; values are checked too)."""
 PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # query parameters and key=value pairs whose name says "secret"
     (
@@ -34,6 +36,8 @@ PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(token|bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}", re.I), rf"\1 {REDACTED}"),
     # provider key shapes (Anthropic sk-ant-…, OpenAI sk-…/sk-proj-…)
     (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), f"sk-{REDACTED}"),
+    # every other credential shape of the shared definition (GitHub, AWS, Slack, JWT, …)
+    *((shape, REDACTED) for shape in SECRET_SHAPES),
 )
 EXACT_PATTERNS: set[str] = set()
 """allow_origin_pat values built here from exact origins (the extension does not warn on them)."""
@@ -52,9 +56,9 @@ class Redactor:
             self._secrets.update(v for v in values if v and len(v) >= MIN_SECRET)
 
     def add_environment(self, env: dict[str, str] | None = None) -> None:
-        """Values of variables named like keys, tokens, secrets or passwords."""
+        """Values of variables that are secrets by name or by the shape of their value."""
         env = dict(os.environ) if env is None else env
-        self.add(*(value for name, value in env.items() if SECRET_ENV.search(name)))
+        self.add(*(env[name] for name in secret_names(env)))
 
     def __call__(self, text: str) -> str:
         for secret in sorted(self._secrets, key=len, reverse=True):

@@ -7,6 +7,7 @@ its kernel.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Script, save_screenshot
-from tests.e2e.lab import LabServer
+from tests.e2e.lab import REPO, LabServer
 from tests.e2e.lab_page import PERMISSION_MIME, RENDER_MIME, LabPage
 from tests.e2e.notebook_page import NotebookPage
 
@@ -237,3 +238,22 @@ def test_notebook_7_has_the_sidebar_and_the_agent_view_beside_a_shard_notebook(
         raise
     finally:
         lab.shutdown_kernels()
+
+
+def test_the_quickstart_opened_in_lab_plays_its_own_script(
+    lab: LabServer, notebook: NotebookPage, request: pytest.FixtureRequest
+) -> None:
+    """What Binder does: JupyterLab opens notebooks/01-quickstart.ipynb and runs it; the kernel
+    Lab starts takes the notebook's `metadata.shard` (its script and rules) through adoption."""
+    demo = lab.root / "demo"
+    shutil.copytree(REPO / "notebooks", demo)
+    notebook.open(f"{lab.url}/lab/tree/demo/01-quickstart.ipynb?reset&token={lab.token}")
+    notebook.run_all()
+    first = notebook.cell(1)
+    expect(first).to_contain_text("These replies are scripted", timeout=60_000)
+    fixed = notebook.cell(3)
+    expect(fixed).to_contain_text("All 4 tests pass.", timeout=60_000)
+    expect(fixed.locator(".shard-diff-add")).to_have_count(1)
+    project = demo / "projects" / "01-temperature" / "temperature.py"
+    assert "+ 32" in project.read_text()
+    save_screenshot(notebook.page, "e2e-quickstart-in-lab.png")
