@@ -21,6 +21,7 @@ from nbclient.exceptions import CellExecutionError
 
 from shard_core.types.errors import ConfigError
 from shard_kernel.local_kernels import shard_kernel_manager
+from shard_kernel.terminal.escape import terminal_safe
 
 
 @dataclass
@@ -68,7 +69,7 @@ class Progress:
 
     def start(self, index: int, cell: Any) -> None:
         if self.tty and cell.cell_type == "code":
-            first = (cell.source.strip().splitlines() or [""])[0][:60]
+            first = terminal_safe((cell.source.strip().splitlines() or [""])[0][:60])
             self.out.write(f"\r[{self._bar(index)}] cell {index + 1}/{self.total}: {first}")
             self.out.flush()
 
@@ -130,7 +131,8 @@ def run_batch(opts: BatchOptions, out: TextIO) -> int:
     try:
         client.execute(env=kernel_env(opts, dict(nb.metadata)))
     except CellExecutionError as exc:
-        print(f"a cell failed: {str(exc).strip().splitlines()[-1]}", file=out)
+        failure = terminal_safe(str(exc).strip().splitlines()[-1])  # kernel text: untrusted
+        print(f"a cell failed: {failure}", file=out)
         status = 1
     finally:
         nbformat.write(nb, str(output))

@@ -8,6 +8,7 @@ import sys
 from typing import TextIO
 
 from shard_core.contracts import PermissionAnswer, PermissionPrompt
+from shard_kernel.terminal.escape import terminal_safe
 
 CHOICES = {"y": "allow", "yes": "allow", "a": "allow_always", "always": "allow_always"}
 
@@ -19,7 +20,7 @@ class TerminalBridge:
 
     async def _ask(self, question: str) -> str:
         async with self._lock:
-            self.out.write(question)
+            self.out.write(terminal_safe(question))  # names, inputs, prompts: untrusted
             self.out.flush()
             try:
                 return (await asyncio.to_thread(sys.stdin.readline)).strip()
@@ -56,4 +57,4 @@ class TerminalBridge:
         return raw or default
 
     async def notify(self, title: str, message: str = "") -> None:
-        print(f"· {title} {message}", file=self.out, flush=True)
+        print(terminal_safe(f"· {title} {message}"), file=self.out, flush=True)

@@ -1,4 +1,8 @@
-"""TerminalRenderer: events → a readable transcript; colour only when the stream is a TTY."""
+"""TerminalRenderer: events → a readable transcript; colour only when the stream is a TTY.
+
+Everything an event carries is untrusted (model text, tool output, names, messages): it is
+passed through `terminal_safe` before Shard adds its own colours, so it cannot move the cursor,
+set the title or write the clipboard."""
 
 from __future__ import annotations
 
@@ -31,6 +35,7 @@ from shard_core.types import (
     TreeNode,
     Usage,
 )
+from shard_kernel.terminal.escape import terminal_safe
 
 STYLES = {
     "dim": "2",
@@ -51,6 +56,8 @@ class TerminalRenderer:
         self._in_text = False
 
     def style(self, text: str, *names: str) -> str:
+        """`text`, made safe, in Shard's colours."""
+        text = terminal_safe(text)
         if not self.color or not names:
             return text
         codes = ";".join(STYLES[n] for n in names)
@@ -62,7 +69,7 @@ class TerminalRenderer:
     def handle(self, event: Event) -> None:
         if isinstance(event, MessageDeltaEvent):
             if event.channel == "text":
-                self.out.write(event.delta)
+                self.out.write(terminal_safe(event.delta))
                 self._in_text = True
                 self.out.flush()
             return
@@ -123,16 +130,16 @@ class TerminalRenderer:
 
     def descriptor(self, d: RenderDescriptor) -> list[str]:
         if isinstance(d, TextDescriptor):
-            return _clip(d.text.splitlines())
+            return _clip([terminal_safe(row) for row in d.text.splitlines()])
         if isinstance(d, KvDescriptor):
-            return [f"{self.style(p.k, 'dim')}: {p.v}" for p in d.pairs]
+            return [f"{self.style(p.k, 'dim')}: {terminal_safe(p.v)}" for p in d.pairs]
         if isinstance(d, DiffDescriptor):
             return self._diff(d)
         if isinstance(d, TreeDescriptor):
-            return _clip(_tree(d.root, ""))
+            return _clip([terminal_safe(row) for row in _tree(d.root, "")])
         if isinstance(d, ProgressDescriptor):
             total = f"/{d.total:g}" if d.total is not None else ""
-            return [f"{d.label}: {d.current:g}{total}"]
+            return [terminal_safe(f"{d.label}: {d.current:g}{total}")]
         if isinstance(d, StatusDescriptor):
             tone = {"error": "red", "warn": "yellow", "success": "green"}.get(d.tone, "blue")
             return [self.style(d.label, tone)]
@@ -149,7 +156,7 @@ class TerminalRenderer:
             )
             for line in hunk.lines:
                 tone = {"+": "green", "-": "red"}.get(line[:1])
-                rows.append(self.style(line, tone) if tone else line)
+                rows.append(self.style(line, tone) if tone else terminal_safe(line))
         return _clip(rows)
 
 

@@ -106,7 +106,8 @@ async def test_item4_a_secret_in_tool_output_is_redacted_before_log_and_broadcas
     session.events.subscribe(seen.append)
     await session.run("read the notes")
     results = [e for e in seen if isinstance(e, ToolResultEvent)]
-    assert len(results) == 1 and REDACTED in results[0].result.text
+    assert len(results) == 1
+    assert REDACTED in results[0].result.text
     assert PASSWORD not in "".join(e.model_dump_json() for e in seen)
     session.store.sync()
     assert PASSWORD not in session.store.path.read_text()

@@ -82,7 +82,9 @@ def test_the_hostile_repo_does_run_its_programs_without_protection(hostile_repo:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     for command in (["status"], ["diff"], ["log", "-p"]):
         _git(hostile_repo, *command, env=clean)
-    assert {"fsmonitor", "diffcommand", "textconv"} <= {p.name for p in (hostile_repo / "marks").iterdir()}
+    assert {"fsmonitor", "diffcommand", "textconv"} <= {
+        p.name for p in (hostile_repo / "marks").iterdir()
+    }
 
 
 @pytest.mark.parametrize(
@@ -184,7 +186,8 @@ async def test_item4_secrets_never_reach_echo_or_env(ctx: ToolContext) -> None:
     result = await run(BashTool(), replace(ctx, env=env), command=command)
     leaked = [name for name, value in SECRETS.items() if value in result.text]
     assert leaked == []
-    assert "[] " * 3 in result.text and "MAX_TOKENS=4096" in result.text
+    assert "[] " * 3 in result.text
+    assert "MAX_TOKENS=4096" in result.text
 
 
 async def test_item4_env_passthrough_reaches_the_command(ctx: ToolContext) -> None:
