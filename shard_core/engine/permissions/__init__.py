@@ -8,6 +8,10 @@ PendingRequests          pending.py      open asks; first valid answer wins
 headless_answer          headless.py     who answers when no one can
 RuleGate                 gate.py         the PermissionGate implementation
 analyze                  shell.py        a bash command as the simple commands it runs
+judge_bash               shell_policy.py a bash call judged part by part (commands, reads, writes)
+rule_forms               command_forms.py  argv forms rules see (global options, find -delete)
+is_read_only_command     readonly.py     the read-only allowlist, on what bash will pass
+expand_word              reach.py        globs expanded against the workspace, followed trees
 """
 
 from shard_core.engine.permissions.explain import Explanation, Part, explain

@@ -21,9 +21,12 @@ Choices a rule layer should know:
 - ``argv[0]`` is normalised only for trusted system directories (``/usr/bin/rm`` -> ``rm``); a
   relative or other absolute path (``./git``) stays as written, so no rule for ``git`` matches it.
 - ``writes`` leaves out ``/dev/null``, ``/dev/stdout`` and ``/dev/stderr`` and fd duplications
-  (``2>&1``). Paths are as written (``~`` and relative paths are not resolved). Other writing
-  commands (``cp``, ``sed -i``, ``dd of=``) are the rule layer's business.
-- A bare redirection (``> f``) is listed with an empty ``argv`` so that its target is not lost.
+  (``2>&1``); ``reads`` lists input redirects (``< f``, ``$(< f)``). Paths are as written (``~``
+  and relative paths are not resolved). A redirect target bash would expand in a way the gate
+  does not model (``$X``, a glob, ``~+``) makes ok False. ``find -fprint FILE`` and ``tee`` write
+  too; other writing commands (``cp``, ``sed -i``, ``dd of=``) are the rule layer's business.
+- A bare redirection (``> f``, ``< f``) is listed with an empty ``argv`` so that its target is
+  not lost.
 - Assigning a variable that changes what runs (``PATH``, ``LD_PRELOAD``, ``GIT_SSH_COMMAND``,
   see ``shell_words.is_hazardous_variable``) makes ok False.
 """
@@ -46,10 +49,12 @@ from shard_core.engine.permissions.shell_words import (
     builtin_problem,
     command_name,
     find_exec_commands,
+    find_write_targets,
     is_hazardous_variable,
     is_interpreter,
     shell_script,
     tee_targets,
+    unmodelled,
     unwrap,
     word_of,
     words_of,
@@ -66,13 +71,16 @@ class SimpleCommand:
     (``$HOME``). ``text``: the source of the command it came from, for reporting. ``writes``: files
     its redirects (or ``tee``) write. ``origin``: how it was found — "top", "substitution",
     "process_substitution", "subshell", "function", "bash -c", "heredoc", "xargs", "sudo",
-    "find -exec".
+    "find -exec". ``reads``: files its input redirects read. ``words``: ``argv`` as shell words
+    (what bash may still expand in them: globs, tilde forms).
     """
 
     argv: tuple[str, ...]
     text: str
     writes: tuple[str, ...] = ()
     origin: str = "top"
+    reads: tuple[str, ...] = ()
+    words: tuple[Word, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,7 @@ class ShellAnalysis:
 
 
 _WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&"})
+_READ_OPERATORS = frozenset({"<", "<&"})
 _NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _NESTED_ORIGINS = {
     "command_substitution": "substitution",
@@ -111,6 +120,7 @@ class _Redirects:
     """What a command's redirects do: files written, stray words, code fed to stdin."""
 
     writes: list[str] = field(default_factory=list[str])
+    reads: list[str] = field(default_factory=list[str])
     extra_words: list[Node] = field(default_factory=list[Node])
     feeds: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
 
@@ -121,6 +131,7 @@ class _Site:
 
     text: str
     writes: tuple[str, ...]
+    reads: tuple[str, ...] = ()
 
 
 def analyze(command: str) -> ShellAnalysis:
@@ -269,6 +280,8 @@ class _Walker:
                 self._assignment(node, origin)
             case "test_command" | "arithmetic_expansion":
                 self._arithmetic(node, origin)
+            case "command_substitution":
+                self._substitution(node)
             case "comment":
                 pass
             case _:
@@ -287,10 +300,11 @@ class _Walker:
             arguments = [c for i, c in enumerate(node.children) if _field(node, i) == "argument"]
             argv = words_of([name, *arguments, *redirects.extra_words], self.source)
             argv += [Word("-")] if dash else []
-            site = _Site(self.text(node, _span_end(node, outer)), tuple(redirects.writes))
+            text = self.text(node, _span_end(node, outer))
+            site = _Site(text, tuple(redirects.writes), tuple(redirects.reads))
             self._expand(tuple(argv), site, origin)
         else:
-            self._attach(start, redirects.writes, self.text(node), origin)
+            self._attach(start, redirects, self.text(node), origin)
         self._feed_interpreters(start, redirects.feeds)
         self.visit_children(node, origin)
 
@@ -308,10 +322,17 @@ class _Walker:
             start = len(self.commands)
             if body is not None:
                 self.visit(body, origin)
-            self._attach(start, found.writes, self.text(node), origin)
+            self._attach(start, found, self.text(node), origin)
             self._feed_interpreters(start, found.feeds)
         for redirect in redirects:
             self.visit(redirect, origin)
+
+    def _substitution(self, node: Node) -> None:
+        """`$(< f)` reads f without running a command: listed as a bare redirection."""
+        own = [c for c in node.named_children if c.type == "file_redirect"]
+        start = len(self.commands)
+        self.visit_children(node, "substitution")
+        self._attach(start, self._redirects(own), self.text(node), "substitution")
 
     def _visit_all_but_owner(self, body: Node | None, origin: str) -> Node | None:
         """Visit the statements before the one a redirect belongs to; return that one."""
@@ -372,15 +393,17 @@ class _Walker:
         found.extra_words.extend(targets[1:])
         operator = next((c.type for c in node.children if not c.is_named), "")
         target = word_of([targets[0]], self.source)
-        if operator not in _WRITE_OPERATORS or target.value in _NOT_FILES:
+        writes = operator in _WRITE_OPERATORS
+        if not (writes or operator in _READ_OPERATORS) or target.value in _NOT_FILES:
             return
         if targets[0].type == "process_substitution":
             return  # `> >(cmd)` feeds cmd, which is listed on its own
-        if operator == ">&" and (target.value.isdigit() or target.value == "-"):
+        if operator in (">&", "<&") and (target.value.isdigit() or target.value == "-"):
             return  # fd duplication, not a file
-        if not target.literal:
-            self.problems.append(f"dynamic write target {target.value}")
-        found.writes.append(target.value)
+        problem = _target_problem("write" if writes else "read", target)
+        if problem:
+            self.problems.append(problem)
+        (found.writes if writes else found.reads).append(target.value)
 
     def _heredoc(self, node: Node, found: _Redirects) -> None:
         for child in node.named_children:
@@ -400,15 +423,20 @@ class _Walker:
             if any(name in POSIX_SHELLS for name in fed):
                 self._nested(code, "heredoc")
 
-    def _attach(self, start: int, writes: Sequence[str], text: str, origin: str) -> None:
+    def _attach(self, start: int, found: _Redirects | _Site, text: str, origin: str) -> None:
         """Give redirect targets to every command found since ``start`` (or to a bare entry)."""
-        if not writes:
+        writes, reads = tuple(found.writes), tuple(found.reads)
+        if not writes and not reads:
             return
         if len(self.commands) == start:
-            self.commands.append(SimpleCommand((), text, tuple(writes), origin))
+            self.commands.append(SimpleCommand((), text, writes, origin, reads))
             return
         self.commands[start:] = [
-            replace(c, writes=tuple(dict.fromkeys((*c.writes, *writes))))
+            replace(
+                c,
+                writes=tuple(dict.fromkeys((*c.writes, *writes))),
+                reads=tuple(dict.fromkeys((*c.reads, *reads))),
+            )
             for c in self.commands[start:]
         ]
 
@@ -437,11 +465,9 @@ class _Walker:
         if name in POSIX_SHELLS and self._shell_c(name, argv, site):
             return
         extra: tuple[str, ...] = ()
-        if name == "tee":
-            targets = tee_targets(argv)
-            self.problems.extend(
-                f"dynamic write target {t.value}" for t in targets if not t.literal
-            )
+        if name in ("tee", "find"):
+            targets = tee_targets(argv) if name == "tee" else find_write_targets(argv)
+            self.problems.extend(p for t in targets if (p := _target_problem("write", t)))
             extra = tuple(t.value for t in targets if t.value not in _NOT_FILES)
         self._add(argv, replace(site, writes=site.writes + extra), origin)
         if git_shell_alias((name, *(w.value for w in argv[1:]))):
@@ -464,7 +490,7 @@ class _Walker:
             self.problems.append(f"{name} -c script is not a literal: {parsed.script.value}")
         start = len(self.commands)
         self._nested(parsed.script.value, "bash -c")
-        self._attach(start, site.writes, site.text, "bash -c")
+        self._attach(start, site, site.text, "bash -c")
         return True
 
     def _nested(self, script: str, origin: str) -> None:
@@ -480,7 +506,16 @@ class _Walker:
         problem = builtin_problem(values[0], argv)
         if problem:
             self.problems.append(problem)
-        self.commands.append(SimpleCommand(values, site.text, site.writes, origin))
+        command = SimpleCommand(values, site.text, site.writes, origin, site.reads, tuple(argv))
+        self.commands.append(command)
+
+
+def _target_problem(kind: str, target: Word) -> str | None:
+    """Why a redirect's (or tee's) file cannot be judged as written, if it cannot."""
+    if not target.literal:
+        return f"dynamic {kind} target {target.value}"
+    problem = unmodelled(target)
+    return f"{kind} target: {problem}" if problem else None
 
 
 def _runs_a_program(name: Node | None) -> TypeGuard[Node]:

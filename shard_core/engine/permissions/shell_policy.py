@@ -3,11 +3,15 @@
 A call is allowed only if every part is; any denied part denies it (and names that part); a
 command the analyser cannot vouch for (`ok` False, or an exception) asks — never allows, though
 its best-effort parts can still deny. A part's command is checked against Bash rules, its writes
-(`> f`, `>> f`, `tee f`) against Edit/Write rules and the workspace edge, as the `write` tool.
+(`> f`, `>> f`, `tee f`) against Edit/Write rules and the workspace edge, as the `write` tool,
+and its input redirects (`< f`, `$(< f)`) against Read rules and the workspace edge, as `read`.
+Paths are judged relative to the workspace, so once a command changes directory (`cd`,
+`pushd`, `popd`) the read-only allowlist steps aside and a relative redirect target asks.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,9 +22,12 @@ from shard_core.engine.permissions.checks import rule_matches as _matches
 from shard_core.engine.permissions.paths import PathTarget, resolve_target
 from shard_core.engine.permissions.readonly import is_read_only_command
 from shard_core.engine.permissions.shell import ShellAnalysis, SimpleCommand, analyze
+from shard_core.engine.permissions.shell_words import Word
 from shard_core.engine.permissions.suggest import suggest_command, suggest_path
 
 __all__ = ["BashJudgement", "BashPart", "judge_bash"]
+
+_CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
 
 
 @dataclass(frozen=True)
@@ -71,34 +78,49 @@ def judge_bash(command: object, cwd: Path, book: RuleBook) -> BashJudgement:
         analysis = analyze(command)
     except Exception as exc:  # the analyser's failure is an ask, whatever it was
         return BashJudgement((), False, (f"could not analyse the command: {exc!r}",))
-    parts = tuple(_judge_part(c, analysis, cwd, book) for c in analysis.commands)
+    moves = any(c.argv[:1] and c.argv[0] in _CHANGES_DIRECTORY for c in analysis.commands)
+    parts = tuple(_judge_part(c, analysis, cwd, book, moves) for c in analysis.commands)
     problems = analysis.problems or (() if parts else ("no command found",))
     return BashJudgement(parts, analysis.ok and bool(parts), problems)
 
 
 def _judge_part(
-    command: SimpleCommand, analysis: ShellAnalysis, cwd: Path, book: RuleBook
+    command: SimpleCommand, analysis: ShellAnalysis, cwd: Path, book: RuleBook, moves: bool
 ) -> BashPart:
     verdicts: list[Verdict] = []
     suggestions: list[str | None] = []
     if command.argv:
-        readonly = analysis.ok and not analysis.writes
-        default = readonly and is_read_only_command(command.argv, cwd, _guarded_read(book))
+        readonly = analysis.ok and not analysis.writes and not moves
+        words = command.words or tuple(Word(a) for a in command.argv)
+        default = readonly and is_read_only_command(
+            command.argv, words[1:], cwd, _guarded_read(book)
+        )
         check = Check("bash", f"`{command.text}`", argv=command.argv)
         verdicts.append(evaluate_check(check, book, default_allow=default))
         suggestions.append(suggest_command(command.argv, book.rules.deny))
-    for raw in command.writes:
-        try:
-            target = resolve_target(raw, cwd)
-        except ValueError as exc:
-            reason = f"cannot judge the write to {raw!r}: {exc}"
-            verdicts.append(Verdict("ask", reason, ask="unclear"))
-            suggestions.append(None)
-            continue
-        check = Check("write", f"writing {raw}", target=target)
-        verdicts.append(evaluate_check(check, book, default_allow=False))
-        suggestions.append(suggest_path("write", target))
+    for tool, paths in (("read", command.reads), ("write", command.writes)):
+        for raw in paths:
+            verdict, suggestion = _path_verdict(tool, raw, cwd, book, moves)
+            verdicts.append(verdict)
+            suggestions.append(suggestion)
     return BashPart(command.text, command.argv, tuple(verdicts), tuple(suggestions))
+
+
+def _path_verdict(
+    tool: str, raw: str, cwd: Path, book: RuleBook, moves: bool
+) -> tuple[Verdict, str | None]:
+    """A redirect's file, judged as the `read`/`write` tool would judge that path."""
+    doing = "reading" if tool == "read" else "writing"
+    if moves and not os.path.isabs(os.path.expanduser(raw)):
+        reason = f"cannot judge {doing} {raw!r}: the command changes directory first"
+        return Verdict("ask", reason, ask="unclear"), None
+    try:
+        target = resolve_target(raw, cwd)
+    except ValueError as exc:
+        return Verdict("ask", f"cannot judge {doing} {raw!r}: {exc}", ask="unclear"), None
+    read = tool == "read"
+    check = Check(tool, f"{doing} {raw}", read_only=read, target=target)
+    return evaluate_check(check, book, default_allow=read), suggest_path(tool, target)
 
 
 def _guarded_read(book: RuleBook) -> Callable[[PathTarget], bool]:

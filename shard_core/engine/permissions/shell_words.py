@@ -18,8 +18,12 @@ _EXPANSIONS = frozenset(
         "arithmetic_expansion",
     }
 )
-# Unquoted characters that make bash turn one word into other words (globs, brace expansion).
-_PATTERN = re.compile(r"[*?]|\[.*\]|\{.*(?:,|\.\.).*\}", re.DOTALL)
+# Unquoted characters that make bash turn one word into other words: globs (extglob's `@(…)`
+# too, should an inherited BASHOPTS turn it on) and brace expansion.
+_GLOB = re.compile(r"[*?]|\[.*\]|[+@!]\(", re.DOTALL)
+_BRACE = re.compile(r"\{.*(?:,|\.\.).*\}", re.DOTALL)
+# An unquoted `~` bash expands: at a word's start, or after `=`/`:` in an assignment-like word.
+_TILDE = re.compile(r"^~|[=:]~")
 _BARE_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _DQ_ESCAPE = re.compile(r'\\([$`"\\\n])')
 _ANSI_ESCAPE = re.compile(
@@ -50,12 +54,15 @@ class Word:
 
     ``value`` keeps the source text of any expansion (``$HOME``); ``literal`` is False when an
     expansion can change it at run time; ``pattern`` is True when unquoted glob or brace
-    characters could turn it into other words.
+    characters could turn it into other words (``brace`` says it is brace expansion); ``tilde``
+    is True when bash would expand an unquoted ``~`` in it.
     """
 
     value: str
     literal: bool = True
     pattern: bool = False
+    brace: bool = False
+    tilde: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,7 +94,29 @@ def word_of(nodes: Sequence[Node], source: bytes) -> Word:
         pieces.extend(_pieces(node, source))
     value = "".join(p.value for p in pieces)
     bare = "".join(p.bare for p in pieces)
-    return Word(value, all(p.literal for p in pieces), bool(_PATTERN.search(bare)))
+    brace = bool(_BRACE.search(bare))
+    pattern = brace or bool(_GLOB.search(bare))
+    literal = all(p.literal for p in pieces)
+    return Word(value, literal, pattern, brace, bool(_TILDE.search(bare)))
+
+
+def unmodelled(word: Word) -> str | None:
+    """Why bash may turn ``word`` into something other than its value, if it may.
+
+    `~` and `~/…` are modelled (resolved against the home directory, as the rules are); other
+    tilde forms (`~+`, `~-`, `~user`), globs, braces and expansions are not.
+    """
+    if not word.literal:
+        return f"{word.value} is expanded at run time"
+    if word.brace:
+        return f"{word.value} is a brace expansion"
+    if word.pattern:
+        return f"{word.value} is a glob pattern"
+    if word.tilde and not (word.value == "~" or word.value.startswith("~/")):
+        return f"{word.value} is a tilde expansion"
+    if word.tilde and _TILDE.search(word.value[1:]):
+        return f"{word.value} is a tilde expansion"
+    return None
 
 
 def _text(node: Node, source: bytes) -> str:
@@ -236,7 +265,8 @@ _WRAPPERS: dict[str, _WrapperRule] = {
     "env": _WrapperRule(
         _values("-u", "--unset", "-C", "--chdir", "-S", "--split-string"),
         assignments=True,
-        opaque=_values("-S", "--split-string"),
+        # -C moves the command to another directory: its relative paths are not the gate's.
+        opaque=_values("-S", "--split-string", "-C", "--chdir"),
     ),
     "command": _WrapperRule(inert=_values("-v", "-V")),
     "builtin": _WrapperRule(),
@@ -254,6 +284,7 @@ _WRAPPERS: dict[str, _WrapperRule] = {
             *("--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot"),
             *("--role", "--type", "--command-timeout", "--other-user", "--user"),
         ),
+        opaque=_values("-D", "--chdir"),
         visible=True,
         origin="sudo",
     ),
@@ -367,6 +398,14 @@ def find_exec_commands(argv: Sequence[Word]) -> list[tuple[Word, ...]]:
     return commands
 
 
+_FIND_WRITES = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
+
+
+def find_write_targets(argv: Sequence[Word]) -> list[Word]:
+    """Files `find -fprint FILE` (and -fprint0, -fprintf, -fls) writes."""
+    return [argv[i + 1] for i in range(1, len(argv) - 1) if argv[i].value in _FIND_WRITES]
+
+
 def tee_targets(argv: Sequence[Word]) -> list[Word]:
     """Files `tee` writes; GNU tee accepts options anywhere until `--`."""
     targets: list[Word] = []
@@ -387,6 +426,10 @@ _HAZARDOUS_VARIABLES = frozenset(
         *("HOME", "XDG_CONFIG_HOME", "EDITOR", "VISUAL", "PAGER", "SSH_ASKPASS", "BROWSER"),
         *("PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "NODE_OPTIONS", "NODE_PATH"),
         *("PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS"),
+        # What an allowlisted read reaches: rg's config (`--pre`, `--follow`), the shell's
+        # globbing (GLOBIGNORE turns on dotglob) and tilde forms (`~-` is OLDPWD).
+        *("RIPGREP_CONFIG_PATH", "GREP_OPTIONS", "GLOBIGNORE", "OLDPWD", "CDPATH"),
+        *("LESSOPEN", "LESSCLOSE"),
     }
 )
 _HAZARDOUS_PREFIXES = ("LD_", "DYLD_", "BASH_FUNC_", "GIT_")
