@@ -44,6 +44,7 @@ export class AgentChat extends Widget {
       prompt: (text) => this.prompt(text),
       steer: (text) => this.store.send(commands.steer(text)),
     });
+    this.composer.setEnabled(false); // until the attach: a prompt typed earlier would be lost
     this.node.append(this.banner, view, this.composer.el);
     this.cleanups.push(renderAgentView({ model: this.store, el: view }, { steerBox: false }));
     const onStatus = (): void => {

@@ -101,11 +101,21 @@ function activate(
   panel.title.icon = shardIcon;
   app.shell.add(panel, "left", { rank: 650 });
 
-  /** The agent of the current shard notebook (adopted into the registry), if any. */
-  const notebookAgent = (): AgentInfo | undefined => {
-    const kernel = tracker?.currentWidget?.sessionContext.session?.kernel;
+  /** The agent of the current shard notebook (adopted into the registry once its kernel
+   * started: wait for the kernel, then for the registry to list it). */
+  const notebookAgent = async (): Promise<AgentInfo | undefined> => {
+    const session = tracker?.currentWidget?.sessionContext;
+    if (!session) return undefined;
+    await session.ready;
+    const kernel = session.session?.kernel;
     if (!kernel || kernel.name !== SHARD_KERNEL) return undefined;
-    return directory.list.find((a) => a.kernel_id === kernel.id);
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      const found = directory.list.find((a) => a.kernel_id === kernel.id);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      await directory.refresh();
+    }
+    return undefined;
   };
 
   app.commands.addCommand(COMMANDS.newAgent, {
@@ -132,7 +142,8 @@ function activate(
       const wanted = typeof args["agent"] === "string" ? args["agent"] : null;
       const agent = wanted
         ? directory.list.find((a) => a.id === wanted || a.name === wanted)
-        : (notebookAgent() ?? (directory.list.length === 1 ? directory.list[0] : undefined));
+        : ((await notebookAgent()) ??
+          (directory.list.length === 1 ? directory.list[0] : undefined));
       if (agent) return void openChat(agent);
       app.shell.activateById(panel.id);
     },
