@@ -51,8 +51,7 @@ class BashTool:
         f"{MAX_TIMEOUT:g}) and then the whole process group is killed. Output over "
         f"{(HEAD_BYTES + TAIL_BYTES) // 1000} KB keeps its start and end. Background jobs must "
         "redirect their output (`cmd > log 2>&1 &`) or they are stopped when the command ends. "
-        "Variables holding passwords, API keys, tokens and other credentials are removed from "
-        "the environment, and git does not run programs a repository's own config names."
+        "Credential variables are removed; git runs no program a repository's config names."
     )
     input_schema: JsonObject = {
         "type": "object",
