@@ -20,7 +20,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from shard_core.types.errors import ConfigError
-from shard_kernel.local_kernels import shard_kernel_manager
+from shard_kernel.local_kernels import private_kernel_manager
 from shard_kernel.terminal.escape import terminal_safe
 
 
@@ -120,21 +120,24 @@ def run_batch(opts: BatchOptions, out: TextIO) -> int:
     if kernel != "shard":
         raise ConfigError(f"{opts.notebook} uses kernel {kernel!r}; shard batch runs 'shard'")
     output = opts.output or opts.notebook.with_name(opts.notebook.stem + ".out.ipynb")
-    client = ProgressClient(
-        nb,
-        km=shard_kernel_manager(),
-        timeout=int(opts.timeout),
-        resources={"metadata": {"path": str(opts.notebook.resolve().parent)}},
-    )
-    client.progress = Progress(len(nb.cells), out)
     status = 0
-    try:
-        client.execute(env=kernel_env(opts, dict(nb.metadata)))
-    except CellExecutionError as exc:
-        failure = terminal_safe(str(exc).strip().splitlines()[-1])  # kernel text: untrusted
-        print(f"a cell failed: {failure}", file=out)
-        status = 1
-    finally:
-        nbformat.write(nb, str(output))
+    with private_kernel_manager() as km:
+        client = ProgressClient(
+            nb,
+            km=km,
+            timeout=int(opts.timeout),
+            resources={"metadata": {"path": str(opts.notebook.resolve().parent)}},
+        )
+        client.progress = Progress(len(nb.cells), out)
+        try:
+            # nbclient leaves a kernel manager it was handed running; cleanup_kc stops the
+            # kernel before we exit (else it finds its parent gone and says so on stderr).
+            client.execute(env=kernel_env(opts, dict(nb.metadata)), cleanup_kc=True)
+        except CellExecutionError as exc:
+            failure = terminal_safe(str(exc).strip().splitlines()[-1])  # kernel text: untrusted
+            print(f"a cell failed: {failure}", file=out)
+            status = 1
+        finally:
+            nbformat.write(nb, str(output))
     print(f"wrote {output}", file=out)
     return status

@@ -2,17 +2,31 @@
 
 An editable install may not put the kernelspec on Jupyter's path; this spec manager falls back
 to the spec that ships with the package, run by the current interpreter.
+
+Kernels a command starts for itself (`shard demo`, `shard batch`) talk over Unix sockets in a
+private folder (`private_kernel_manager`): no TCP port another local user could reach, and so no
+"Kernel is running over TCP without encryption" warning on every run.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import zmq
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager, NoSuchKernel
 from jupyter_client.manager import KernelManager
 
 from shard_kernel.kernelspec import KERNEL_NAME, spec_source
+
+# A Unix socket path holds 108 bytes on Linux and 104 on macOS; a socket is `<folder>/k-<port>`.
+SOCKET_PATH_MAX = 100
+_PORT_SUFFIX = len("/k-65535")
 
 
 class ShardSpecManager(KernelSpecManager):
@@ -32,3 +46,42 @@ class ShardSpecManager(KernelSpecManager):
 
 def shard_kernel_manager(**kwargs: Any) -> KernelManager:
     return KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ShardSpecManager(), **kwargs)
+
+
+@contextmanager
+def private_kernel_manager(**kwargs: Any) -> Iterator[KernelManager]:
+    """A `shard` kernel manager for a kernel only this process talks to.
+
+    Its sockets and connection file live in a fresh 0700 folder under the temp dir, removed on
+    exit (with whatever a crashed kernel left). Where Unix sockets are unavailable (no IPC in
+    libzmq) or every temp path is too long for one, the kernel uses TCP on loopback as before.
+    """
+    folder = _socket_folder()
+    ipc: dict[str, str] = {}
+    if folder is not None:
+        ipc = {
+            "transport": "ipc",
+            "ip": str(folder / "k"),
+            "connection_file": str(folder / "kernel.json"),
+        }
+    km = shard_kernel_manager(**ipc, **kwargs)
+    try:
+        yield km
+    finally:  # an error or Ctrl-C on the way: stop the kernel rather than leave it running
+        if km.has_kernel:
+            km.shutdown_kernel(now=True)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _socket_folder() -> Path | None:
+    if not zmq.has("ipc"):
+        return None
+    for parent in dict.fromkeys([tempfile.gettempdir(), "/tmp"]):
+        if len(parent) + len("/shard-k-12345678") + _PORT_SUFFIX > SOCKET_PATH_MAX:
+            continue
+        try:
+            return Path(tempfile.mkdtemp(prefix="shard-k-", dir=parent))
+        except OSError:
+            continue
+    return None

@@ -25,6 +25,8 @@ A script is JSON (see docs/SCRIPTED.md)::
   oversleeps shortens the next ones, so the chunks take `delay` in all). Usage is estimated at
   four characters a token so context gauges move; cost is zero.
 - A replayed session plays each recorded assistant message verbatim, ids included.
+- Resuming continues the script: a new provider starts after the replies this script already
+  gave in the request (see `position`), so a restarted kernel plays the next step.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from shard_core.providers.script import (
 from shard_core.types import (
     AssistantMessage,
     ContentBlock,
+    Message,
     MessageDone,
     ProviderRequest,
     StreamEvent,
@@ -66,6 +69,7 @@ FINISHED = f"{PREFIX} script finished"
 DEFAULT_CONTEXT_WINDOW = 200_000
 _CHUNKS = 4
 _PIECE = re.compile(r"\S*\s*")
+_STEP_OF_CALL = re.compile(r"call_(\d+)_\d+")
 
 
 class ScriptedProvider:
@@ -83,6 +87,7 @@ class ScriptedProvider:
         self.model = model
         self.context_window = context_window
         self._steps = list(steps)
+        self._replays = any(isinstance(step, AssistantMessage) for step in self._steps)
         self._next = 0
         self._sizes = _JsonSizes()
 
@@ -109,11 +114,26 @@ class ScriptedProvider:
         """Steps not yet played."""
         return len(self._steps) - self._next
 
+    def position(self, messages: Sequence[Message]) -> int:
+        """The step after the replies this script already gave in `messages`.
+
+        A resumed session (a restarted kernel, `shard run --resume`, an agent re-attached after
+        a kill) holds what was played before, so a new provider continues there. Only this
+        script's replies count (their `model` is ours): another model's turns earlier in the
+        session are not steps. A reply with tool calls names its step (`call_<step>_<n>`), which
+        keeps the count right when compaction folded earlier replies into a summary."""
+        position = 0
+        for message in messages:
+            if not isinstance(message, AssistantMessage) or message.model != self.model:
+                continue
+            found = None
+            if message.tool_calls and not self._replays:  # a replay keeps the recorded ids
+                found = _STEP_OF_CALL.fullmatch(message.tool_calls[0].id)
+            position = int(found.group(1)) + 1 if found else position + 1
+        return position
+
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
-        # A resumed session (a restarted kernel) already holds the replies played before:
-        # continue after them instead of replaying the script from its start.
-        played = sum(isinstance(m, AssistantMessage) for m in request.messages)
-        index = self._next = max(self._next, played)
+        index = self._next = max(self._next, self.position(request.messages))
         if index >= len(self._steps):
             content: list[ContentBlock] = [TextBlock(text=FINISHED)]
             delay = 0.0

@@ -6,18 +6,37 @@ import argparse
 import asyncio
 import sys
 
-from shard_core.protocol.events import Event
+from shard_core.protocol.events import Event, ToolCallEvent, ToolResultEvent, TurnEndEvent
 from shard_core.protocol.framing import encode_record
 from shard_core.sdk import create_agent
+from shard_core.types import ToolResult
 from shard_kernel.commands.common import add_agent_options
 from shard_kernel.terminal.bridge import TerminalBridge
 from shard_kernel.terminal.render import TerminalRenderer
+
+EXIT_COMPLETED = 0
+EXIT_ERROR = 1  # also: the turn ended in an error or at the step limit
+EXIT_BLOCKED = 3
+EXIT_INTERRUPTED = 130
 
 EXAMPLES = """examples:
   shard run "explain what this project does"
   shard run --model scripted/demo --cwd demo-project "fix the failing test"
   shard run --allow 'Bash(pytest:*)' --json "run the tests" > events.jsonl
+
+exit status:
+  0    the turn completed
+  1    an error: bad options or model, a provider failure, the turn ended in an error or at
+       the step limit
+  2    bad command line
+  3    the turn completed but was blocked by permission denials: a tool call was denied
+       and no file-changing or command call succeeded after the last denial (with no
+       terminal to ask on, the headless policy denies what no --allow rule allows)
+  130  interrupted
 """
+
+# How the engine words every denied call's result (shard_core/engine/step.py).
+DENIED_PREFIX = "permission denied:"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -63,9 +82,41 @@ async def _run(args: argparse.Namespace) -> int:
         agent.events.subscribe(renderer)
         if agent.session.config.demo:
             print(renderer.style("· demo: scripted provider, no model is called", "dim"))
+    denials = DenialWatch()
+    agent.events.subscribe(denials)
     try:
         end = await agent.run(args.prompt)
     finally:
         await agent.close()
         sys.stdout.flush()
-    return {"completed": 0, "aborted": 130}.get(end.reason, 1)
+    return exit_status(end, blocked=denials.blocked)
+
+
+def exit_status(end: TurnEndEvent, *, blocked: bool) -> int:
+    if end.reason == "completed":
+        return EXIT_BLOCKED if blocked else EXIT_COMPLETED
+    return EXIT_INTERRUPTED if end.reason == "aborted" else EXIT_ERROR
+
+
+class DenialWatch:
+    """Whether the turn is blocked: some call was denied and no mutating call succeeded since.
+
+    A read-only call after a denial (looking around, then giving up) leaves the turn blocked;
+    a successful edit, write or command means the agent found another way."""
+
+    def __init__(self) -> None:
+        self.blocked = False
+        self._read_only: dict[str, bool] = {}
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, ToolCallEvent):
+            self._read_only[event.call.id] = event.read_only
+        elif isinstance(event, ToolResultEvent):
+            if denied(event.result):
+                self.blocked = True
+            elif not event.result.is_error and not self._read_only.get(event.tool_call_id):
+                self.blocked = False
+
+
+def denied(result: ToolResult) -> bool:
+    return result.is_error and result.text.startswith(DENIED_PREFIX)

@@ -14,7 +14,7 @@ from typing import Any, TextIO
 from pydantic import TypeAdapter
 
 from shard_core.protocol.events import EVENT_BATCH_TYPE, Event
-from shard_kernel.local_kernels import shard_kernel_manager
+from shard_kernel.local_kernels import private_kernel_manager
 from shard_kernel.terminal.render import TerminalRenderer
 
 PROJECT = Path(__file__).resolve().parent / "project"
@@ -60,17 +60,17 @@ class DemoRunner:
         workspace = prepare_workspace()
         self.say(f"shard demo: fixing a small buggy project in {workspace}")
         print(self.render.style(f"allowed by rule: {', '.join(ALLOW)}", "dim"), file=self.out)
-        km = shard_kernel_manager()
-        km.start_kernel(env=kernel_env(workspace, self.model))
-        kc = km.client()
-        try:
-            kc.start_channels()
-            kc.wait_for_ready(timeout=120)
-            self.say(f"> {PROMPT}")
-            ok = self._turn(kc)
-        finally:
-            kc.stop_channels()
-            km.shutdown_kernel(now=False)
+        with private_kernel_manager() as km:
+            km.start_kernel(env=kernel_env(workspace, self.model))
+            kc = km.client()
+            try:
+                kc.start_channels()
+                kc.wait_for_ready(timeout=120)
+                self.say(f"> {PROMPT}")
+                ok = self._turn(kc)
+            finally:
+                kc.stop_channels()
+                km.shutdown_kernel(now=False)
         passed = self._verify(workspace)
         if not keep:
             shutil.rmtree(workspace, ignore_errors=True)

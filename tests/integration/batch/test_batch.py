@@ -73,6 +73,8 @@ def test_cli_exit_code_and_nbconvert(project: Path) -> None:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
+    # no "Kernel is running over TCP without encryption", no "Parent appears to have exited"
+    assert result.stderr == ""
     assert (project / "cli.ipynb").exists()
     converted = subprocess.run(
         [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",

@@ -18,6 +18,8 @@ def env(tmp_path: Path) -> dict[str, str]:
         out[name] = str(tmp_path / name.lower())
     out["SHARD_HOME"] = str(tmp_path / "shard-home")
     out["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
+    out["TMPDIR"] = str(tmp_path / "t")
+    (tmp_path / "t").mkdir()
     for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
         out.pop(key, None)
     return out
@@ -37,6 +39,10 @@ def test_shard_demo_fixes_the_bug(env: dict[str, str]) -> None:
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "2 passed" in result.stdout
     assert "+def add(a, b): return a + b" in result.stdout
+    # the kernel is on Unix sockets in a private folder (no TCP warning), stopped before we exit
+    # (no "Parent appears to have exited"), and the folder is gone afterwards
+    assert result.stderr == ""
+    assert list(Path(env["TMPDIR"]).iterdir()) == []
 
 
 def test_shard_run_json_events(env: dict[str, str], tmp_path: Path) -> None:
@@ -44,6 +50,8 @@ def test_shard_run_json_events(env: dict[str, str], tmp_path: Path) -> None:
     work.mkdir()
     (work / "calc.py").write_text("def add(a, b): return a - b\n")
     result = _shard(env, "run", "--model", "scripted/demo", "--json", "fix it", cwd=work)
+    assert result.returncode == 3, result.stderr  # the turn ended blocked by the denials below
+    assert result.stderr == ""
     events = [json.loads(line) for line in result.stdout.splitlines()]
     kinds = [e["type"] for e in events]
     assert kinds[0] == "status"

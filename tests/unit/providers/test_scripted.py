@@ -170,7 +170,8 @@ async def test_expectation_checks_the_newest_result_and_error_flag() -> None:
     expect = Expectation(last_tool_result_contains=["a", "b"], last_tool_is_error=False)
     old, new = result("a b", call_id="c1"), result("a b", is_error=True, call_id="c2")
     provider = ScriptedProvider([ScriptStep(text="."), ScriptStep(text="ok", expect=expect)])
-    answer = await reply(provider, HI, old, AssistantMessage(content=[TextBlock(text=".")]), new)
+    played = AssistantMessage(content=[TextBlock(text=".")], model="script")  # step 0, earlier
+    answer = await reply(provider, HI, old, played, new)
     assert answer.text == (
         "[scripted demo] expected the last tool result to contain 'a' and to contain 'b' and "
         "not to be an error, but the last tool result (an error) was:\na b"
@@ -339,8 +340,40 @@ async def test_demo_stops_clearly_when_the_tests_fail() -> None:
     )
 
 
+THREE = [ScriptStep(text="one"), ScriptStep(text="two"), ScriptStep(text="three")]
+
+
 async def test_a_resumed_session_continues_after_the_replies_it_holds() -> None:
-    provider = ScriptedProvider([ScriptStep(text="one"), ScriptStep(text="two")])
-    earlier = AssistantMessage(content=[TextBlock(text="one")])
-    answer = await reply(provider, HI, earlier, HI)
-    assert answer.text == "two"
+    first = await reply(ScriptedProvider(THREE))
+    assert first.text == "one"
+    restarted = ScriptedProvider(THREE)  # a new process: only the log knows what was played
+    second = await reply(restarted, HI, first, HI)
+    assert second.text == "two"
+    third = await reply(ScriptedProvider(THREE), HI, first, HI, second, HI)
+    assert third.text == "three"
+    assert (await reply(ScriptedProvider(THREE), HI, first, HI, second, HI, third)).text == FINISHED
+
+
+async def test_another_models_replies_are_not_steps_of_the_script() -> None:
+    demo = AssistantMessage(content=[TextBlock(text="hello from the demo")], model="demo")
+    real = AssistantMessage(content=[TextBlock(text="hello")], model="claude-sonnet-4-5")
+    answer = await reply(ScriptedProvider(THREE), HI, demo, HI, real, HI)
+    assert answer.text == "one"
+
+
+async def test_a_reply_with_tool_calls_names_its_step() -> None:
+    steps = [ScriptStep(text=str(n), tool_calls=[ScriptToolCall(name="ls")]) for n in range(4)]
+    provider = ScriptedProvider(steps)
+    # compaction folded steps 0 and 1 into a summary: the kept tail starts at step 2
+    kept = AssistantMessage(content=[ToolCallBlock(id="call_2_0", name="ls")], model="script")
+    assert provider.position([HI, kept, result("x", call_id="call_2_0")]) == 3
+    assert (await reply(provider, HI, kept, result("x", call_id="call_2_0"))).text == "3"
+
+
+async def test_a_replay_counts_its_replies_whatever_their_ids(tmp_path: Path) -> None:
+    replies = [
+        AssistantMessage(content=[ToolCallBlock(id="call_7_0", name="ls")], model="m"),
+        AssistantMessage(content=[TextBlock(text="done")], model="m"),
+    ]
+    provider = ScriptedProvider(replies, model="m")
+    assert provider.position([HI, replies[0], result("x", call_id="call_7_0")]) == 1
