@@ -1,9 +1,10 @@
-"""What Shard changes in jupyter_server's kernel WebSocket connection, for speed only.
+"""What Shard changes in jupyter_server's kernel WebSocket connection: speed, and refusing frames.
 
-Every kernel's WebSockets send without Nagle delay. Agent kernels' connections (local kernels,
-not a kernel gateway's) also share one IOPub subscription (fanout.py), skip the IOPub rate
-limiter, and relay kernel messages to a v1 client as prebuilt WebSocket frames (an IOPub
-message's frame built once for every client). The messages and their order are unchanged; an
+Every kernel's WebSockets refuse a malformed binary frame before it is decoded (`FrameCheck`)
+and send without Nagle delay. Agent kernels' connections (local kernels, not a kernel
+gateway's) also share one IOPub subscription (fanout.py), skip the IOPub rate limiter, and
+relay kernel messages to a v1 client as prebuilt WebSocket frames (an IOPub message's frame
+built once for every client). The messages and their order are unchanged; an
 agent's traceback replacement works (see `AgentConnection._on_error`).
 """
 
@@ -21,9 +22,41 @@ from tornado.iostream import StreamClosedError
 
 from shard_kernel.gateway.client import COMM_TARGET
 from shard_kernel.gateway.fanout import IopubView, SharedIopub, websocket_frame
+from shard_kernel.gateway.frames import FrameError, check_frame
 from shard_kernel.kernelspec import KERNEL_NAME
 
 V1_SUBPROTOCOL = "v1.kernel.websocket.jupyter.org"
+
+
+class FrameCheck:
+    """Kernel WebSocket connections that check each client frame before jupyter_server decodes
+    it (frames.py): a malformed one closes the socket with the reason and reaches no kernel.
+
+    Mixed into every kernel's connection class, a kernel gateway's proxy too (which would pass
+    the frame on to a decoder as trusting as this server's)."""
+
+    websocket_handler: Any
+    kernel_id: str
+    log: Any
+    _refused = False
+
+    def handle_incoming_message(self, incoming_msg: Any) -> None:
+        if self._refused:
+            return  # closing: a frame that was already on its way
+        try:
+            check_frame(incoming_msg, self._subprotocol())
+        except FrameError as exc:
+            self._refused = True
+            self.log.warning(
+                "shard: closed a kernel WebSocket (kernel %s): %s", self.kernel_id, exc
+            )
+            self.websocket_handler.close(exc.code, exc.reason)
+            return
+        super().handle_incoming_message(incoming_msg)  # type: ignore[misc]
+
+    def _subprotocol(self) -> str | None:
+        connection = self.websocket_handler.ws_connection
+        return None if connection is None else connection.selected_subprotocol
 
 
 class NoDelay:
@@ -223,15 +256,16 @@ class AgentConnection:
 
 
 def install_connection_class(settings: dict[str, Any]) -> bool:
-    """Mix the above into the server's kernel WebSocket connection class; True when agent
-    kernels' connections are `AgentConnection`s (local kernels, not a kernel gateway's)."""
+    """Mix the above into the server's kernel WebSocket connection class (frame checks and no
+    Nagle delay for every kernel); True when agent kernels' connections are `AgentConnection`s
+    (local kernels, not a kernel gateway's)."""
     base = settings.get("kernel_websocket_connection_class")
     if base is None or issubclass(base, NoDelay):
         return False
-    mixins: tuple[type, ...] = (NoDelay,)
+    mixins: tuple[type, ...] = (FrameCheck, NoDelay)
     local = issubclass(base, ZMQChannelsWebsocketConnection)
     if local:
-        mixins = (NoDelay, AgentConnection)
+        mixins = (FrameCheck, NoDelay, AgentConnection)
     settings["kernel_websocket_connection_class"] = type(
         f"Shard{base.__name__}", (*mixins, base), {}
     )
