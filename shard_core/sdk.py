@@ -38,6 +38,7 @@ from shard_core.protocol.events import Event, TurnEndEvent
 from shard_core.protocol.orchestrator import HeadlessPolicy
 from shard_core.providers.models import create_provider, parse_model, resolve_default_model
 from shard_core.tools import builtin_tools
+from shard_core.tools.sandbox import SandboxPolicy
 from shard_core.types import PermissionDetails, PermissionEntry
 from shard_core.types.errors import ConfigError
 
@@ -65,6 +66,7 @@ class AgentOptions:
     env: Mapping[str, str] | None = None
     events: EventStream | None = None
     diagnostics: list[str] = field(default_factory=list[str])
+    sandbox_network: bool | None = None  # this agent's override of config `sandbox.network`
 
 
 class Agent:
@@ -132,7 +134,8 @@ def _bundled(
     config: ShardConfig, env: Mapping[str, str], lineage: Callable[[], list[Path]]
 ) -> list[tuple[str, Extension]]:
     def tools(api: ExtensionApi) -> None:
-        for tool in builtin_tools(env_passthrough=config.tools.env_passthrough):
+        sandbox = _sandbox_policy(config)
+        for tool in builtin_tools(env_passthrough=config.tools.env_passthrough, sandbox=sandbox):
             api.register_tool(tool)
 
     def modes(api: ExtensionApi) -> None:
@@ -163,6 +166,11 @@ def _bundled(
         ("shard.compaction", compaction),
         ("shard.recall", recall),
     ]
+
+
+def _sandbox_policy(config: ShardConfig) -> SandboxPolicy:
+    box = config.sandbox
+    return SandboxPolicy(box.mode, box.network, tuple(box.extra_ro), tuple(box.extra_rw))
 
 
 async def _install(
@@ -218,6 +226,9 @@ async def create_agent(
         raise ConfigError(f"cwd {opts.cwd} is not a directory")
     home = (opts.home or shard_home()).expanduser()
     config = opts.config or load_config()
+    if opts.sandbox_network is not None:
+        sandbox = config.sandbox.model_copy(update={"network": opts.sandbox_network})
+        config = config.model_copy(update={"sandbox": sandbox})
     env = opts.env if opts.env is not None else os.environ
     model_spec, demo = _model(opts, config, env)
     agent_id = opts.agent_id or f"agent-{uuid.uuid4().hex[:12]}"

@@ -30,6 +30,21 @@ class CompactionConfig(_Config):
     keep_recent_tokens: int = Field(default=20_000, ge=0)
 
 
+class SandboxConfig(_Config):
+    """The OS sandbox for commands the agent runs (see shard_core.tools.sandbox).
+
+    mode: `bwrap` (default) sandboxes when bubblewrap works here and otherwise warns once and
+    relies on the permission rules alone; `required` refuses to run commands without it; `off`.
+    network: whether sandboxed commands may use the network (default: no).
+    extra_ro / extra_rw: more paths to show read-only (even if hidden) or to make writable.
+    """
+
+    mode: Literal["bwrap", "off", "required"] = "bwrap"
+    network: bool = False
+    extra_ro: list[str] = Field(default_factory=list[str])
+    extra_rw: list[str] = Field(default_factory=list[str])
+
+
 class Price(_Config):
     """US dollars per million tokens."""
 
@@ -76,6 +91,7 @@ class ShardConfig(_Config):
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
     permissions: PermissionsConfig = Field(default_factory=PermissionsConfig)
     compaction: CompactionConfig = Field(default_factory=CompactionConfig)
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     prices: dict[str, Price] = Field(default_factory=dict[str, Price])
     context_windows: dict[str, int] = Field(default_factory=dict[str, int])
     mcp_servers: dict[str, dict[str, object]] = Field(

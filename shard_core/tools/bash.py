@@ -23,6 +23,7 @@ from shard_core.tools.process import (
     stop_group,
     wait_for_exit,
 )
+from shard_core.tools.sandbox import Sandbox
 from shard_core.types import JsonObject, TextBlock, ToolResult
 from shard_core.types.render import (
     KvDescriptor,
@@ -49,8 +50,10 @@ class BashTool:
         "Run a command with /bin/bash -c in the agent's cwd; stdin is empty, stdout and stderr "
         f"are merged. Times out after `timeout` seconds (default {DEFAULT_TIMEOUT:g}, max "
         f"{MAX_TIMEOUT:g}) and then the whole process group is killed. Output over "
-        f"{(HEAD_BYTES + TAIL_BYTES) // 1000} KB keeps its start and end. Background jobs must "
-        "redirect their output (`cmd > log 2>&1 &`) or they are stopped when the command ends. "
+        f"{(HEAD_BYTES + TAIL_BYTES) // 1000} KB keeps its start and end. Background jobs "
+        "end with the command. It runs in a sandbox (when bubblewrap is available): only the "
+        "workspace and a private /tmp are writable, credential stores and Shard's state are "
+        "hidden, and there is no network unless this agent's sandbox setting allows it. "
         "Credential variables are removed; git runs no program a repository's config names."
     )
     input_schema: JsonObject = {
@@ -76,9 +79,11 @@ class BashTool:
         kill_grace: float = 2.0,
         shell: str = "/bin/bash",
         env_passthrough: Collection[str] = (),
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.kill_grace = kill_grace
         self.shell = shell
+        self.sandbox = sandbox or Sandbox()
         self.env_passthrough = frozenset(env_passthrough)
 
     async def preview(self, input: JsonObject, ctx: ToolContext) -> list[RenderDescriptor]:
@@ -100,9 +105,12 @@ class BashTool:
             agent_id=ctx.agent_id,
             passthrough=self.env_passthrough,
         )
+        launch = await self.sandbox.launch([self.shell, "-c", command], ctx, env)
+        if isinstance(launch, str):
+            return ToolResult.error(launch, command=command, sandbox="required")
         started = time.monotonic()
         proc = await start_group(
-            self.shell, "-c", command,
+            *launch.argv,
             cwd=ctx.cwd, env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
@@ -118,7 +126,8 @@ class BashTool:
             await stop_group(proc, pump, grace=0)
             raise
         took = time.monotonic() - started
-        return _Run(command, outcome, proc.returncode, output, took, timeout, lingered).result()
+        run = _Run(command, outcome, proc.returncode, output, took, timeout, lingered)
+        return run.result(launch.sandbox)
 
     async def _supervise(
         self,
@@ -149,7 +158,7 @@ class _Run:
     timeout: float
     lingered: bool
 
-    def result(self) -> ToolResult:
+    def result(self, sandbox: str) -> ToolResult:
         details: JsonObject = {
             "command": self.command,
             "exit_code": self.code if self.outcome == "exited" else None,
@@ -160,6 +169,7 @@ class _Run:
             "aborted": self.outcome == "aborted",
             "background_stopped": self.lingered,
             "duration_s": round(self.took, 3),
+            "sandbox": sandbox,
         }
         if self.outcome == "aborted":
             return ToolResult.error("aborted", **details)
@@ -189,4 +199,10 @@ class _Run:
 def _exit_text(code: int | None) -> str:
     if code is not None and code < 0:
         return f"exit code {code} (killed by {signal.Signals(-code).name})"
+    if code is not None and code - 128 in _SIGNALS:
+        # A shell (and bwrap) reports a command killed by signal N as 128+N.
+        return f"exit code {code} (128+{code - 128}: killed by {_SIGNALS[code - 128]})"
     return f"exit code {code}"
+
+
+_SIGNALS = {int(s): s.name for s in signal.Signals}

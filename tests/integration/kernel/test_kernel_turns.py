@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 import zmq
 from jupyter_client.manager import KernelManager
 
+from shard_core.tools.sandbox import probe_bwrap
+from tests.fixtures.processes import find_process, marked_sleep
 from tests.integration.kernel.agent_client import AgentClient
 from tests.integration.kernel.conftest import StartKernel, another_client
 
 RENDER = "application/vnd.shard.render+json"
 PERMISSION = "application/vnd.shard.permission+json"
-SLEEPER = "echo $$ > pid; exec sleep 30"
 
 
 def _reply(kc: object, msg_id: str, timeout: float = 60) -> dict[str, object]:
@@ -132,28 +135,29 @@ def test_late_attach_sees_the_pending_request_and_answers_it(
         kc_d.stop_channels()
 
 
+def wait_for_process(sleep: str) -> int:
+    """The host pid of the command running `sleep` (in the sandbox, `$$` is another namespace's)."""
+    deadline = time.monotonic() + 30
+    while (found := find_process(sleep)) is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    return found[0]
+
+
 def test_interrupt_during_sleep_ends_the_cell_and_the_kernel_lives(
-    start_kernel: StartKernel, workspace: Path
+    start_kernel: StartKernel,
 ) -> None:
+    sleep = marked_sleep()
     km, kc = start_kernel(
         [
-            {
-                "tool_calls": [
-                    {"name": "bash", "input": {"command": "echo $$ > pid; exec sleep 30"}}
-                ]
-            },
+            {"tool_calls": [{"name": "bash", "input": {"command": f"exec {sleep}"}}]},
             {"text": "never"},
             {"text": "second cell works"},
         ],
         allow="Bash(echo:*)\nBash(sleep:*)\nWrite(pid)",
     )
     msg_id = kc.execute("sleep please")
-    pid_file = workspace / "pid"
-    deadline = time.monotonic() + 30
-    while not (pid_file.exists() and pid_file.read_text().strip()):
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    pid = int(pid_file.read_text())
+    pid = wait_for_process(sleep)
     started = time.monotonic()
     km.interrupt_kernel()
     content = _reply(kc, msg_id)
@@ -181,11 +185,18 @@ def _is_running(pid: int) -> bool:
     return state != "Z"
 
 
-def test_sigkill_mid_turn_restarts_and_resumes(start_kernel: StartKernel, workspace: Path) -> None:
+@pytest.mark.parametrize("sandbox", ["bwrap", "off"])
+def test_sigkill_mid_turn_restarts_and_resumes(start_kernel: StartKernel, sandbox: str) -> None:
+    # Unsandboxed, the command's group outlives the kernel and the restart stops it; sandboxed,
+    # bwrap --die-with-parent ends it with the kernel, so the restart finds nothing left.
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "shard" / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"sandbox": {"mode": sandbox}}))
+    sleep = marked_sleep()
     km, kc = start_kernel(
         [
             {"text": "first answer"},
-            {"tool_calls": [{"name": "bash", "input": {"command": SLEEPER}}]},
+            {"tool_calls": [{"name": "bash", "input": {"command": f"exec {sleep}"}}]},
             {"text": "after restart"},
         ],
         allow="Bash(echo:*)\nBash(sleep:*)\nWrite(pid)",
@@ -194,16 +205,18 @@ def test_sigkill_mid_turn_restarts_and_resumes(start_kernel: StartKernel, worksp
     assert _reply(kc, kc.execute("first"))["status"] == "ok"
     kc.execute("second")
     client.wait_event("tool_call")
+    pid = wait_for_process(sleep)
     os.kill(km.provisioner.pid, signal.SIGKILL)  # type: ignore[union-attr]
     _restart_after_crash(km)
     kc.wait_for_ready(timeout=60)
     snapshot = client.attach(since=-1)
     [restarted] = [e for e in snapshot["events"] if e["type"] == "restarted"]
     assert any("bash" in item for item in restarted["lost"])
-    assert any("leftover process" in item for item in restarted["lost"])
+    leftovers = [item for item in restarted["lost"] if "leftover process" in item]
+    assert bool(leftovers) == (sandbox == "off" or not probe_bwrap().bwrap), restarted["lost"]
     seqs = [e["seq"] for e in snapshot["events"]]
     assert seqs == sorted(set(seqs))
-    assert not _is_running(int((workspace / "pid").read_text()))  # the orphan was ended
+    assert not _is_running(pid)  # the orphan was ended
     msg_id = kc.execute("third")
     assert _reply(kc, msg_id)["status"] == "ok"
     store = Path(os.environ["SHARD_HOME"]) / "agents" / "agent-test" / "sessions"

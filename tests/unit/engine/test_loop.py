@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +26,7 @@ from shard_core.types import (
 )
 from shard_core.types.errors import ProviderAuthError, ProviderRetryableError
 from tests.fixtures.function_provider import FunctionProvider, Reply, scripted
+from tests.fixtures.processes import dies, group_alive, host_group, marked_sleep
 
 Make = Callable[..., AgentSession]
 
@@ -96,11 +96,13 @@ async def test_steer_reaches_the_next_request_of_the_same_turn(
 async def test_abort_during_sleep_ends_quickly_and_leaves_no_process(
     make_session: Make, workspace: Path
 ) -> None:
+    # Found from the host: in the sandbox `$$` is a pid in the command's own namespace.
+    sleep = marked_sleep()
     provider = FunctionProvider(
         scripted(
             {
                 "tool_calls": [
-                    ("bash", {"command": "echo $$ > pid; exec sleep 30"}),
+                    ("bash", {"command": f"exec {sleep}"}),
                     ("ls", {"path": "."}),
                 ]
             }
@@ -108,10 +110,7 @@ async def test_abort_during_sleep_ends_quickly_and_leaves_no_process(
     )
     session = make_session(provider)
     task = asyncio.create_task(session.run("sleep"))
-    pid_file = workspace / "pid"
-    while not pid_file.exists() or not pid_file.read_text().strip():
-        await asyncio.sleep(0.01)
-    pid = int(pid_file.read_text())
+    pgid = await host_group(sleep)
     await asyncio.sleep(0.2)  # the running call's elapsed time shows in its result
     started = time.monotonic()
     assert session.abort()
@@ -119,12 +118,7 @@ async def test_abort_during_sleep_ends_quickly_and_leaves_no_process(
     elapsed = time.monotonic() - started
     assert end.reason == "aborted"
     assert elapsed < 1.0
-    try:
-        os.kill(pid, 0)
-        alive = True
-    except ProcessLookupError:
-        alive = False
-    assert not alive
+    assert await dies(group_alive, pgid)
     results = [e.details for e in session.store.branch() if isinstance(e, ToolResultEntry)]
     assert [(r.tool_call_id, r.result.is_error) for r in results] == [
         ("c1_0", True),

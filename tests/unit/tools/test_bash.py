@@ -1,4 +1,8 @@
-"""BashTool: output, exit codes, caps, timeouts, aborts, process groups and a clean environment."""
+"""BashTool: output, exit codes, caps, timeouts, aborts, process groups and a clean environment.
+
+These run under the sandbox when bubblewrap works here (the default), so process groups are
+observed from the host (`host_group`): inside the sandbox `$$` is a pid in another namespace.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,63 +19,14 @@ from shard_core.contracts import ToolContext
 from shard_core.tools import BashTool
 from shard_core.tools.bash import scrubbed_env
 from shard_core.tools.process import CappedOutput
+from shard_core.tools.sandbox import Sandbox, SandboxPolicy
 from shard_core.types.render import KvDescriptor, KvPair, TextDescriptor
+from tests.fixtures.processes import dies, group_alive, host_group, marked_sleep, process_alive
 from tests.unit.tools.conftest import run
 
-# Writes the shell's pid (its process-group id, as it leads its own session) for the test.
-RECORD_GROUP = "echo $$ > pgid; "
-
-
-def group_alive(pgid: int) -> bool:
-    """Whether any live process is left in the group.
-
-    Killed orphans stay zombies until init reaps them, which can take a second or more in a
-    container; a zombie has already exited, so it does not count as alive.
-    """
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-        except OSError:
-            continue
-        state, _parent, group = text[text.rindex(")") + 2 :].split()[:3]
-        if int(group) == pgid and state not in ("Z", "X"):
-            return True
-    return False
-
-
-def process_alive(pid: int) -> bool:
-    """Whether process `pid` exists and has not exited (a zombie has)."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return text[text.rindex(")") + 2] not in ("Z", "X")
-
-
-async def dies(alive: Callable[[int], bool], ident: int) -> bool:
-    """Whether `ident` stops being alive within a moment.
-
-    A killed process closes its files (which is when the tool sees the output end and returns)
-    a little before it finishes exiting, so allow it a few milliseconds to get there.
-    """
-    for _ in range(100):
-        if not alive(ident):
-            return True
-        await asyncio.sleep(0.005)
-    return False
-
-
-async def recorded_group(workspace: Path) -> int:
-    marker = workspace / "pgid"
-    for _ in range(500):
-        if marker.exists() and marker.read_text().endswith("\n"):
-            return int(marker.read_text())
-        await asyncio.sleep(0.01)
-    raise AssertionError("the command never recorded its process group")
+# Background jobs outliving the command is the unsandboxed behaviour (in the sandbox they end
+# with it: tests/unit/tools/test_sandbox_processes.py).
+UNSANDBOXED = Sandbox(SandboxPolicy(mode="off"))
 
 
 async def test_output_and_exit_code(ctx: ToolContext) -> None:
@@ -99,8 +53,15 @@ async def test_runs_in_cwd_with_empty_stdin(workspace: Path, ctx: ToolContext) -
 
 
 async def test_signal_deaths_are_named(ctx: ToolContext) -> None:
-    result = await run(BashTool(), ctx, command="kill -9 $$")
+    result = await run(BashTool(sandbox=UNSANDBOXED), ctx, command="kill -9 $$")
     assert result.text == "(no output)\n\nexit code -9 (killed by SIGKILL)"
+    # In the sandbox bwrap reports the shell's death the way a shell would: 128+N.
+    result = await run(BashTool(), ctx, command="kill -9 $$")
+    expected = {
+        "bwrap": "exit code 137 (128+9: killed by SIGKILL)",
+        "unavailable": "exit code -9 (killed by SIGKILL)",
+    }[str(result.details["sandbox"])]
+    assert result.text == f"(no output)\n\n{expected}"
 
 
 async def test_large_output_keeps_head_and_tail(ctx: ToolContext) -> None:
@@ -113,31 +74,40 @@ async def test_large_output_keeps_head_and_tail(ctx: ToolContext) -> None:
     assert result.details["bytes"] == 50_004
 
 
-async def test_timeout_kills_the_whole_group(workspace: Path, ctx: ToolContext) -> None:
+async def test_timeout_kills_the_whole_group(ctx: ToolContext) -> None:
     started = time.monotonic()
-    command = RECORD_GROUP + "echo started; sleep 30 & sleep 30"
-    result = await run(BashTool(), ctx, command=command, timeout=0.3)
+    sleep = marked_sleep()
+    command = f"echo started; {sleep} & sleep 30"
+    task = asyncio.create_task(run(BashTool(), ctx, command=command, timeout=0.5))
+    pgid = await host_group(sleep)
+    result = await task
     assert time.monotonic() - started < 2
     assert result.is_error
     assert result.text == (
-        "timed out after 0.3s; the process group was killed\n\noutput so far:\nstarted"
+        "timed out after 0.5s; the process group was killed\n\noutput so far:\nstarted"
     )
     assert result.details["timed_out"] is True
-    assert await dies(group_alive, int((workspace / "pgid").read_text()))
+    assert await dies(group_alive, pgid)
 
 
-async def test_timeout_escalates_to_sigkill(workspace: Path, ctx: ToolContext) -> None:
+@pytest.mark.parametrize("sandbox", [None, UNSANDBOXED], ids=["default", "off"])
+async def test_timeout_escalates_to_sigkill(ctx: ToolContext, sandbox: Sandbox | None) -> None:
     started = time.monotonic()
-    command = "trap '' TERM; " + RECORD_GROUP + "sleep 30"
-    result = await run(BashTool(kill_grace=0.2), ctx, command=command, timeout=0.3)
+    sleep = marked_sleep()
+    command = f"trap '' TERM; {sleep}"
+    tool = BashTool(kill_grace=0.2, sandbox=sandbox)
+    task = asyncio.create_task(run(tool, ctx, command=command, timeout=0.5))
+    pgid = await host_group(sleep)
+    result = await task
     assert time.monotonic() - started < 2
     assert result.details["timed_out"] is True
-    assert await dies(group_alive, int((workspace / "pgid").read_text()))
+    assert await dies(group_alive, pgid)
 
 
-async def test_abort_event_stops_the_group_at_once(workspace: Path, ctx: ToolContext) -> None:
-    task = asyncio.create_task(run(BashTool(), ctx, command=RECORD_GROUP + "sleep 30 & sleep 30"))
-    pgid = await recorded_group(workspace)
+async def test_abort_event_stops_the_group_at_once(ctx: ToolContext) -> None:
+    sleep = marked_sleep()
+    task = asyncio.create_task(run(BashTool(), ctx, command=f"{sleep} & sleep 30"))
+    pgid = await host_group(sleep)
     started = time.monotonic()
     ctx.cancel.set()
     result = await task
@@ -154,11 +124,10 @@ async def test_an_already_aborted_call_runs_nothing(workspace: Path, ctx: ToolCo
     assert not (workspace / "ran").exists()
 
 
-async def test_task_cancellation_kills_the_group_and_propagates(
-    workspace: Path, ctx: ToolContext
-) -> None:
-    task = asyncio.create_task(run(BashTool(), ctx, command=RECORD_GROUP + "sleep 30 & sleep 30"))
-    pgid = await recorded_group(workspace)
+async def test_task_cancellation_kills_the_group_and_propagates(ctx: ToolContext) -> None:
+    sleep = marked_sleep()
+    task = asyncio.create_task(run(BashTool(), ctx, command=f"{sleep} & sleep 30"))
+    pgid = await host_group(sleep)
     started = time.monotonic()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -171,7 +140,9 @@ async def test_background_jobs_holding_the_output_are_stopped(
     workspace: Path, ctx: ToolContext
 ) -> None:
     started = time.monotonic()
-    result = await run(BashTool(), ctx, command="sleep 30 & echo $! > bg; echo hi")
+    result = await run(
+        BashTool(sandbox=UNSANDBOXED), ctx, command="sleep 30 & echo $! > bg; echo hi"
+    )
     assert time.monotonic() - started < 2
     assert result.text == (
         "hi\n[background processes still holding the output were stopped; "
@@ -182,7 +153,9 @@ async def test_background_jobs_holding_the_output_are_stopped(
 
 
 async def test_redirected_background_jobs_keep_running(workspace: Path, ctx: ToolContext) -> None:
-    result = await run(BashTool(), ctx, command="sleep 30 > /dev/null 2>&1 & echo $!")
+    result = await run(
+        BashTool(sandbox=UNSANDBOXED), ctx, command="sleep 30 >/dev/null 2>&1 & echo $!"
+    )
     pid = int(result.text.split("\n")[0])
     try:
         assert result.details["background_stopped"] is False
