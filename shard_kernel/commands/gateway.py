@@ -10,6 +10,10 @@ EXAMPLES = """examples:
   JUPYTER_TOKEN=... shard gateway --ip 10.0.0.5 --allow-origin https://lab.example.org
   shard gateway --gateway-url http://127.0.0.1:8889 --set GatewayClient.auth_token=...
 
+login cookies: each start makes a new cookie secret, so a browser logged in before a restart
+  (or with a token since rotated) must log in again with the current token. To keep logins
+  across restarts, configure one: --set ServerApp.cookie_secret_file=PATH (or cookie_secret).
+
 REST: GET/POST /shard/api/agents, GET/DELETE /shard/api/agents/ID,
       POST /shard/api/agents/ID/attach, GET /shard/api/agents/ID/events?since=N&limit=M
 """

@@ -2,7 +2,8 @@
 
 Loopback bind, a token always (given, from JUPYTER_TOKEN, or generated — and never printed
 unless asked), exact allowed origins, every handler authenticated, no browser and no
-token-bearing browser-open file. Kernels can live behind a kernel gateway (`--gateway-url`).
+token-bearing browser-open file, login cookies that end with the run (`server_app_class`).
+Kernels can live behind a kernel gateway (`--gateway-url`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import secrets
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 from shard_kernel.gateway import EXTENSION
 from shard_kernel.gateway.security import check_bind, origin_config
@@ -81,13 +83,37 @@ def display_url(options: GatewayOptions, port: int, base_url: str, token: str) -
     return f"http://{host}:{port}{base_url}{query}"
 
 
+def server_app_class() -> type:
+    """jupyter_server's ServerApp with a cookie secret made fresh for each run, unless the
+    secret or its file is configured.
+
+    jupyter_server keeps the secret in the runtime dir across restarts, and its login cookie
+    does not depend on the token: a browser that logged in with an old token stayed logged in
+    after the token was rotated. A fresh secret logs everyone out at each restart (a browser
+    opens the URL with the token again); it is never written to a file."""
+    from jupyter_server.serverapp import ServerApp
+    from traitlets import default
+
+    class GatewayServerApp(ServerApp):
+        @default("cookie_secret")
+        def _default_cookie_secret(self) -> bytes:
+            if configured(self, "cookie_secret_file"):
+                return super()._default_cookie_secret()
+            return secrets.token_bytes(32)
+
+    return GatewayServerApp
+
+
+def configured(app: Any, trait: str) -> bool:
+    """The trait was set in a config file, on the command line or with `--set`."""
+    return any(trait in app.config[s] for s in type(app).section_names() if s in app.config)
+
+
 def run(options: GatewayOptions) -> int:
     """Start the server and serve until interrupted or terminated."""
     token, chosen = resolve_token(options)
     check_bind(options.ip, token if chosen else None, options.allow_origins)
-    from jupyter_server.serverapp import ServerApp
-
-    app = ServerApp.instance()
+    app = server_app_class().instance()
     app.initialize(argv=server_argv(options, token))
     app.start_app()
     # The server's startup objects live as long as it does: keep them out of the full
