@@ -6,6 +6,7 @@ Every problem is a `BadRequestError` whose message says what to fix; nothing her
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,10 @@ from shard_core.types.errors import ConfigError
 from shard_kernel.gateway.manifest import AgentManifest
 
 MODES = ("plan", "build")
+NUMBERS: dict[str, tuple[float, float, str]] = {"permission_timeout": (0.0, 86400.0, "seconds")}
+"""Every numeric field of a create request: (above this, at most this, unit). JSON as Python
+reads it has Infinity and NaN, and nothing else bounds a number from above; a day is far longer
+than anyone waits for a permission answer."""
 NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,62}[A-Za-z0-9._-])?")
 
 
@@ -43,15 +48,22 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
 def _json_problem(exc: Exception) -> str:
     if isinstance(exc, json.JSONDecodeError):
         return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-    return "it is not UTF-8"
+    if isinstance(exc, UnicodeDecodeError):
+        return "it is not UTF-8"
+    return "a number has too many digits"  # Python reads at most 4300 digits into an int
 
 
 def parse_create(body: dict[str, Any]) -> AgentCreateCommand:
     """A valid create command, or BadRequestError naming every field to fix."""
+    for name in NUMBERS:
+        if isinstance(value := body.get(name), int | float):  # bool too: true is not 1 second
+            _check_number(name, value)
     try:
         command = AgentCreateCommand.model_validate({**body, "type": "agent_create"})
     except ValidationError as exc:
         raise BadRequestError(_describe(exc)) from None
+    for name in NUMBERS:  # a number sent as a string ("1e999") is one only now
+        _check_number(name, getattr(command, name))
     _check_cwd(command.cwd)
     if command.model is not None:
         _check_model(command.model)
@@ -64,6 +76,22 @@ def parse_create(body: dict[str, Any]) -> AgentCreateCommand:
         )
     _check_rules(command)
     return command
+
+
+def _check_number(name: str, value: float) -> None:
+    above, most, unit = NUMBERS[name]
+    finite = not isinstance(value, float) or math.isfinite(value)  # an int may not fit a float
+    if isinstance(value, bool) or not (finite and above < value <= most):
+        raise BadRequestError(
+            f"{name} must be a number of {unit} above {above:g} and at most {most:g}, "
+            f"not {_number(value)}"
+        )
+
+
+def _number(value: float) -> str:
+    """`value` as JSON spells it (Python's json writes Infinity and NaN), cut when very long."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _describe(exc: ValidationError) -> str:
