@@ -22,7 +22,7 @@ class PermissionsConfig(_Config):
     ask: list[str] = Field(default_factory=list[str])
     deny: list[str] = Field(default_factory=list[str])
     headless_policy: Literal["deny", "allow_if_rule_matches", "queue"] = "deny"
-    timeout: float = Field(default=60.0, gt=0)
+    timeout: float = Field(default=60.0, gt=0, le=86_400, allow_inf_nan=False)
 
 
 class CompactionConfig(_Config):

@@ -55,7 +55,7 @@ class AgentCreateCommand(WireModel):
     name: str | None = None
     permissions: PermissionConfig = Field(default_factory=PermissionConfig)
     headless_policy: HeadlessPolicy = "deny"
-    permission_timeout: float = Field(default=60.0, gt=0)
+    permission_timeout: float = Field(default=60.0, gt=0, le=86_400, allow_inf_nan=False)
     skills: list[str] = Field(default_factory=list)
 
 

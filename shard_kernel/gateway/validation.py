@@ -56,7 +56,13 @@ def _json_problem(exc: Exception) -> str:
 def parse_create(body: dict[str, Any]) -> AgentCreateCommand:
     """A valid create command, or BadRequestError naming every field to fix."""
     for name in NUMBERS:
-        if isinstance(value := body.get(name), int | float):  # bool too: true is not 1 second
+        value = body.get(name)
+        if isinstance(value, str):  # "1e999": pydantic reads a number from a string too
+            try:
+                value = float(value)
+            except ValueError:
+                continue  # not a number at all: the model says so
+        if isinstance(value, int | float):  # bool too: true is not 1 second
             _check_number(name, value)
     try:
         command = AgentCreateCommand.model_validate({**body, "type": "agent_create"})
