@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from shard_core.types import SystemSection, ToolSpec
+from shard_core.types import SessionEntry, SystemSection, ToolSpec
+
+PROMPT_SECTIONS_EVENT = "prompt_sections"
+"""`api.on(PROMPT_SECTIONS_EVENT, source)`: an extension offers prompt sections; `source(branch)`
+returns them for the active branch (stable ones sort before volatile ones in `assemble`)."""
+
+SectionSource = Callable[[Sequence[SessionEntry]], Sequence[SystemSection]]
 
 IDENTITY = """You are Shard, a coding agent working in the directory {cwd}.
 You act through tools: read files before you change them, make the smallest change that solves
@@ -20,6 +26,13 @@ everything that was said or done before, verbatim."""
 
 def identity_section(cwd: Path) -> SystemSection:
     return SystemSection(name="identity", text=IDENTITY.format(cwd=cwd), stable=True)
+
+
+def contributed_sections(
+    sources: Sequence[SectionSource], branch: Sequence[SessionEntry]
+) -> list[SystemSection]:
+    """What the extensions' section sources offer for this branch, in registration order."""
+    return [section for source in sources for section in source(branch)]
 
 
 def assemble(
