@@ -1,4 +1,5 @@
-"""Slash commands in a shard cell: /mode, /compact, /recall, /fork, /status, /grants, /help."""
+"""Slash commands in a shard cell: /mode, /compact, /recall, /fork, /status, /grants, /skills,
+/help."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING, Any
 
+from shard_core.capabilities.skills import LoadSkillTool
 from shard_core.contracts import ToolContext
 from shard_core.sdk import Agent
 from shard_core.types.errors import ConfigError
@@ -14,7 +16,16 @@ from shard_kernel.terminal.render import format_usage
 if TYPE_CHECKING:
     from shard_kernel.kernel import ShardKernel
 
-SLASH_COMMANDS = ("/mode", "/compact", "/recall", "/fork", "/status", "/grants", "/help")
+SLASH_COMMANDS = (
+    "/mode",
+    "/compact",
+    "/recall",
+    "/fork",
+    "/status",
+    "/grants",
+    "/skills",
+    "/help",
+)
 
 HELP = """**Shard cell commands** (anything else is a prompt to the agent)
 
@@ -26,6 +37,7 @@ HELP = """**Shard cell commands** (anything else is a prompt to the agent)
 | `/fork [ENTRY_ID]` | copy the conversation into a new session from an entry |
 | `/status` | status, mode, model, context use, usage, attached clients |
 | `/grants` · `/grants revoke RULE` | list or revoke "always allow" grants |
+| `/skills` | the Agent Skills this agent can load, and where each comes from |
 | `/help` | this table |
 """
 
@@ -57,6 +69,8 @@ async def run_slash(kernel: ShardKernel, agent: Agent, text: str) -> str:
         return _status(kernel, agent)
     if name == "/grants":
         return _grants(agent, args)
+    if name == "/skills":
+        return skills_table(agent)
     raise ConfigError(f"unknown command {name}; try /help")
 
 
@@ -154,3 +168,20 @@ def _grants(agent: Agent, args: list[str]) -> str:
     if not grants:
         return "No grants: nothing is always allowed for this agent."
     return "\n".join(f"- `{g.text}` (granted by {g.granted_by})" for g in grants)
+
+
+def skills_table(agent: Agent) -> str:
+    tool = agent.session.tools.get("load_skill")
+    if not isinstance(tool, LoadSkillTool):
+        return (
+            "No skills: none were found in `~/.shard/skills` or `~/.agents/skills` (nor, with "
+            "--trust-project, in the project's `.shard/skills` or `.agents/skills`)."
+        )
+    registry = tool.registry
+    rows = [
+        f"| {literal(s.name)} | {s.layer} | {literal(s.description)} | {literal(str(s.path))} |"
+        for s in registry.live()
+    ]
+    table = "| skill | layer | description | file |\n|---|---|---|---|\n" + "\n".join(rows)
+    notes = [f"- {d.level}: {literal(d.message)}" for d in registry.diagnostics]
+    return table + ("\n\n" + "\n".join(notes) if notes else "")

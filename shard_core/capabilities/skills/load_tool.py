@@ -50,6 +50,11 @@ class LoadSkillTool:
     def __init__(self, registry: Callable[[], SkillRegistry]) -> None:
         self._registry = registry
 
+    @property
+    def registry(self) -> SkillRegistry:
+        """The live registry (for `/skills` and other inspection)."""
+        return self._registry()
+
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
         name = input.get("name")
         registry = self._registry()
