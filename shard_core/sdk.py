@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from shard_core.capabilities.skills import SkillsCapability, default_roots
 from shard_core.contracts import Extension, ExtensionApi, UiBridge
 from shard_core.engine.compaction import DeterministicCompactor
 from shard_core.engine.config import ShardConfig, load_config
@@ -29,7 +30,7 @@ from shard_core.engine.events import EventStream
 from shard_core.engine.extension_host import ExtensionHost
 from shard_core.engine.modes import bundled_modes
 from shard_core.engine.permissions.gate import RuleGate
-from shard_core.engine.prompt import identity_section
+from shard_core.engine.prompt import PROMPT_SECTIONS_EVENT, contributed_sections, identity_section
 from shard_core.engine.recall import RecallTool
 from shard_core.engine.session import AgentSession, SessionConfig
 from shard_core.engine.session_store import SessionStore, find_session, load_lineage
@@ -188,6 +189,12 @@ async def _install(
     await host.install_entry_points()
     await host.install_folder(home / "extensions", trusted=True)
     await host.install_folder(cwd / ".shard" / "extensions", trusted=opts.trust_project)
+    # Last, so the skill loaders every other extension registered are consulted.
+    user_home = Path(env.get("HOME") or Path.home())
+    roots = default_roots(cwd, shard_home=home, user_home=user_home)
+    skills = SkillsCapability(roots, trusted=opts.trust_project, sources=host.load_skills)
+    await host.install("shard.skills", skills)
+    opts.diagnostics.extend(str(d) for d in skills.registry.diagnostics if d.level != "info")
 
 
 def _open_store(opts: AgentOptions, home: Path, cwd: Path, agent_id: str) -> SessionStore:
@@ -254,12 +261,13 @@ def _assemble(
     root, model_spec, demo, agent_id = facts
     snap = host.snapshot
     prefix, _, rest = model_spec.partition("/")
-    factory = snap.providers.get(prefix)
+    factory = host.provider(prefix)
     if factory is None:
         parse_model(model_spec)  # says which model strings the bundled providers accept
         raise ConfigError(f"no provider registered for {prefix!r} (model {model_spec!r})")
     provider = factory(rest)
     events = opts.events or EventStream(agent_id)
+    host.attach(events)  # `on` handlers see every event of this agent
 
     async def record(details: PermissionDetails) -> None:
         store.append(PermissionEntry, details)
@@ -285,6 +293,8 @@ def _assemble(
     )
 
     context = load_context_files(root, config_dir(), trusted=opts.trust_project)
+    sources = [entry[1] for entry in snap.handlers if entry[0] == PROMPT_SECTIONS_EVENT]
+    offered = contributed_sections(sources, store.branch())
     opts.diagnostics.extend(context.diagnostics)
     opts.diagnostics.extend(
         f"{d.extension}: {d.message}" for d in host.diagnostics if d.level != "info"
@@ -297,14 +307,15 @@ def _assemble(
             mode=opts.mode,
             demo=demo,
             secrets=known_secrets(config, opts.env if opts.env is not None else os.environ),
+            code_index=host.code_index(),
         ),
         store=store,
         provider=provider,
         tools=snap.tools,
         modes=snap.modes,
         gate=gate,
-        stable_sections=[identity_section(root), *context.sections],
-        compactor=snap.compactor,
+        stable_sections=[identity_section(root), *context.sections, *offered],
+        compactor=host.compactor(),  # with the registered extractors and code intelligence
         events=events,
     )
     gate.mode = snap.modes[session.mode]

@@ -1,7 +1,13 @@
 """L1 contracts: the seams every implementation plugs into. Protocols and plain data only."""
 
 from shard_core.contracts.codeintel import CodeIntelligenceProvider, Symbol
-from shard_core.contracts.compactor import CompactionInput, Compactor, Extractor, ExtractorContext
+from shard_core.contracts.compactor import (
+    CompactionInput,
+    Compactor,
+    ExtensibleCompactor,
+    Extractor,
+    ExtractorContext,
+)
 from shard_core.contracts.events import EventBus, EventHandler
 from shard_core.contracts.extension import (
     Disposer,
@@ -24,6 +30,7 @@ __all__ = [
     "Disposer",
     "EventBus",
     "EventHandler",
+    "ExtensibleCompactor",
     "Extension",
     "ExtensionApi",
     "Extractor",

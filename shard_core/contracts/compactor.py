@@ -53,3 +53,14 @@ class ObservingCompactor(Compactor, Protocol):
     told. Output must not depend on it: an entry never observed is worked out when needed."""
 
     def observe(self, branch: Sequence[SessionEntry]) -> None: ...
+
+
+@runtime_checkable
+class ExtensibleCompactor(Compactor, Protocol):
+    """A Compactor that takes what extensions registered: extra extractors (sections) and a
+    code intelligence provider. The host hands them over once, when the agent is assembled; a
+    compactor without `extend` is simply not given them."""
+
+    def extend(
+        self, extractors: Sequence[Extractor], code_index: CodeIntelligenceProvider | None
+    ) -> None: ...

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from shard_core.contracts.codeintel import CodeIntelligenceProvider
 from shard_core.types import JsonObject, RenderDescriptor, ToolResult, ToolSpec
 
 
@@ -23,6 +24,8 @@ class ToolContext:
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     env: dict[str, str] | None = None
     on_update: Callable[[ToolResult], None] | None = None
+    code_index: CodeIntelligenceProvider | None = None
+    """the code intelligence an extension registered (outlines, symbols), if any"""
 
 
 @runtime_checkable

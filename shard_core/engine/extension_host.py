@@ -2,6 +2,13 @@
 
 Bundled tools, modes, providers and the compactor are installed through it exactly like a
 third-party extension. A throwing extension is reported and the others still load.
+
+Where each registration takes effect: tools, modes and `on` handlers in the session (`attach`
+subscribes the handlers to its event stream); extractors and code intelligence in the
+compactor (`compactor()` hands them to an ExtensibleCompactor) and code intelligence in every
+ToolContext (`code_index`); providers and compactors by name (`provider`, `compactor`); skill
+loaders through `skill_loaders()` / `load_skills()` (the skills capability reads them); MCP
+transports through `mcp_transport(name)` (the MCP capability asks for them).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from shard_core.contracts import (
     CodeIntelligenceProvider,
     Compactor,
     Disposer,
+    ExtensibleCompactor,
     Extension,
     Extractor,
     McpTransportFactory,
@@ -29,6 +37,9 @@ from shard_core.contracts import (
     Tool,
     UiBridge,
 )
+from shard_core.engine.compaction.registered import BudgetedExtractor
+from shard_core.engine.events import EventStream
+from shard_core.engine.extension_events import EventHandlers, Handler
 from shard_core.engine.registry import ToolRegistryImpl
 from shard_core.engine.ui import UiProxy
 
@@ -51,6 +62,8 @@ class Snapshot:
     tools: ToolRegistryImpl = field(default_factory=ToolRegistryImpl)
     modes: dict[str, Mode] = field(default_factory=dict[str, Mode])
     compactor: Compactor | None = None
+    """the compactor registered last: the session's unless one is asked for by name"""
+    compactors: dict[str, Compactor] = field(default_factory=dict[str, Compactor])
     extractors: list[Extractor] = field(default_factory=list[Extractor])
     providers: dict[str, ProviderFactory] = field(default_factory=dict[str, ProviderFactory])
     code_intelligence: CodeIntelligenceProvider | None = None
@@ -58,9 +71,16 @@ class Snapshot:
     mcp_transports: dict[str, McpTransportFactory] = field(
         default_factory=dict[str, McpTransportFactory]
     )
-    handlers: list[tuple[str, Callable[..., Any]]] = field(
-        default_factory=list[tuple[str, Callable[..., Any]]]
-    )
+    handlers: list[Handler] = field(default_factory=list[Handler])
+
+
+@dataclass(frozen=True)
+class _FileSource:
+    """Where a file extension came from, so `reload` can check trust and import it again."""
+
+    path: Path
+    folder: Path
+    trusted: Callable[[], bool]
 
 
 class ExtensionHost:
@@ -74,11 +94,15 @@ class ExtensionHost:
         self._owners: dict[str, str] = {}
         self._disposers: list[tuple[str, Disposer]] = []
         self._ui = UiProxy()
+        self._skill_owners: list[str] = []
+        self._sources: dict[str, _FileSource] = {}
+        self._events = EventHandlers(self.snapshot.handlers, self._report)
 
     # ------------------------------------------------------------ ExtensionApi
 
     def on(self, event: str, handler: Callable[..., Any]) -> None:
-        self.snapshot.handlers.append((event, handler))
+        self._note("info", f"registered a handler for {event}")
+        self.snapshot.handlers.append(Handler(event, handler, self._current))
 
     def register_tool(self, tool: Tool) -> None:
         self._claim(f"tool:{tool.name}")
@@ -89,13 +113,15 @@ class ExtensionHost:
         self.snapshot.modes[mode.name] = mode
 
     def register_compactor(self, compactor: Compactor) -> None:
-        self._claim("compactor")
+        self._claim(f"compactor:{compactor.name}")
         self.snapshot.compactor = compactor
+        self.snapshot.compactors[compactor.name] = compactor
 
     def register_extractor(self, extractor: Extractor) -> None:
         self._claim(f"extractor:{extractor.name}")
+        budgeted = BudgetedExtractor(extractor, self._current, self._report)
         kept = [e for e in self.snapshot.extractors if e.name != extractor.name]
-        self.snapshot.extractors = [*kept, extractor]
+        self.snapshot.extractors = [*kept, budgeted]
 
     def register_provider(self, prefix: str, factory: ProviderFactory) -> None:
         self._claim(f"provider:{prefix}")
@@ -108,6 +134,7 @@ class ExtensionHost:
     def register_skill_loader(self, loader: SkillLoader) -> None:
         self._note("info", "registered a skill loader")
         self.snapshot.skill_loaders.append(loader)
+        self._skill_owners.append(self._current)
 
     def register_mcp_transport(self, name: str, factory: McpTransportFactory) -> None:
         self._claim(f"mcp_transport:{name}")
@@ -122,6 +149,42 @@ class ExtensionHost:
     def bind_ui(self, bridge: UiBridge | None) -> None:
         """Point `api.ui` at the surface's bridge (terminal, SDK callback, kernel comms)."""
         self._ui.bind(bridge)
+
+    def attach(self, events: EventStream) -> Callable[[], None]:
+        """Deliver `events` to the `on` handlers (those registered later too)."""
+        return events.subscribe(self._events.deliver)
+
+    def provider(self, prefix: str) -> ProviderFactory | None:
+        return self.snapshot.providers.get(prefix)
+
+    def compactor(self, name: str | None = None) -> Compactor | None:
+        """The named compactor (default: the last registered), given the registered extractors
+        and code intelligence when it takes them."""
+        chosen = self.snapshot.compactor if name is None else self.snapshot.compactors.get(name)
+        if isinstance(chosen, ExtensibleCompactor):
+            chosen.extend(self.snapshot.extractors, self.snapshot.code_intelligence)
+        return chosen
+
+    def code_index(self) -> CodeIntelligenceProvider | None:
+        return self.snapshot.code_intelligence
+
+    def mcp_transport(self, name: str) -> McpTransportFactory | None:
+        return self.snapshot.mcp_transports.get(name)
+
+    def skill_loaders(self) -> list[tuple[str, SkillLoader]]:
+        """Each registered skill loader with the extension that registered it, in order."""
+        return list(zip(self._skill_owners, self.snapshot.skill_loaders, strict=True))
+
+    def load_skills(self) -> list[dict[str, Any]]:
+        """Every registered loader's skills, in registration order; one that raises is
+        reported with its extension's identity and contributes nothing."""
+        found: list[dict[str, Any]] = []
+        for owner, loader in self.skill_loaders():
+            try:
+                found.extend(loader())
+            except Exception as exc:
+                self._report(owner, f"skill loader failed: {type(exc).__name__}: {exc}")
+        return found
 
     async def install(self, name: str, extension: Extension) -> bool:
         """Run one extension; its registrations are attributed to `name`. False if it threw."""
@@ -150,20 +213,45 @@ class ExtensionHost:
                 continue
             await self.install(ep.name, extension)
 
-    async def install_folder(self, folder: Path, *, trusted: bool) -> None:
-        """Install `folder/*.py` extensions, each defining `def extension(api)`."""
+    async def install_folder(self, folder: Path, *, trusted: bool | Callable[[], bool]) -> None:
+        """Install `folder/*.py` extensions, each defining `def extension(api)`. `trusted` is
+        asked again by `reload`."""
         if not folder.is_dir():
             return
+        check: Callable[[], bool] = trusted if callable(trusted) else (lambda: trusted)
         for path in sorted(folder.glob("*.py")):
             name = f"{folder.name}/{path.name}"
-            if not trusted:
-                self.diagnostics.append(
-                    Diagnostic(name, "warning", "skipped: project extensions need --trust-project")
-                )
-                continue
-            extension = self._load_file(path, name)
-            if extension is not None:
-                await self.install(name, extension)
+            self._sources[name] = _FileSource(path, folder, check)
+            await self._install_file(name)
+
+    async def reload(self, name: str) -> bool:
+        """Dispose of a file extension and import it again, after checking trust again."""
+        source = self._sources.get(name)
+        if source is None:
+            self.diagnostics.append(
+                Diagnostic(name, "error", "cannot reload: not a file extension")
+            )
+            return False
+        await self._dispose(name)
+        self.snapshot.handlers[:] = [h for h in self.snapshot.handlers if h.extension != name]
+        if name in self.installed:
+            self.installed.remove(name)
+        return await self._install_file(name)
+
+    async def _install_file(self, name: str) -> bool:
+        source = self._sources[name]
+        if not source.trusted():
+            self.diagnostics.append(
+                Diagnostic(name, "warning", "skipped: project extensions need --trust-project")
+            )
+            return False
+        if not source.path.resolve().is_relative_to(source.folder.resolve()):
+            self.diagnostics.append(
+                Diagnostic(name, "error", "skipped: it links outside its folder")
+            )
+            return False
+        extension = self._load_file(source.path, name)
+        return extension is not None and await self.install(name, extension)
 
     def _load_file(self, path: Path, name: str) -> Extension | None:
         real = path.resolve()
@@ -179,16 +267,33 @@ class ExtensionHost:
             self.diagnostics.append(Diagnostic(name, "error", f"failed to load: {exc}"))
             return None
 
+    async def drain(self) -> None:
+        """Wait for async `on` handlers still running."""
+        await self._events.drain()
+
     async def shutdown(self) -> None:
         """Run disposers in reverse install order; one failing never starves the rest."""
+        await self.drain()
         while self._disposers:
             name, dispose = self._disposers.pop()
-            try:
-                result = dispose()
-                if inspect.isawaitable(result):
-                    await result
-            except Exception as exc:
-                self.diagnostics.append(Diagnostic(name, "error", f"disposer failed: {exc}"))
+            await self._run_disposer(name, dispose)
+
+    async def _dispose(self, name: str) -> None:
+        mine = [d for d in self._disposers if d[0] == name]
+        self._disposers = [d for d in self._disposers if d[0] != name]
+        for _, dispose in reversed(mine):
+            await self._run_disposer(name, dispose)
+
+    async def _run_disposer(self, name: str, dispose: Disposer) -> None:
+        try:
+            result = dispose()
+            if inspect.isawaitable(result):
+                await result
+        except Exception as exc:
+            self.diagnostics.append(Diagnostic(name, "error", f"disposer failed: {exc}"))
+
+    def _report(self, extension: str, message: str) -> None:
+        self.diagnostics.append(Diagnostic(extension, "error", message))
 
     def _claim(self, key: str) -> None:
         previous = self._owners.get(key)

@@ -23,6 +23,7 @@ from shard_core.contracts import (
     PermissionGate,
     Provider,
 )
+from shard_core.contracts.codeintel import CodeIntelligenceProvider
 from shard_core.contracts.compactor import ObservingCompactor
 from shard_core.engine.compaction import live_context
 from shard_core.engine.events import EventStream
@@ -75,6 +76,8 @@ class SessionConfig:
     demo: bool = False
     secrets: KnownSecrets = field(default_factory=lambda: KnownSecrets.from_environment(os.environ))
     """values replaced by `[secret]` in tool results before they are logged or broadcast"""
+    code_index: CodeIntelligenceProvider | None = None
+    """the code intelligence an extension registered, handed to tools as `ctx.code_index`"""
 
 
 class AgentSession:

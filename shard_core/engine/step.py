@@ -194,6 +194,7 @@ class StepRunner:
             session_id=s.store.session_id,
             call_id=call.id,
             cancel=self.cancel,
+            code_index=s.config.code_index,
         )
         query = PermissionQuery(
             tool=call.name,

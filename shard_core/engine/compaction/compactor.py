@@ -39,9 +39,10 @@ from shard_core.engine.compaction.cut import (
     live_window,
     scan_rows,
 )
-from shard_core.engine.compaction.extractors import warm_facts
+from shard_core.engine.compaction.extractors import DEFAULT_EXTRACTORS, warm_facts
 from shard_core.engine.compaction.format import format_summary
 from shard_core.engine.compaction.redact import redact
+from shard_core.engine.compaction.registered import with_extractors
 from shard_core.engine.compaction.sections import build_sections
 from shard_core.engine.compaction.span import WindowSpan
 from shard_core.engine.compaction.tokens import (
@@ -147,6 +148,16 @@ class DeterministicCompactor:
         self._plans = _PlanMemo()
         self._cache = EntryCache()
         self._span: WindowSpan | None = None
+
+    def extend(
+        self, extractors: Sequence[Extractor], code_index: CodeIntelligenceProvider | None
+    ) -> None:
+        """Take extension extractors (a namesake replaces a built-in in place, a new one goes
+        before the transcript) and, when one is registered, the code intelligence."""
+        base = DEFAULT_EXTRACTORS if self.extractors is None else self.extractors
+        self.extractors = with_extractors(base, extractors)
+        if code_index is not None:
+            self.code_index = code_index
 
     def should_compact(self, context_tokens: int, context_window: int) -> bool:
         return context_window > 0 and context_tokens >= self.threshold * context_window
