@@ -1,5 +1,5 @@
 """Slash commands in a shard cell: /mode, /compact, /recall, /fork, /status, /grants, /skills,
-/help."""
+/extensions, /help."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from shard_core.capabilities.skills import LoadSkillTool
 from shard_core.contracts import ToolContext
 from shard_core.sdk import Agent
 from shard_core.types.errors import ConfigError
+from shard_kernel.commands.extensions import extensions_table
 from shard_kernel.terminal.render import format_usage
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ SLASH_COMMANDS = (
     "/status",
     "/grants",
     "/skills",
+    "/extensions",
     "/help",
 )
 
@@ -38,6 +40,7 @@ HELP = """**Shard cell commands** (anything else is a prompt to the agent)
 | `/status` | status, mode, model, context use, usage, attached clients |
 | `/grants` · `/grants revoke RULE` | list or revoke "always allow" grants |
 | `/skills` | the Agent Skills this agent can load, and where each comes from |
+| `/extensions` | the extensions installed and what each registered, replaced or failed |
 | `/help` | this table |
 """
 
@@ -71,6 +74,8 @@ async def run_slash(kernel: ShardKernel, agent: Agent, text: str) -> str:
         return _grants(agent, args)
     if name == "/skills":
         return skills_table(agent)
+    if name == "/extensions":
+        return extensions_table(agent.host)
     raise ConfigError(f"unknown command {name}; try /help")
 
 

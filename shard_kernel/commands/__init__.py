@@ -17,6 +17,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "sessions",
     "session",
     "rules",
+    "extensions",
     "install-kernel",
 )
 """Module names under shard_kernel.commands, in the order `shard --help` lists them."""
