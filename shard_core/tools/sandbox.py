@@ -12,6 +12,7 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -135,13 +136,30 @@ class Sandbox:
 
     def layout(self, ctx: ToolContext, env: Mapping[str, str]) -> Layout:
         writable = [_real(p) for p in [*ctx.roots, *self.policy.extra_rw]]
+        readable = [_real(p) for p in self.policy.extra_ro] + _toolchains_in_tmp(env)
         return Layout(
             cwd=Path(ctx.cwd),
             writable=writable,
-            readable=[_real(p) for p in self.policy.extra_ro],
+            readable=readable,
             hidden=hidden_paths([os.environ, env], ctx.agent_id, ctx.roots),
             network=self.policy.network,
         )
+
+
+def _toolchains_in_tmp(env: Mapping[str, str]) -> list[Path]:
+    """The Python environment Shard runs in and the command's PATH folders, where they live
+    under /tmp: the command's private /tmp would hide them (a checkout in a temp folder, a CI
+    clone, a venv made by a test), and `python` or `pytest` would not be found. Read-only."""
+    tmp = Path("/tmp")
+    candidates = [sys.prefix, sys.base_prefix, *env.get("PATH", "").split(os.pathsep)]
+    found: list[Path] = []
+    for raw in candidates:
+        if not raw:
+            continue
+        path = _real(raw)
+        if path.is_relative_to(tmp) and path != tmp and path.exists() and path not in found:
+            found.append(path)
+    return found
 
 
 def _real(path: Path | str) -> Path:

@@ -8,6 +8,7 @@ in the sandbox, and they must be hidden for their own sake, not because /tmp is.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -211,3 +212,20 @@ async def test_an_agent_allowed_everything_still_cannot_escape(box: Box, tmp_pat
     assert "fake-key" not in results[0].text
     assert "Read-only file system" in results[1].text
     assert not (box.home / "planted").exists()
+
+
+async def test_a_toolchain_under_tmp_stays_reachable(box: Box, tmp_path: Path) -> None:
+    """A checkout or venv in a temp folder (a CI clone under /tmp) stays runnable: the private
+    /tmp hides everything else there, so the command's PATH folders under /tmp are bound back,
+    read-only."""
+    tools = tmp_path / "venv" / "bin"
+    tools.mkdir(parents=True)
+    (tools / "hello-tool").write_text("#!/bin/sh\necho tool ran\n")
+    (tools / "hello-tool").chmod(0o755)
+    command = f"PATH={tools}:$PATH; hello-tool && touch {tools}/planted"
+    env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"}
+    ctx = dataclasses.replace(box.ctx, env=env)  # the command's environment names the folder
+    result = await BashTool().execute({"command": command, "timeout": 60}, ctx)
+    assert result.details["sandbox"] == "bwrap"
+    assert "tool ran" in result.text
+    assert not (tools / "planted").exists()  # readable, not writable
