@@ -100,7 +100,9 @@ def test_a_killed_agent_shows_stopped_and_the_next_prompt_restarts_it(
     assert agent.connected
     assert agent.info.kernel_id not in (None, old_kernel)
     assert "Second answer." in texts(agent.widgets[-1].events)
-    assert widget.status == "idle"  # the widget attached before the kill follows the new kernel
+    # the widget attached before the kill follows the new kernel (its status event comes just
+    # after the turn_end a --wait returns on)
+    wait_until(lambda: widget.status == "idle", within=15, what="the old widget follows")
 
 
 def test_a_permission_answered_through_the_widget_lands(
