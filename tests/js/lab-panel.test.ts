@@ -8,11 +8,8 @@ vi.hoisted(() => {
       class DragEvent extends MouseEvent {};
 });
 
-import {
-  badgeOf,
-  shortModel,
-  shortPath,
-} from "../../labextension/src/lab/agents-panel";
+import { badgeOf, shortPath } from "../../labextension/src/lab/agents-panel";
+import { shortModel } from "../../labextension/src/render/format";
 import { folderUnderRoot } from "../../labextension/src/lab/new-agent-form";
 import { Composer, SLASH_COMMANDS } from "../../labextension/src/lab/composer";
 import {

@@ -69,6 +69,7 @@ export class AgentStore implements WidgetModel {
   /** the highest seq seen (live or replayed); -1 before anything */
   lastSeq = -1;
   private events: JsonRecord[] = [];
+  private draft: JsonRecord[] | null = null;
   private readonly seen = new Set<number>();
   private readonly latest = new Map<string, number>();
   private readonly state = new Map<string, unknown>([
@@ -175,21 +176,31 @@ export class AgentStore implements WidgetModel {
   }
 
   private coalesce(event: JsonRecord): boolean {
-    const last = this.events[this.events.length - 1];
+    const events = this.draft ?? this.events;
+    const last = events[events.length - 1];
     if (!last || seqOf(last) > seqOf(event)) return false;
     if (DELTA_KEYS.some((key) => (last[key] ?? null) !== (event[key] ?? null))) return false;
     if (!isString(last["delta"]) || !isString(event["delta"])) return false;
-    this.events = [...this.events.slice(0, -1), { ...last, delta: last["delta"] + event["delta"] }];
-    this.changed.add("events");
+    const draft = this.editable();
+    draft[draft.length - 1] = { ...last, delta: last["delta"] + event["delta"] };
     return true;
   }
 
   private insert(event: JsonRecord, seq: number): void {
-    let index = this.events.length;
-    while (index > 0 && seqOf(this.events[index - 1] as JsonRecord) > seq) index -= 1;
-    const next = [...this.events.slice(0, index), event, ...this.events.slice(index)];
-    this.events = next.length > MAX_EVENTS ? next.slice(next.length - MAX_EVENTS) : next;
-    this.changed.add("events");
+    const draft = this.editable();
+    let index = draft.length;
+    while (index > 0 && seqOf(draft[index - 1] as JsonRecord) > seq) index -= 1;
+    draft.splice(index, 0, event);
+  }
+
+  /** The events list this batch changes: copied once per batch, not once per event (a long
+   * transcript streaming deltas would otherwise be copied for every delta). */
+  private editable(): JsonRecord[] {
+    if (this.draft === null) {
+      this.draft = this.events.slice();
+      this.changed.add("events");
+    }
+    return this.draft;
   }
 
   private put(key: string, value: unknown): void {
@@ -199,6 +210,11 @@ export class AgentStore implements WidgetModel {
   }
 
   private flush(): void {
+    if (this.draft !== null) {
+      const draft = this.draft;
+      this.draft = null;
+      this.events = draft.length > MAX_EVENTS ? draft.slice(draft.length - MAX_EVENTS) : draft;
+    }
     const changed = this.changed;
     this.changed = new Set();
     for (const key of changed) this.emit(`change:${key}`);

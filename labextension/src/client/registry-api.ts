@@ -38,16 +38,6 @@ export class RegistryApi {
     return this.request("DELETE", `/${encodeURIComponent(agentId)}`) as Promise<AgentInfo>;
   }
 
-  /** Whether this server has the Shard extension at all. */
-  async available(): Promise<boolean> {
-    try {
-      await this.list();
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
   private async request(method: string, path: string, body?: object): Promise<unknown> {
     const url = URLExt.join(this.settings.baseUrl, "shard/api/agents") + path;
     const init: RequestInit = { method };

@@ -4,8 +4,6 @@ import { Widget } from "@lumino/widgets";
 import { button, h } from "../render/dom";
 import { shortModel } from "../render/format";
 import type { AgentInfo } from "../wire";
-
-export { shortModel };
 import type { AgentDirectory } from "./agent-directory";
 import { renderNewAgentForm, type NewAgentActions } from "./new-agent-form";
 import type { CreateAgent } from "../client/registry-api";

@@ -81,10 +81,6 @@ export class AgentChat extends Widget {
     }
   }
 
-  get kernelAgent(): KernelAgent | null {
-    return this.agent;
-  }
-
   override dispose(): void {
     if (this.isDisposed) return;
     this.directory.changed.disconnect(this.onDirectory, this);

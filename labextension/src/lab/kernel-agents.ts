@@ -19,14 +19,6 @@ class KernelAgents {
     this.label = label;
   }
 
-  get configured(): boolean {
-    return this.label !== "";
-  }
-
-  get clientLabel(): string {
-    return this.label;
-  }
-
   /** The attached agent on this kernel connection (attached once, shared). */
   forKernel(kernel: Kernel.IKernelConnection): KernelAgent {
     let agent = this.agents.get(kernel);

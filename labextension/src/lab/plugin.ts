@@ -45,10 +45,10 @@ function activate(
   palette: ICommandPalette | null,
   docManager: IDocumentManager | null,
 ): void {
-  kernelAgents.configure(tracker, clientLabel(""));
+  let label = clientLabel("");
+  kernelAgents.configure(tracker, label);
   const directory = new AgentDirectory();
   const chats = new Map<string, AgentChat>();
-  let label = clientLabel("");
   void userName(app).then((name) => {
     label = clientLabel(name);
     kernelAgents.configure(tracker, label);

@@ -35,15 +35,11 @@ export function renderTranscript(events: readonly unknown[]): HTMLElement {
 }
 
 /** A running call's card (a `tool_call` event with no result yet): when it started, or null. */
-export function runningSince(data: unknown): { name: string; since: number } | null {
+export function runningSince(data: unknown): { since: number } | null {
   if (!isRecord(data) || !isRecord(data["event"])) return null;
   const event = data["event"];
-  if (event["type"] !== "tool_call" || !isRecord(event["call"])) return null;
-  const name = event["call"]["name"];
-  const ts = event["ts"];
-  return typeof ts === "number"
-    ? { name: typeof name === "string" ? name : "tool", since: ts }
-    : null;
+  if (event["type"] !== "tool_call") return null;
+  return typeof event["ts"] === "number" ? { since: event["ts"] } : null;
 }
 
 /** `application/vnd.shard.render+json`: `{version, descriptors, event?, transcript?}`. */
