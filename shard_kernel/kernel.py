@@ -52,7 +52,7 @@ from shard_kernel.comm_commands import CommCommands
 from shard_kernel.event_batch import EventBatcher, asyncio_schedule
 from shard_kernel.iopub_hold import IOPubHold
 from shard_kernel.recovery import recover
-from shard_kernel.slash import SLASH_COMMANDS, run_slash
+from shard_kernel.slash import command_names, run_slash
 from shard_kernel.ui_bridge import CommUiBridge
 from shard_kernel.widget_host import WidgetHost
 
@@ -432,7 +432,7 @@ class ShardKernel(Kernel):
         matches: list[str] = []
         start = 0
         if prefix.startswith("/") and " " not in prefix:
-            matches = [c for c in SLASH_COMMANDS if c.startswith(prefix)]
+            matches = [c for c in command_names(self.agent) if c.startswith(prefix)]
         elif prefix.startswith("/mode ") and self.agent is not None:
             word = prefix[len("/mode ") :]
             start = len("/mode ")

@@ -1,10 +1,12 @@
 """Slash commands in a shard cell: /mode, /compact, /recall, /fork, /status, /grants, /skills,
-/extensions, /help."""
+/extensions, /help, and every command an extension registered (`api.register_command`)."""
 
 from __future__ import annotations
 
+import inspect
 import re
 import shlex
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from shard_core.capabilities.skills import LoadSkillTool
@@ -51,10 +53,23 @@ async def run_slash(kernel: ShardKernel, agent: Agent, text: str) -> str:
     except ValueError as exc:
         raise ConfigError(f"could not parse {text!r}: {exc}") from None
     name, args = words[0], words[1:]
-    if name == "/help":
-        return HELP
-    if name == "/mode":
-        return _mode(agent, args)
+    if name in SLASH_COMMANDS:
+        return await _builtin(kernel, agent, name, args)
+    command = agent.host.command(name)
+    if command is None:
+        raise ConfigError(f"unknown command {name}; try /help")
+    try:
+        result = command.handler(args)
+        return await result if inspect.isawaitable(result) else result
+    except ConfigError:
+        raise
+    except Exception as exc:  # an extension's command failing is its output, not a crash
+        raise ConfigError(
+            f"{name} (from extension {command.extension}) failed: {type(exc).__name__}: {exc}"
+        ) from None
+
+
+async def _builtin(kernel: ShardKernel, agent: Agent, name: str, args: list[str]) -> str:
     if name == "/compact":
         event = await agent.session.compact("manual")
         if event is None:
@@ -68,15 +83,31 @@ async def run_slash(kernel: ShardKernel, agent: Agent, text: str) -> str:
     if name == "/fork":
         session_id = agent.fork(args[0] if args else None)
         return f"Forked into `{session_id}`; continue it with `shard run --resume {session_id}`."
-    if name == "/status":
-        return _status(kernel, agent)
-    if name == "/grants":
-        return _grants(agent, args)
-    if name == "/skills":
-        return skills_table(agent)
-    if name == "/extensions":
-        return extensions_table(agent.host)
-    raise ConfigError(f"unknown command {name}; try /help")
+    simple: dict[str, Callable[[], str]] = {
+        "/help": lambda: help_text(agent),
+        "/mode": lambda: _mode(agent, args),
+        "/status": lambda: _status(kernel, agent),
+        "/grants": lambda: _grants(agent, args),
+        "/skills": lambda: skills_table(agent),
+        "/extensions": lambda: extensions_table(agent.host),
+    }
+    return simple[name]()
+
+
+def help_text(agent: Agent) -> str:
+    """The built-in table, then the commands extensions registered."""
+    rows = [
+        f"| `/{c.name}` | {literal(c.description)} (extension {literal(c.extension)}) |"
+        for c in agent.host.commands()
+        if f"/{c.name}" not in SLASH_COMMANDS
+    ]
+    return HELP + "\n".join(rows) + ("\n" if rows else "")
+
+
+def command_names(agent: Agent | None) -> list[str]:
+    """Every command a cell can start with, for completion."""
+    registered = [f"/{c.name}" for c in agent.host.commands()] if agent is not None else []
+    return [*SLASH_COMMANDS, *(n for n in registered if n not in SLASH_COMMANDS)]
 
 
 def _mode(agent: Agent, args: list[str]) -> str:

@@ -10,6 +10,7 @@ from shard_core.contracts.compactor import (
 )
 from shard_core.contracts.events import EventBus, EventHandler
 from shard_core.contracts.extension import (
+    CommandHandler,
     Disposer,
     Extension,
     ExtensionApi,
@@ -25,6 +26,7 @@ from shard_core.contracts.ui import PermissionAnswer, PermissionPrompt, UiBridge
 
 __all__ = [
     "CodeIntelligenceProvider",
+    "CommandHandler",
     "CompactionInput",
     "Compactor",
     "Disposer",

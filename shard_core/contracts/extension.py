@@ -17,6 +17,8 @@ ProviderFactory = Callable[[str], Provider]
 
 SkillLoader = Callable[[], list[dict[str, Any]]]
 McpTransportFactory = Callable[[dict[str, Any]], Any]
+CommandHandler = Callable[[list[str]], Awaitable[str] | str]
+"""A slash command: given the words after its name, returns markdown for the cell output."""
 Disposer = Callable[[], Awaitable[None] | None]
 
 
@@ -40,6 +42,11 @@ class ExtensionApi(Protocol):
     def register_skill_loader(self, loader: SkillLoader) -> None: ...
 
     def register_mcp_transport(self, name: str, factory: McpTransportFactory) -> None: ...
+
+    def register_command(self, name: str, description: str, handler: CommandHandler) -> None:
+        """A slash command (`/name ARGS`) in every surface that takes them (kernel cells,
+        `/help`, completion). `name` is lowercase letters, digits, `-`, `_` and `:`."""
+        ...
 
     @property
     def ui(self) -> UiBridge: ...

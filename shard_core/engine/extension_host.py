@@ -8,7 +8,8 @@ subscribes the handlers to its event stream); extractors and code intelligence i
 compactor (`compactor()` hands them to an ExtensibleCompactor) and code intelligence in every
 ToolContext (`code_index`); providers and compactors by name (`provider`, `compactor`); skill
 loaders through `skill_loaders()` / `load_skills()` (the skills capability reads them); MCP
-transports through `mcp_transport(name)` (the MCP capability asks for them).
+transports through `mcp_transport(name)` (the MCP capability asks for them); slash commands
+through `command(name)` / `commands()` (the kernel dispatches and lists them).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import logging
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +27,7 @@ from typing import Any, Literal, cast
 
 from shard_core.contracts import (
     CodeIntelligenceProvider,
+    CommandHandler,
     Compactor,
     Disposer,
     ExtensibleCompactor,
@@ -45,6 +48,8 @@ from shard_core.engine.ui import UiProxy
 
 log = logging.getLogger("shard.extensions")
 
+COMMAND_NAME = re.compile(r"[a-z0-9][a-z0-9_:-]{0,63}")
+
 ENTRY_POINT_GROUP = "shard.extensions"
 
 
@@ -53,6 +58,16 @@ class Diagnostic:
     extension: str
     level: Literal["info", "warning", "error"]
     message: str
+
+
+@dataclass(frozen=True)
+class Command:
+    """A registered slash command and the extension that owns it."""
+
+    name: str
+    description: str
+    handler: CommandHandler
+    extension: str
 
 
 @dataclass
@@ -72,6 +87,7 @@ class Snapshot:
         default_factory=dict[str, McpTransportFactory]
     )
     handlers: list[Handler] = field(default_factory=list[Handler])
+    commands: dict[str, Command] = field(default_factory=dict[str, Command])
 
 
 @dataclass(frozen=True)
@@ -140,6 +156,15 @@ class ExtensionHost:
         self._claim(f"mcp_transport:{name}")
         self.snapshot.mcp_transports[name] = factory
 
+    def register_command(self, name: str, description: str, handler: CommandHandler) -> None:
+        name = name.removeprefix("/")
+        if not COMMAND_NAME.fullmatch(name):
+            raise ValueError(
+                f"command name {name!r}: use lowercase letters, digits, '-', '_' and ':'"
+            )
+        self._claim(f"command:/{name}")
+        self.snapshot.commands[name] = Command(name, description, handler, self._current)
+
     @property
     def ui(self) -> UiBridge:
         return self._ui
@@ -167,6 +192,13 @@ class ExtensionHost:
 
     def code_index(self) -> CodeIntelligenceProvider | None:
         return self.snapshot.code_intelligence
+
+    def command(self, name: str) -> Command | None:
+        return self.snapshot.commands.get(name.removeprefix("/"))
+
+    def commands(self) -> list[Command]:
+        """Registered slash commands, by name."""
+        return sorted(self.snapshot.commands.values(), key=lambda c: c.name)
 
     def mcp_transport(self, name: str) -> McpTransportFactory | None:
         return self.snapshot.mcp_transports.get(name)
@@ -234,6 +266,8 @@ class ExtensionHost:
             return False
         await self._dispose(name)
         self.snapshot.handlers[:] = [h for h in self.snapshot.handlers if h.extension != name]
+        for command in [c for c in self.snapshot.commands.values() if c.extension == name]:
+            del self.snapshot.commands[command.name]
         if name in self.installed:
             self.installed.remove(name)
         return await self._install_file(name)
