@@ -19,6 +19,7 @@ export const ROOTS = {
   "render-descriptor.json": "RenderDescriptor",
   "tool-result.json": "ToolResult",
   "agent-info.json": "AgentInfo",
+  "orchestrator-event.json": "OrchestratorEvent",
   "usage.json": "Usage",
 };
 

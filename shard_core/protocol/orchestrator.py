@@ -85,27 +85,52 @@ OrchestratorCommand = Annotated[
 
 
 class AgentSpawnedEvent(WireModel):
+    """A kernel started for the agent (created, attached while stopped, or adopted)."""
+
     type: Literal["agent_spawned"] = "agent_spawned"
+    seq: int = Field(default=0, ge=0, description="the gateway's event number (see `since`)")
     agent: AgentInfo
     ts: float
 
 
 class AgentExitedEvent(WireModel):
+    """The agent's kernel is gone (killed, or died); the agent stays listed, stopped or failed."""
+
     type: Literal["agent_exited"] = "agent_exited"
+    seq: int = Field(default=0, ge=0)
     agent_id: str
     exit_code: int | None = None
+    agent: AgentInfo | None = Field(default=None, description="the agent's row after the exit")
     ts: float
 
 
 class AgentStatusChangedEvent(WireModel):
+    """The agent's row changed (status, runtime state, mode, model, name, clients or usage)."""
+
     type: Literal["agent_status_changed"] = "agent_status_changed"
+    seq: int = Field(default=0, ge=0)
     agent_id: str
     status: AgentStatus
     runtime_state: RuntimeState
+    agent: AgentInfo | None = Field(default=None, description="the whole row as it is now")
+    ts: float
+
+
+class AgentsSnapshotEvent(WireModel):
+    """What a subscriber of `/shard/api/events` gets first unless it resumed: every agent, the
+    stream's `epoch` (new at each gateway start) and the `seq` of the last event it reflects.
+    `gap` is true when the subscriber asked to resume (`since`) but the events after it are no
+    longer kept or belong to another epoch: it must replace its list with this one."""
+
+    type: Literal["agents_snapshot"] = "agents_snapshot"
+    epoch: str
+    seq: int = Field(ge=0)
+    agents: list[AgentInfo]
+    gap: bool = False
     ts: float
 
 
 OrchestratorEvent = Annotated[
-    AgentSpawnedEvent | AgentExitedEvent | AgentStatusChangedEvent,
+    AgentSpawnedEvent | AgentExitedEvent | AgentStatusChangedEvent | AgentsSnapshotEvent,
     Field(discriminator="type"),
 ]
