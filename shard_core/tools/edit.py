@@ -12,6 +12,7 @@ from shard_core.tools.atomic import write_atomic
 from shard_core.tools.diffs import diff_texts
 from shard_core.tools.encoding import decode_text
 from shard_core.tools.guard import check_input, guarded
+from shard_core.tools.notebook_guard import refuse_notebook
 from shard_core.tools.workspace import display_path, resolve_in_workspace
 from shard_core.types import JsonObject, ToolResult
 from shard_core.types.render import DiffDescriptor, RenderDescriptor
@@ -66,7 +67,10 @@ class EditTool:
         target = resolve_in_workspace(input["path"], ctx)
         if isinstance(target, ToolResult):
             return target
-        return await asyncio.to_thread(_edit_file, target, display_path(target, ctx), edits)
+        shown = display_path(target, ctx)
+        if refused := refuse_notebook(self.name, input["path"], target, shown):
+            return refused
+        return await asyncio.to_thread(_edit_file, target, shown, edits)
 
     async def preview(self, input: JsonObject, ctx: ToolContext) -> list[RenderDescriptor]:
         """The diff this call would make, nothing written; [] for a call that would fail
@@ -78,6 +82,8 @@ class EditTool:
         if isinstance(edits, str) or isinstance(target, ToolResult):
             return []
         shown = display_path(target, ctx)
+        if refuse_notebook(self.name, input["path"], target, shown):
+            return []
         change = await asyncio.to_thread(_plan, target, shown, edits)
         if isinstance(change, ToolResult):
             return []

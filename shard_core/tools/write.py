@@ -10,6 +10,7 @@ from shard_core.tools.atomic import write_atomic
 from shard_core.tools.diffs import diff_texts
 from shard_core.tools.encoding import decode_text
 from shard_core.tools.guard import check_input, guarded
+from shard_core.tools.notebook_guard import refuse_notebook
 from shard_core.tools.workspace import display_path, resolve_in_workspace
 from shard_core.types import JsonObject, ToolResult
 from shard_core.types.render import DiffDescriptor, RenderDescriptor
@@ -41,6 +42,8 @@ class WriteTool:
         shown = display_path(target, ctx)
         if target.is_dir():
             return ToolResult.error(f"{shown} is a directory", path=shown)
+        if refused := refuse_notebook(self.name, input["path"], target, shown):
+            return refused
         content: str = input["content"]
         try:
             data = content.encode("utf-8")
@@ -59,6 +62,8 @@ class WriteTool:
         if isinstance(target, ToolResult) or target.is_dir():
             return []
         shown, content = display_path(target, ctx), input["content"]
+        if refuse_notebook(self.name, input["path"], target, shown):
+            return []
         created, old_text = await asyncio.to_thread(_current, target)
         diff = diff_texts(old_text, content)
         status = "created" if created else "modified"
