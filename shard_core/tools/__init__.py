@@ -10,17 +10,22 @@ from shard_core.tools.grep import GrepTool
 from shard_core.tools.ls import LsTool
 from shard_core.tools.read import ReadTool
 from shard_core.tools.sandbox import Sandbox, SandboxPolicy
+from shard_core.tools.tasks import BackgroundTasks
 from shard_core.tools.write import WriteTool
 
 
 def builtin_tools(
-    *, env_passthrough: Collection[str] = (), sandbox: SandboxPolicy | None = None
+    *,
+    env_passthrough: Collection[str] = (),
+    sandbox: SandboxPolicy | None = None,
+    tasks: BackgroundTasks | None = None,
 ) -> list[Tool]:
     """A fresh instance of every built-in tool, in the order the model sees them.
 
     `env_passthrough`: secret variables the bash tool's commands may see anyway (config
-    `tools.env_passthrough`). `sandbox`: how bash commands are confined (config `sandbox`)."""
-    bash = BashTool(env_passthrough=env_passthrough, sandbox=Sandbox(sandbox))
+    `tools.env_passthrough`). `sandbox`: how bash commands are confined (config `sandbox`).
+    `tasks`: where `bash{background: true}` starts its tasks (none: refused)."""
+    bash = BashTool(env_passthrough=env_passthrough, sandbox=Sandbox(sandbox), tasks=tasks)
     return [ReadTool(), WriteTool(), EditTool(), bash, GrepTool(), FindTool(), LsTool()]
 
 

@@ -23,7 +23,8 @@ from shard_core.tools.process import (
     stop_group,
     wait_for_exit,
 )
-from shard_core.tools.sandbox import Sandbox
+from shard_core.tools.sandbox import Launch, Sandbox
+from shard_core.tools.tasks import BackgroundTasks
 from shard_core.types import JsonObject, TextBlock, ToolResult
 from shard_core.types.render import (
     KvDescriptor,
@@ -50,11 +51,11 @@ class BashTool:
         "Run a command with /bin/bash -c in the agent's cwd; stdin is empty, stdout and stderr "
         f"are merged. Times out after `timeout` seconds (default {DEFAULT_TIMEOUT:g}, max "
         f"{MAX_TIMEOUT:g}) and then the whole process group is killed. Output over "
-        f"{(HEAD_BYTES + TAIL_BYTES) // 1000} KB keeps its start and end. Background jobs "
-        "end with the command. It runs in a sandbox (when bubblewrap is available): only the "
-        "workspace and a private /tmp are writable, credential stores and Shard's state are "
-        "hidden, and there is no network unless this agent's sandbox setting allows it. "
-        "Credential variables are removed; git runs no program a repository's config names."
+        f"{(HEAD_BYTES + TAIL_BYTES) // 1000} KB keeps its start and end. `background: true` "
+        "returns a task id at once for servers and long builds (see task_output, task_stop); "
+        "else `&` jobs end with the command. Sandboxed (bubblewrap): only the workspace and a "
+        "private /tmp are writable, credentials and Shard's state are hidden, no network unless "
+        "allowed. Secret variables are removed; git runs no program a repository names."
     )
     input_schema: JsonObject = {
         "type": "object",
@@ -67,6 +68,10 @@ class BashTool:
                 "description": f"Seconds until it is killed (default {DEFAULT_TIMEOUT:g}).",
             },
             "description": {"type": "string", "description": "What the command does, briefly."},
+            "background": {
+                "type": "boolean",
+                "description": "Run as a background task; returns its id at once.",
+            },
         },
         "required": ["command"],
         "additionalProperties": False,
@@ -80,8 +85,10 @@ class BashTool:
         shell: str = "/bin/bash",
         env_passthrough: Collection[str] = (),
         sandbox: Sandbox | None = None,
+        tasks: BackgroundTasks | None = None,
     ) -> None:
         self.kill_grace = kill_grace
+        self.tasks = tasks
         self.shell = shell
         self.sandbox = sandbox or Sandbox()
         self.env_passthrough = frozenset(env_passthrough)
@@ -108,6 +115,9 @@ class BashTool:
         launch = await self.sandbox.launch([self.shell, "-c", command], ctx, env)
         if isinstance(launch, str):
             return ToolResult.error(launch, command=command, sandbox="required")
+        if input.get("background"):
+            deadline = float(input["timeout"]) if "timeout" in input else None
+            return await self._background(command, launch, ctx, env, deadline)
         started = time.monotonic()
         proc = await start_group(
             *launch.argv,
@@ -128,6 +138,39 @@ class BashTool:
         took = time.monotonic() - started
         run = _Run(command, outcome, proc.returncode, output, took, timeout, lingered)
         return run.result(launch.sandbox)
+
+    async def _background(
+        self,
+        command: str,
+        launch: Launch,
+        ctx: ToolContext,
+        env: dict[str, str],
+        seconds: float | None,
+    ) -> ToolResult:
+        """Start the command as a task this agent process owns, and return at once."""
+        if self.tasks is None:
+            return ToolResult.error(
+                "background tasks are not available in this agent; run it in the foreground",
+                command=command,
+            )
+        task = await self.tasks.start(
+            launch.argv, command=command, cwd=ctx.cwd, env=env,
+            sandbox=launch.sandbox, seconds=seconds,
+        )  # fmt: skip
+        if isinstance(task, str):
+            return ToolResult.error(task, command=command)
+        text = (
+            f"started background task {task.id}; it keeps running after this turn. "
+            f"Read its output with task_output{{id: {task.id}}}, stop it with task_stop. "
+            "You will be told when it ends."
+        )
+        pairs = [KvPair(k="command", v=command), KvPair(k="background task", v=task.id)]
+        return ToolResult.ok(
+            text,
+            KvDescriptor(pairs=pairs),
+            command=command, task_id=task.id, background=True,
+            log=str(task.log), sandbox=launch.sandbox,
+        )  # fmt: skip
 
     async def _supervise(
         self,
