@@ -1,0 +1,262 @@
+"""WorkspaceKernel: the companion kernel an agent runs user code in, through jupyter_client.
+
+The agent's own kernel is the `shard` kernel; code the agent runs for the user (python_exec,
+notebook_run) goes to this second kernel — by default a `python3` kernel started in the agent's
+cwd on first use, or an already running kernel named by its connection file (the notebook's own
+kernel, for `%shard new --notebook this`). A call that is cancelled (the turn's abort) or runs
+past its timeout interrupts the kernel, so a `time.sleep(60)` stops at once and the kernel and
+its variables survive. The environment a started kernel gets has every secret scrubbed, as bash's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import zmq
+from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.manager import AsyncKernelManager
+
+from shard_core.tools.environment import scrubbed_env
+
+Json = dict[str, Any]
+OutputHook = Callable[[Json], None]
+
+READY_TIMEOUT = 60.0
+DRAIN_TIMEOUT = 10.0
+"""after an interrupt: how long to wait for the kernel to report the cell finished"""
+_OUTPUT_TYPES = frozenset({"stream", "display_data", "execute_result", "error"})
+
+
+class KernelError(Exception):
+    """The workspace kernel could not be started or reached; the message is for the model."""
+
+
+@dataclass
+class Execution:
+    """One execute request's outcome, outputs as nbformat output dicts."""
+
+    outputs: list[Json] = field(default_factory=list[Json])
+    execution_count: int | None = None
+    status: str = "ok"
+    interrupted: bool = False
+    timed_out: bool = False
+
+    @property
+    def error(self) -> Json | None:
+        return next((o for o in self.outputs if o.get("output_type") == "error"), None)
+
+
+class WorkspaceKernel:
+    def __init__(
+        self,
+        cwd: Path,
+        *,
+        kernel_name: str = "python3",
+        connection_file: Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.cwd = cwd
+        self.kernel_name = kernel_name
+        self.connection_file = connection_file
+        self._env = env
+        self.manager: AsyncKernelManager | None = None
+        self.client: AsyncKernelClient | None = None
+        self.language: str | None = None
+        self._folder: Path | None = None
+        self._lock = asyncio.Lock()
+        self._starting = asyncio.Lock()
+
+    @property
+    def owned(self) -> bool:
+        """Whether this object started the kernel (and so may restart and shut it down)."""
+        return self.connection_file is None
+
+    @property
+    def running(self) -> bool:
+        return self.client is not None
+
+    def describe(self) -> str:
+        if not self.owned:
+            return f"the notebook's own kernel ({self.connection_file})"
+        state = "running" if self.running else "not started yet"
+        return f"a {self.kernel_name} kernel in {self.cwd} ({state})"
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def ensure(self) -> AsyncKernelClient:
+        async with self._starting:
+            if self.client is None:
+                self.client = await self._connect()
+            return self.client
+
+    async def _connect(self) -> AsyncKernelClient:
+        if self.connection_file is not None:
+            client = AsyncKernelClient()
+            client.load_connection_file(str(self.connection_file))
+        else:
+            env = scrubbed_env(self._env if self._env is not None else os.environ)
+            self.manager = AsyncKernelManager(kernel_name=self.kernel_name, **self._sockets())
+            try:
+                await self.manager.start_kernel(cwd=str(self.cwd), env=env)
+            except Exception as exc:
+                self.manager = None
+                raise KernelError(f"cannot start a {self.kernel_name!r} kernel: {exc}") from None
+            client = self.manager.client()
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=READY_TIMEOUT)
+            info = await _kernel_info(client)
+        except (RuntimeError, TimeoutError) as exc:
+            client.stop_channels()
+            await self._stop_manager()
+            raise KernelError(f"the workspace kernel did not become ready: {exc}") from None
+        self.language = str(info.get("language_info", {}).get("name", "")) or None
+        return client
+
+    def _sockets(self) -> dict[str, str]:
+        """Unix sockets in a private folder (no TCP port on a shared host), where libzmq can."""
+        if not zmq.has("ipc"):
+            return {}
+        self._folder = Path(tempfile.mkdtemp(prefix="shard-ws-", dir="/tmp"))
+        return {
+            "transport": "ipc",
+            "ip": str(self._folder / "k"),
+            "connection_file": str(self._folder / "kernel.json"),
+        }
+
+    async def restart(self) -> str:
+        async with self._lock:
+            if not self.owned:
+                raise KernelError(
+                    "the workspace kernel is the notebook's own kernel; restart it from the "
+                    "notebook (Kernel → Restart), not from the agent"
+                )
+            if self.manager is None or self.client is None:
+                await self.ensure()
+                return f"started {self.describe()}"
+            await self.manager.restart_kernel(now=True)
+            await self.client.wait_for_ready(timeout=READY_TIMEOUT)
+            return f"restarted {self.describe()}; every variable is gone"
+
+    async def interrupt(self) -> None:
+        if self.manager is not None:
+            await self.manager.interrupt_kernel()
+        elif self.client is not None:
+            # A kernel we did not start: ask it over the control channel (ipykernel signals
+            # itself).
+            self.client.control_channel.send(self.client.session.msg("interrupt_request", {}))
+
+    async def shutdown(self) -> None:
+        client, self.client = self.client, None
+        if client is not None:
+            client.stop_channels()
+        await self._stop_manager()
+
+    async def _stop_manager(self) -> None:
+        manager, self.manager = self.manager, None
+        if manager is not None:
+            with contextlib.suppress(Exception):
+                await manager.shutdown_kernel(now=True)
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
+
+    # ------------------------------------------------------------ running code
+
+    async def execute(
+        self,
+        code: str,
+        *,
+        limit: float,
+        on_output: OutputHook | None = None,
+        silent: bool = False,
+    ) -> Execution:
+        """Run `code` for at most `limit` seconds; cancelling this call (the turn's abort)
+        interrupts the kernel first."""
+        client = await self.ensure()
+        async with self._lock:
+            msg_id = client.execute(code, silent=silent, store_history=not silent,
+                                    allow_stdin=False)  # fmt: skip
+            run = Execution()
+            collect = asyncio.ensure_future(self._collect(client, msg_id, run, on_output))
+            try:
+                await asyncio.wait_for(asyncio.shield(collect), limit)
+            except TimeoutError:
+                run.timed_out = run.interrupted = True
+                await self._interrupt_and_drain(collect)
+            except asyncio.CancelledError:
+                run.interrupted = True
+                await asyncio.shield(self._interrupt_and_drain(collect))
+                raise
+            run.execution_count, run.status = await _reply(client, msg_id, run)
+            return run
+
+    async def _interrupt_and_drain(self, collect: asyncio.Future[None]) -> None:
+        await self.interrupt()
+        try:
+            await asyncio.wait_for(collect, DRAIN_TIMEOUT)
+        except (TimeoutError, asyncio.CancelledError):
+            collect.cancel()
+
+    async def _collect(
+        self, client: AsyncKernelClient, msg_id: str, run: Execution, hook: OutputHook | None
+    ) -> None:
+        while True:
+            msg = await client.get_iopub_msg()
+            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind = msg["msg_type"]
+            if kind == "status" and msg["content"].get("execution_state") == "idle":
+                return
+            if kind == "clear_output":
+                run.outputs.clear()
+            elif kind in _OUTPUT_TYPES:
+                output = dict(nbformat.v4.output_from_msg(msg))
+                _merge(run.outputs, output)
+                if hook is not None:
+                    hook(output)
+
+
+def _merge(outputs: list[Json], output: Json) -> None:
+    """Consecutive writes to the same stream become one output, as a notebook shows them."""
+    last = outputs[-1] if outputs else None
+    if (
+        last is not None
+        and output["output_type"] == "stream"
+        and last.get("output_type") == "stream"
+        and last.get("name") == output.get("name")
+    ):
+        last["text"] = str(last["text"]) + str(output["text"])
+        return
+    outputs.append(output)
+
+
+async def _kernel_info(client: AsyncKernelClient) -> Json:
+    msg_id = client.kernel_info()
+    while True:
+        reply = await client.get_shell_msg(timeout=READY_TIMEOUT)
+        if reply.get("parent_header", {}).get("msg_id") == msg_id:
+            return dict(reply["content"])
+
+
+async def _reply(client: AsyncKernelClient, msg_id: str, run: Execution) -> tuple[int | None, str]:
+    """The execute_reply's count and status (other replies, e.g. from an earlier interrupted
+    request, are skipped)."""
+    try:
+        async with asyncio.timeout(DRAIN_TIMEOUT):
+            while True:
+                reply = await client.get_shell_msg()
+                if reply.get("parent_header", {}).get("msg_id") == msg_id:
+                    content = reply["content"]
+                    return content.get("execution_count"), str(content.get("status", "ok"))
+    except TimeoutError:
+        return None, "error" if run.error else "aborted"
