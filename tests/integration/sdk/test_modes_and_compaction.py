@@ -98,6 +98,8 @@ async def test_plan_then_build_carries_the_active_plan_and_a_fork_does_not(home:
             "find",
             "ls",
             "recall",
+            "task_status",
+            "task_output",
         }
         agent.set_mode("build")
         await agent.run("do it")
