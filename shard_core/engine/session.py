@@ -28,7 +28,7 @@ from shard_core.contracts.compactor import ObservingCompactor
 from shard_core.engine.compaction import live_context
 from shard_core.engine.events import EventStream
 from shard_core.engine.projection import Projector
-from shard_core.engine.prompt import assemble
+from shard_core.engine.prompt import SectionSource, assemble, contributed_sections
 from shard_core.engine.registry import ToolRegistryImpl
 from shard_core.engine.retry import RetryPolicy
 from shard_core.engine.session_store import SessionStore
@@ -93,6 +93,7 @@ class AgentSession:
         stable_sections: Sequence[SystemSection],
         compactor: Compactor | None = None,
         events: EventStream | None = None,
+        section_sources: Sequence[SectionSource] = (),
     ) -> None:
         if config.mode not in modes:
             raise ConfigError(f"unknown mode {config.mode!r}; known: {', '.join(sorted(modes))}")
@@ -105,6 +106,8 @@ class AgentSession:
         self.compactor = compactor
         self.events = events or EventStream(config.agent_id)
         self.stable_sections = list(stable_sections)
+        self.section_sources = list(section_sources)
+        """extensions' `prompt_sections` sources, asked again for every request's branch"""
         self.meter = UsageMeter(context_window=provider.context_window)
         self.status: AgentStatus = "idle"
         self.mode = self._restore_mode(config.mode)
@@ -190,9 +193,11 @@ class AgentSession:
         return ModeContext(branch=self.store.branch())
 
     def system_sections(self) -> list[SystemSection]:
-        summary, _ = live_context(self.store.branch())
+        branch = self.store.branch()
+        summary, _ = live_context(branch)
         mode_section = self.modes[self.mode].prompt_section(self.mode_context())
-        return assemble(self.stable_sections, mode_section, summary)
+        offered = contributed_sections(self.section_sources, branch)
+        return assemble([*self.stable_sections, *offered], mode_section, summary)
 
     async def compact(self, reason: str = "manual") -> CompactionEvent | None:
         """Compact now (at a boundary: never call this while a turn runs a tool)."""

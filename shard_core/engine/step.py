@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
+
+from pydantic import ValidationError
 
 from shard_core.contracts import PermissionQuery, ToolContext, tool_spec
 from shard_core.engine.compaction import live_context
@@ -20,11 +22,13 @@ from shard_core.types import (
     AssistantMessage,
     CheckpointEntry,
     ContextCheckpoint,
+    JsonObject,
     MessageDetails,
     MessageDone,
     MessageEntry,
     ProviderRequest,
     RequestRecord,
+    SkillCheckpoint,
     SystemSection,
     TextDelta,
     ThinkingDelta,
@@ -234,6 +238,9 @@ class StepRunner:
                 turn_id=self.turn_id,
             ),
         )
+        intent = result.details.get("checkpoint")
+        if isinstance(intent, dict) and not result.is_error:
+            self._persist_intent(cast(JsonObject, intent), entry.id)
         if call in self._unanswered:
             self._unanswered.remove(call)
         s.meter.grow(result.text)
@@ -245,6 +252,15 @@ class StepRunner:
             entry_id=entry.id,
             result=result,
         )
+
+    def _persist_intent(self, intent: JsonObject, result_id: str) -> None:
+        """A tool's checkpoint intent (`details["checkpoint"]`), linked to its result. Only a
+        skill activation: a tool must not be able to write a mode or a plan."""
+        try:
+            checkpoint = SkillCheckpoint.model_validate({**intent, "source_entry_id": result_id})
+        except ValidationError:
+            return  # not an intent a tool may emit; the result itself is logged already
+        self.session.store.append(CheckpointEntry, checkpoint)
 
     @property
     def unanswered(self) -> list[ToolCallBlock]:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Any, TypeGuard, cast
+from typing import Any
 
-import yaml
+from shard_core.engine.frontmatter import MAX_NAME, split_front_matter, valid_name
 
-NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 METADATA_KEYS = (
     "license",
@@ -22,6 +19,8 @@ METADATA_KEYS = (
 )
 """standard keys kept for inspection; none of them changes what the harness does"""
 
+__all__ = ["MAX_DESCRIPTION", "METADATA_KEYS", "ParsedSkill", "parse_skill", "valid_name"]
+
 
 @dataclass(frozen=True)
 class ParsedSkill:
@@ -31,29 +30,12 @@ class ParsedSkill:
     metadata: dict[str, Any]
 
 
-def valid_name(name: object) -> TypeGuard[str]:
-    """Kebab-case, at most 64 characters: never a path, so never a traversal."""
-    return (
-        isinstance(name, str) and len(name) <= MAX_NAME and NAME_PATTERN.fullmatch(name) is not None
-    )
-
-
 def parse_skill(text: str) -> ParsedSkill | str:
     """The parsed skill, or a sentence saying why the file is not one."""
-    text = text.removeprefix("\ufeff")
-    lines = text.splitlines(keepends=True)
-    if not lines or lines[0].strip() != "---":
-        return "no front-matter: SKILL.md must start with a `---` line"
-    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
-    if end is None:
-        return "the front-matter has no closing `---` line"
-    try:
-        loaded: object = yaml.safe_load("".join(lines[1:end]))
-    except yaml.YAMLError as exc:
-        return f"the front-matter is not valid YAML: {exc}"
-    if not isinstance(loaded, dict):
-        return "the front-matter is not a mapping of keys to values"
-    front = cast(dict[str, Any], loaded)
+    split = split_front_matter(text, "SKILL.md")
+    if isinstance(split, str):
+        return split
+    front, body = split
     name, description = front.get("name"), front.get("description")
     if not valid_name(name):
         return f"name {name!r} is not kebab-case (a-z, 0-9, single hyphens, at most {MAX_NAME})"
@@ -62,5 +44,4 @@ def parse_skill(text: str) -> ParsedSkill | str:
     if len(description) > MAX_DESCRIPTION:
         return f"description is {len(description)} characters; the limit is {MAX_DESCRIPTION}"
     metadata = {k: front[k] for k in METADATA_KEYS if k in front}
-    body = "".join(lines[end + 1 :]).strip("\n")
     return ParsedSkill(name, " ".join(description.split()), body, metadata)

@@ -2,7 +2,8 @@
 
 The name is looked up only in the live registry (a name, never a path), and SKILL.md is read
 again on every call so the model sees the file as it is now. A rendered result over 128 KiB is
-an explicit error, never a truncated body, and records no activation.
+an explicit error, never a truncated body, and records no activation; a successful load asks
+the turn loop for an activation checkpoint (see activation.py).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from html import escape
 
+from shard_core.capabilities.skills.activation import activation_intent
 from shard_core.capabilities.skills.discovery import read_skill
 from shard_core.capabilities.skills.frontmatter import valid_name
 from shard_core.capabilities.skills.registry import SkillRecord, SkillRegistry
@@ -93,4 +95,5 @@ def load(record: SkillRecord) -> ToolResult:
     return ToolResult.ok(
         text,
         skill={"name": record.name, "path": str(record.path), "directory": str(record.directory)},
+        checkpoint=activation_intent(record.name, str(record.path)),
     )

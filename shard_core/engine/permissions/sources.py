@@ -96,9 +96,12 @@ def load_rules(
     allow: Sequence[str] = (),
     deny: Sequence[str] = (),
     home: Path | None = None,
+    added: RuleSet | None = None,
 ) -> RuleSet:
-    """Every rule that applies to an agent working in `cwd`."""
+    """Every rule that applies to an agent working in `cwd`; `added` (an agent definition's
+    rules, with their own source) ranks just after the per-run flags."""
     rules = RuleSet.parse("--deny flag", deny=deny) + RuleSet.parse("--allow flag", allow=allow)
+    rules += added or RuleSet()
     user_dir = Path(os.path.realpath((home or shard_home()) / "rules"))
     for directory in _project_rule_dirs(cwd):
         if Path(os.path.realpath(directory)) != user_dir:

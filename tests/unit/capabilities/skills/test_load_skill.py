@@ -45,7 +45,9 @@ async def test_public_package_loads_complete_body_and_directory(name: str, tmp_p
             "name": name,
             "path": str(directory / "SKILL.md"),
             "directory": str(directory),
-        }
+        },
+        # the activation checkpoint the turn loop persists, linked to this result
+        "checkpoint": {"kind": "skill", "name": name, "path": str(directory / "SKILL.md")},
     }
 
 
