@@ -46,6 +46,8 @@ from shard_core.protocol.orchestrator import HeadlessPolicy
 from shard_core.providers.models import create_provider, parse_model, resolve_default_model
 from shard_core.tools import builtin_tools
 from shard_core.tools.sandbox import SandboxPolicy
+from shard_core.tools.task_tools import tasks_extension
+from shard_core.tools.tasks import BackgroundTasks
 from shard_core.types import PermissionDetails, PermissionEntry, SystemSection
 from shard_core.types.errors import ConfigError
 
@@ -154,11 +156,15 @@ class Agent:
 
 
 def _bundled(
-    config: ShardConfig, env: Mapping[str, str], lineage: Callable[[], list[Path]]
+    config: ShardConfig,
+    env: Mapping[str, str],
+    lineage: Callable[[], list[Path]],
+    tasks: BackgroundTasks,
 ) -> list[tuple[str, Extension]]:
     def tools(api: ExtensionApi) -> None:
         sandbox = _sandbox_policy(config)
-        for tool in builtin_tools(env_passthrough=config.tools.env_passthrough, sandbox=sandbox):
+        passthrough = config.tools.env_passthrough
+        for tool in builtin_tools(env_passthrough=passthrough, sandbox=sandbox, tasks=tasks):
             api.register_tool(tool)
 
     def modes(api: ExtensionApi) -> None:
@@ -188,6 +194,7 @@ def _bundled(
         ("shard.providers", providers),
         ("shard.compaction", compaction),
         ("shard.recall", recall),
+        ("shard.tasks", tasks_extension(tasks)),
     ]
 
 
@@ -197,7 +204,11 @@ def _sandbox_policy(config: ShardConfig) -> SandboxPolicy:
 
 
 async def _install(
-    host: ExtensionHost, opts: AgentOptions, config: ShardConfig, store: SessionStore
+    host: ExtensionHost,
+    opts: AgentOptions,
+    config: ShardConfig,
+    store: SessionStore,
+    tasks: BackgroundTasks,
 ) -> None:
     env = opts.env if opts.env is not None else os.environ
     home = (opts.home or shard_home()).expanduser()
@@ -206,7 +217,7 @@ async def _install(
     def lineage() -> list[Path]:
         return [s.path for s in reversed(store.ancestors)] + [store.path]
 
-    for name, extension in [*_bundled(config, env, lineage), *opts.extensions]:
+    for name, extension in [*_bundled(config, env, lineage, tasks), *opts.extensions]:
         await host.install(name, extension)
     await host.install_entry_points()
     await host.install_folder(home / "extensions", trusted=True)
@@ -274,10 +285,13 @@ async def create_agent(
     store = _open_store(opts, home, root, agent_id)
     host = ExtensionHost()
     host.bind_ui(opts.extension_ui or opts.ui)
+    # Background task logs live beside the session log; a finished task steers the session.
+    tasks = BackgroundTasks(store.path.with_suffix(".tasks"))
     try:
-        await _install(host, opts, config, store)
+        await _install(host, opts, config, store, tasks)
         agent = _assemble(opts, host, store, config, (root, model_spec, demo, agent_id))
         agent.definitions = definitions
+        tasks.notify = agent.session.steer
         return agent
     except BaseException:
         store.close()
