@@ -14,8 +14,9 @@ The forms, and what each one matches:
   outside needs a rule that names it with an absolute or `~` pattern.
 - `mcp__server__tool`, `mcp__server__*` and `mcp__server` (every tool of that server).
 
-Tool names are case-insensitive. As in Claude Code, an `Edit` rule also covers `write`, and a
-`Read` rule also covers `grep`, `find` and `ls`.
+Tool names are case-insensitive, and CamelCase names the snake_case tool (`PythonExec` is
+`python_exec`). As in Claude Code, an `Edit` rule also covers `write` (and `notebook_edit`), and a
+`Read` rule also covers `grep`, `find`, `ls` (and `notebook_read`).
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ __all__ = [
     "parse_rule",
 ]
 
-PATH_TOOLS = frozenset({"read", "write", "edit", "grep", "find", "ls"})
+PATH_TOOLS = frozenset(
+    {"read", "write", "edit", "grep", "find", "ls", "notebook_read", "notebook_edit"}
+)
 DISPLAY_NAMES = {
     "bash": "Bash",
     "read": "Read",
@@ -48,9 +51,18 @@ DISPLAY_NAMES = {
     "grep": "Grep",
     "find": "Find",
     "ls": "Ls",
+    "notebook_read": "NotebookRead",
+    "notebook_edit": "NotebookEdit",
+    "notebook_run": "NotebookRun",
+    "python_exec": "PythonExec",
 }
-# Which query tools a rule written for a tool also covers (Claude Code semantics).
-_COVERS = {"edit": frozenset({"edit", "write"}), "read": frozenset({"read", "grep", "find", "ls"})}
+# Which query tools a rule written for a tool also covers (Claude Code semantics); a notebook
+# edit is an edit of that path, a notebook read a read of it.
+_COVERS = {
+    "edit": frozenset({"edit", "write", "notebook_edit"}),
+    "read": frozenset({"read", "grep", "find", "ls", "notebook_read"}),
+}
+_WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _RULE = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_\-]*\*?)(?:\((?P<spec>.*)\))?", re.DOTALL)
 _MCP = re.compile(r"mcp__(?P<server>[A-Za-z0-9_\-]+?)(?:__(?P<tool>[A-Za-z0-9_\-]+|\*))?")
 _GLOB_CHARS = frozenset("*?[")
@@ -158,7 +170,8 @@ def _build(text: str, name: str, spec: str | None) -> Rule:
         return Rule(text, name)
     if name.endswith("*"):
         raise ValueError("'*' is only allowed in mcp__server__* rules")
-    tool = name.lower()
+    # `PythonExec` names the tool `python_exec`: rules are written in CamelCase, tools in snake.
+    tool = _WORD_BOUNDARY.sub("_", name).lower()
     if spec is None or (spec.strip() == "*" and tool == "bash"):
         return Rule(text, tool)
     if tool == "bash":
@@ -167,7 +180,8 @@ def _build(text: str, name: str, spec: str | None) -> Rule:
     if tool in PATH_TOOLS:
         return Rule(text, tool, path=parse_path_pattern(spec))
     raise ValueError(
-        f"{name}(…) takes no specifier; only Bash, Read, Edit, Write, Grep, Find and Ls do"
+        f"{name}(…) takes no specifier; only Bash, Read, Edit, Write, Grep, Find, Ls, "
+        "NotebookRead and NotebookEdit do"
     )
 
 
