@@ -84,6 +84,13 @@ class ToolsConfig(_Config):
     """Variables commands may see although they look like secrets (all others are removed)."""
 
 
+class SubagentsConfig(_Config):
+    names: list[str] = Field(default_factory=list[str])
+    """Friendly names for subagents, before the bundled pool (invalid entries are dropped)."""
+    concurrency: int = Field(default=4, ge=1, le=32)
+    """How many children of one parallel job run at once."""
+
+
 class ShardConfig(_Config):
     model: str | None = None
     providers: dict[str, ProviderConfig] = Field(default_factory=dict[str, ProviderConfig])
@@ -92,6 +99,7 @@ class ShardConfig(_Config):
     permissions: PermissionsConfig = Field(default_factory=PermissionsConfig)
     compaction: CompactionConfig = Field(default_factory=CompactionConfig)
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
     prices: dict[str, Price] = Field(default_factory=dict[str, Price])
     context_windows: dict[str, int] = Field(default_factory=dict[str, int])
     mcp_servers: dict[str, dict[str, object]] = Field(
