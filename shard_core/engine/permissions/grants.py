@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,8 @@ class Grant:
     rule: Rule
     granted_by: str
     ts: float
+    pins: Mapping[str, str] = field(default_factory=dict[str, str])
+    """MCP tool name → the hash of the description and schema approved (see pins.py)"""
 
     @property
     def text(self) -> str:
@@ -58,16 +61,39 @@ class GrantStore:
     def rules(self) -> list[Rule]:
         return [grant.rule for grant in self.grants()]
 
-    def add(self, rule: str, granted_by: str) -> Grant:
-        """Save `rule` (parsed first); an existing identical grant is returned unchanged."""
+    def add(self, rule: str, granted_by: str, pins: Mapping[str, str] | None = None) -> Grant:
+        """Save `rule` (parsed first); an existing identical grant is returned unchanged, except
+        that `pins` (MCP tool → approved hash) are merged into it."""
         parsed = parse_rule(rule)
         self._writable()
         existing = next((g for g in self._grants if g.text == parsed.text), None)
         if existing is not None:
-            return existing
-        grant = Grant(parsed, granted_by, time.time())
+            if not pins or all(existing.pins.get(k) == v for k, v in pins.items()):
+                return existing
+            merged = Grant(
+                existing.rule, existing.granted_by, existing.ts, {**existing.pins, **pins}
+            )
+            self._save([merged if g is existing else g for g in self._grants])
+            return merged
+        grant = Grant(parsed, granted_by, time.time(), dict(pins or {}))
         self._save([*self._grants, grant])
         return grant
+
+    def repin(self, tool: str, pin: str) -> int:
+        """A person re-approved `tool` as it is now: every grant pinned to it takes `pin`."""
+        self._writable()
+        changed = [
+            Grant(g.rule, g.granted_by, g.ts, {**g.pins, tool: pin}) if tool in g.pins else g
+            for g in self._grants
+        ]
+        count = sum(1 for old, new in zip(self._grants, changed, strict=True) if old is not new)
+        if count:
+            self._save(changed)
+        return count
+
+    def pins(self, tool: str) -> set[str]:
+        """Every hash a grant pinned for `tool` (empty: never approved for always)."""
+        return {g.pins[tool] for g in self.grants() if tool in g.pins}
 
     def revoke(self, rule: str) -> bool:
         """Remove the grant whose rule text is `rule`; False when there is none."""
@@ -89,7 +115,7 @@ class GrantStore:
     def _save(self, grants: list[Grant]) -> None:
         payload = {
             "version": _VERSION,
-            "grants": [{"rule": g.text, "granted_by": g.granted_by, "ts": g.ts} for g in grants],
+            "grants": [_encode(g) for g in grants],
         }
         write_private(self.path, (json.dumps(payload, indent=2) + "\n").encode("utf-8"))
         self._grants = grants
@@ -116,10 +142,18 @@ class GrantStore:
             self.problem = f"grants file {self.path} is unreadable: {exc}"
 
 
+def _encode(grant: Grant) -> dict[str, Any]:
+    entry: dict[str, Any] = {"rule": grant.text, "granted_by": grant.granted_by, "ts": grant.ts}
+    if grant.pins:
+        entry["pins"] = dict(grant.pins)
+    return entry
+
+
 class _GrantEntry(BaseModel):
     rule: str
     granted_by: str = "unknown"
     ts: float = 0.0
+    pins: dict[str, str] = {}
 
 
 class _GrantsFile(BaseModel):
@@ -134,4 +168,4 @@ def _decode(data: Any) -> list[Grant]:
         raise ValueError(
             f'expected {{"version": 1, "grants": [...]}} ({exc.error_count()} problem(s))'
         ) from None
-    return [Grant(parse_rule(e.rule), e.granted_by, e.ts) for e in parsed.grants]
+    return [Grant(parse_rule(e.rule), e.granted_by, e.ts, e.pins) for e in parsed.grants]
