@@ -40,9 +40,10 @@ from shard_core.engine.permissions.answers import (
 )
 from shard_core.engine.permissions.asking import Asker
 from shard_core.engine.permissions.explain import Explanation, explain
-from shard_core.engine.permissions.grants import GrantStore
+from shard_core.engine.permissions.grants import Grant, GrantStore
 from shard_core.engine.permissions.headless import HeadlessPolicy
 from shard_core.engine.permissions.pending import PendingRequests, RespondResult
+from shard_core.engine.permissions.pins import is_pinned_name, tool_pin
 from shard_core.engine.permissions.preview import call_preview
 from shard_core.engine.permissions.sources import RuleSet, load_rules
 from shard_core.types import Allow, Ask, Decision, Deny, PermissionDetails
@@ -99,13 +100,10 @@ class RuleGate:
         trust_project: bool = False,
         allow: tuple[str, ...] = (),
         deny: tuple[str, ...] = (),
-        added: RuleSet | None = None,
         **options: Any,
     ) -> RuleGate:
         """The usual wiring: every rule source, the agent's grants, the config's headless policy."""
-        rules = load_rules(
-            cwd, config, trust_project=trust_project, allow=allow, deny=deny, added=added
-        )
+        rules = load_rules(cwd, config, trust_project=trust_project, allow=allow, deny=deny)
         return cls(
             rules=rules,
             grants=GrantStore(agent_id),
@@ -119,7 +117,7 @@ class RuleGate:
 
     def explain(self, query: PermissionQuery) -> Explanation:
         tool = self._tools(query.tool) if self._tools else None
-        grants = self.grants.rules()
+        grants = [g.rule for g in self.grants.grants() if _grant_applies(g, query.tool, tool)]
         return explain(query, self.rules, grants=grants, mode=self.mode, tool=tool)
 
     def evaluate(self, query: PermissionQuery) -> Decision:
@@ -179,7 +177,7 @@ class RuleGate:
     async def _settle(
         self, query: PermissionQuery, request_id: str, answer: PermissionAnswer, *, asked: bool
     ) -> PermissionOutcome:
-        answer, granted = self._save_grant(answer)
+        answer, granted = self._save_grant(answer, query)
         details = decision_details(query, request_id, answer)
         try:
             await self._record(details)
@@ -201,13 +199,18 @@ class RuleGate:
             announce_resolved(self._events, request_id, details)
         return outcome_of(details)
 
-    def _save_grant(self, answer: PermissionAnswer) -> tuple[PermissionAnswer, str | None]:
-        """Store an allow_always rule; returns the rule if it is new (to undo on failure)."""
+    def _save_grant(
+        self, answer: PermissionAnswer, query: PermissionQuery
+    ) -> tuple[PermissionAnswer, str | None]:
+        """Store an allow_always rule; returns the rule if it is new (to undo on failure). An
+        MCP tool's grant is pinned to the description and schema the person saw (pins.py)."""
         if answer.decision != "allow_always" or not answer.rule:
             return answer, None
+        tool = self._tools(query.tool) if self._tools and is_pinned_name(query.tool) else None
+        pins = {query.tool: tool_pin(tool)} if tool is not None else None
         try:
             known = {g.text for g in self.grants.grants()}
-            grant = self.grants.add(answer.rule, answer.decided_by)
+            grant = self.grants.add(answer.rule, answer.decided_by, pins)
         except (ConfigError, OSError) as exc:
             reason = f"allowed once; the grant could not be saved: {exc}"
             return replace(answer, decision="allow", reason=reason), None
@@ -244,3 +247,10 @@ class RuleGate:
     ) -> RespondResult:
         """Take a question back (an interrupted turn): the call is denied, source "abort"."""
         return self.asker.withdraw(request_id, reason, by)
+
+
+def _grant_applies(grant: Grant, name: str, tool: Tool | None) -> bool:
+    """An MCP grant counts only for a tool whose description and schema are those approved."""
+    if not is_pinned_name(name) or not is_pinned_name(grant.rule.tool):
+        return True
+    return tool is not None and grant.pins.get(name) == tool_pin(tool)
