@@ -62,6 +62,8 @@ def apply_operations(doc: NotebookFile, operations: list[Any]) -> list[Change]:
 
 def _apply(doc: NotebookFile, op: Json) -> list[Change]:
     kind = op["op"]
+    if kind not in OPS:
+        raise NotebookError(f"unknown op {kind!r}; known: {', '.join(OPS)}")
     if kind == "insert":
         return [_insert(doc, op)]
     if kind == "clear_outputs" and "id" not in op:

@@ -22,7 +22,7 @@ from typing import Any
 
 import nbformat
 import zmq
-from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 
 from shard_core.tools.environment import scrubbed_env
@@ -58,7 +58,7 @@ class Execution:
 class WorkspaceKernel:
     def __init__(
         self,
-        cwd: Path,
+        cwd: Path | None = None,
         *,
         kernel_name: str = "python3",
         connection_file: Path | None = None,
@@ -92,8 +92,11 @@ class WorkspaceKernel:
 
     # ------------------------------------------------------------ lifecycle
 
-    async def ensure(self) -> AsyncKernelClient:
+    async def ensure(self, cwd: Path | None = None) -> AsyncKernelClient:
+        """The running kernel's client; the first call starts the kernel (in `cwd`, the
+        calling agent's, unless one was given at construction)."""
         async with self._starting:
+            self.cwd = self.cwd or cwd
             if self.client is None:
                 self.client = await self._connect()
             return self.client
@@ -106,7 +109,7 @@ class WorkspaceKernel:
             env = scrubbed_env(self._env if self._env is not None else os.environ)
             self.manager = AsyncKernelManager(kernel_name=self.kernel_name, **self._sockets())
             try:
-                await self.manager.start_kernel(cwd=str(self.cwd), env=env)
+                await self.manager.start_kernel(cwd=str(self.cwd or Path.cwd()), env=env)
             except Exception as exc:
                 self.manager = None
                 raise KernelError(f"cannot start a {self.kernel_name!r} kernel: {exc}") from None
@@ -133,7 +136,7 @@ class WorkspaceKernel:
             "connection_file": str(self._folder / "kernel.json"),
         }
 
-    async def restart(self) -> str:
+    async def restart(self, cwd: Path | None = None) -> str:
         async with self._lock:
             if not self.owned:
                 raise KernelError(
@@ -141,7 +144,7 @@ class WorkspaceKernel:
                     "notebook (Kernel → Restart), not from the agent"
                 )
             if self.manager is None or self.client is None:
-                await self.ensure()
+                await self.ensure(cwd)
                 return f"started {self.describe()}"
             await self.manager.restart_kernel(now=True)
             await self.client.wait_for_ready(timeout=READY_TIMEOUT)
@@ -179,10 +182,11 @@ class WorkspaceKernel:
         limit: float,
         on_output: OutputHook | None = None,
         silent: bool = False,
+        cwd: Path | None = None,
     ) -> Execution:
         """Run `code` for at most `limit` seconds; cancelling this call (the turn's abort)
         interrupts the kernel first."""
-        client = await self.ensure()
+        client = await self.ensure(cwd)
         async with self._lock:
             msg_id = client.execute(code, silent=silent, store_history=not silent,
                                     allow_stdin=False)  # fmt: skip
