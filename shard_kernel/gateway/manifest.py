@@ -38,6 +38,10 @@ class AgentManifest(BaseModel):
     created: float = Field(default_factory=time.time)
     notebook: str | None = None
     """The notebook (a path under the server's root) whose `shard` kernel became this agent."""
+    parent_agent_id: str | None = None
+    """The agent that launched this one as a subagent (jobs/), if any."""
+    alias: str | None = None
+    """A subagent's friendly name among its parent's children ("Juniper", "Juniper 2")."""
 
 
 def new_agent_id() -> str:
