@@ -23,6 +23,11 @@ from typing import Any
 from shard_core.capabilities.mcp import install_mcp
 from shard_core.capabilities.skills import SkillsCapability, default_roots
 from shard_core.contracts import Extension, ExtensionApi, UiBridge
+from shard_core.engine.agent_definitions import (
+    AgentDefinition,
+    AgentDefinitions,
+    load_agent_definitions,
+)
 from shard_core.engine.compaction import DeterministicCompactor
 from shard_core.engine.config import ShardConfig, load_config
 from shard_core.engine.context_files import load_context_files
@@ -31,8 +36,9 @@ from shard_core.engine.events import EventStream
 from shard_core.engine.extension_host import ExtensionHost
 from shard_core.engine.modes import bundled_modes
 from shard_core.engine.permissions.gate import RuleGate
-from shard_core.engine.prompt import PROMPT_SECTIONS_EVENT, contributed_sections, identity_section
+from shard_core.engine.prompt import PROMPT_SECTIONS_EVENT, identity_section
 from shard_core.engine.recall import RecallTool
+from shard_core.engine.registry import AllowedTools
 from shard_core.engine.session import AgentSession, SessionConfig
 from shard_core.engine.session_store import SessionStore, find_session, load_lineage
 from shard_core.engine.state import config_dir, shard_home, write_private
@@ -41,7 +47,9 @@ from shard_core.protocol.orchestrator import HeadlessPolicy
 from shard_core.providers.models import create_provider, parse_model, resolve_default_model
 from shard_core.tools import builtin_tools
 from shard_core.tools.sandbox import SandboxPolicy
-from shard_core.types import PermissionDetails, PermissionEntry
+from shard_core.tools.task_tools import tasks_extension
+from shard_core.tools.tasks import BackgroundTasks
+from shard_core.types import PermissionDetails, PermissionEntry, SystemSection
 from shard_core.types.errors import ConfigError
 
 __all__ = ["Agent", "AgentOptions", "create_agent", "run"]
@@ -51,7 +59,7 @@ __all__ = ["Agent", "AgentOptions", "create_agent", "run"]
 class AgentOptions:
     cwd: Path | str = "."
     model: str | None = None
-    mode: str = "build"
+    mode: str | None = None  # None: the agent definition's, else "build"
     agent_id: str | None = None
     resume: str | Path | bool | None = None
     home: Path | None = None
@@ -69,15 +77,31 @@ class AgentOptions:
     events: EventStream | None = None
     diagnostics: list[str] = field(default_factory=list[str])
     sandbox_network: bool | None = None  # this agent's override of config `sandbox.network`
+    agent_definition: str | AgentDefinition | None = None
+    """a definition name (looked up in `agents/*.md`, see engine/agent_definitions.py) or one
+    already loaded: its model and mode are defaults, its tools an allowlist, its skills the
+    only (preloaded) ones, its permissions added rules, its body part of the system prompt"""
+    skills: Sequence[str] | None = None  # only these skills (None: every discovered one)
 
 
 class Agent:
     """An assembled agent: the session plus what it was built from."""
 
-    def __init__(self, session: AgentSession, host: ExtensionHost, gate: RuleGate) -> None:
+    def __init__(
+        self,
+        session: AgentSession,
+        host: ExtensionHost,
+        gate: RuleGate,
+        definitions: AgentDefinitions | None = None,
+        definition: AgentDefinition | None = None,
+    ) -> None:
         self.session = session
         self.host = host
         self.gate = gate
+        self.definitions = definitions or AgentDefinitions()
+        """every agent definition this agent's cwd and trust can see (for launching others)"""
+        self.definition = definition
+        """the definition this agent was built from, if any"""
 
     @property
     def events(self) -> EventStream:
@@ -133,11 +157,15 @@ class Agent:
 
 
 def _bundled(
-    config: ShardConfig, env: Mapping[str, str], lineage: Callable[[], list[Path]]
+    config: ShardConfig,
+    env: Mapping[str, str],
+    lineage: Callable[[], list[Path]],
+    tasks: BackgroundTasks,
 ) -> list[tuple[str, Extension]]:
     def tools(api: ExtensionApi) -> None:
         sandbox = _sandbox_policy(config)
-        for tool in builtin_tools(env_passthrough=config.tools.env_passthrough, sandbox=sandbox):
+        passthrough = config.tools.env_passthrough
+        for tool in builtin_tools(env_passthrough=passthrough, sandbox=sandbox, tasks=tasks):
             api.register_tool(tool)
 
     def modes(api: ExtensionApi) -> None:
@@ -167,6 +195,7 @@ def _bundled(
         ("shard.providers", providers),
         ("shard.compaction", compaction),
         ("shard.recall", recall),
+        ("shard.tasks", tasks_extension(tasks)),
     ]
 
 
@@ -176,7 +205,11 @@ def _sandbox_policy(config: ShardConfig) -> SandboxPolicy:
 
 
 async def _install(
-    host: ExtensionHost, opts: AgentOptions, config: ShardConfig, store: SessionStore
+    host: ExtensionHost,
+    opts: AgentOptions,
+    config: ShardConfig,
+    store: SessionStore,
+    tasks: BackgroundTasks,
 ) -> None:
     env = opts.env if opts.env is not None else os.environ
     home = (opts.home or shard_home()).expanduser()
@@ -185,7 +218,7 @@ async def _install(
     def lineage() -> list[Path]:
         return [s.path for s in reversed(store.ancestors)] + [store.path]
 
-    for name, extension in [*_bundled(config, env, lineage), *opts.extensions]:
+    for name, extension in [*_bundled(config, env, lineage, tasks), *opts.extensions]:
         await host.install(name, extension)
     await host.install_entry_points()
     await host.install_folder(home / "extensions", trusted=True)
@@ -193,7 +226,15 @@ async def _install(
     # Last, so the skill loaders every other extension registered are consulted.
     user_home = Path(env.get("HOME") or Path.home())
     roots = default_roots(cwd, shard_home=home, user_home=user_home)
-    skills = SkillsCapability(roots, trusted=opts.trust_project, sources=host.load_skills)
+    definition = _chosen(opts)
+    chosen = definition.skills if definition else None
+    skills = SkillsCapability(
+        roots,
+        trusted=opts.trust_project,
+        sources=host.load_skills,
+        only=opts.skills if opts.skills is not None else chosen,
+        preload=chosen or (),
+    )
     await host.install("shard.skills", skills)
     opts.diagnostics.extend(str(d) for d in skills.registry.diagnostics if d.level != "info")
 
@@ -225,7 +266,7 @@ def _model(opts: AgentOptions, config: ShardConfig, env: Mapping[str, str]) -> t
 
 
 async def create_agent(
-    cwd: Path | str = ".", model: str | None = None, mode: str = "build", **kwargs: Any
+    cwd: Path | str = ".", model: str | None = None, mode: str | None = None, **kwargs: Any
 ) -> Agent:
     """Assemble an agent. Keyword arguments are `AgentOptions` fields."""
     opts = AgentOptions(cwd=cwd, model=model, mode=mode, **kwargs)
@@ -233,6 +274,7 @@ async def create_agent(
     if not root.is_dir():
         raise ConfigError(f"cwd {opts.cwd} is not a directory")
     home = (opts.home or shard_home()).expanduser()
+    definitions = _resolve_definition(opts, root, home)
     config = opts.config or load_config()
     if opts.sandbox_network is not None:
         sandbox = config.sandbox.model_copy(update={"network": opts.sandbox_network})
@@ -244,12 +286,17 @@ async def create_agent(
     store = _open_store(opts, home, root, agent_id)
     host = ExtensionHost()
     host.bind_ui(opts.extension_ui or opts.ui)
+    # Background task logs live beside the session log; a finished task steers the session.
+    tasks = BackgroundTasks(store.path.with_suffix(".tasks"))
     try:
-        await _install(host, opts, config, store)
+        await _install(host, opts, config, store, tasks)
         # MCP last: the transports extensions registered are known, and its grants are this agent's.
         await install_mcp(host, config, cwd=root, home=home, env=env, trusted=opts.trust_project,
                           agent_id=agent_id, diagnostics=opts.diagnostics)  # fmt: skip
-        return _assemble(opts, host, store, config, (root, model_spec, demo, agent_id))
+        agent = _assemble(opts, host, store, config, (root, model_spec, demo, agent_id))
+        agent.definitions = definitions
+        tasks.notify = agent.session.steer
+        return agent
     except BaseException:
         store.close()
         raise
@@ -264,6 +311,14 @@ def _assemble(
 ) -> Agent:
     root, model_spec, demo, agent_id = facts
     snap = host.snapshot
+    definition = _chosen(opts)
+    tools = snap.tools
+    if definition is not None and definition.tools is not None:
+        tools = AllowedTools(snap.tools, definition.tools)
+        if tools.missing():
+            opts.diagnostics.append(
+                f"agent definition {definition.name}: no tool named {', '.join(tools.missing())}"
+            )
     prefix, _, rest = model_spec.partition("/")
     factory = host.provider(prefix)
     if factory is None:
@@ -290,16 +345,17 @@ def _assemble(
         trust_project=opts.trust_project,
         allow=tuple(opts.allow),
         deny=tuple(opts.deny),
+        added=definition.rules() if definition else None,
         events=events,
         ui=host.ui if opts.ui else None,
-        tools=snap.tools.get,
+        tools=tools.get,
         has_responder=opts.has_responder,
     )
 
     context = load_context_files(root, config_dir(), trusted=opts.trust_project)
     sources = [entry[1] for entry in snap.handlers if entry[0] == PROMPT_SECTIONS_EVENT]
-    offered = contributed_sections(sources, store.branch())
     opts.diagnostics.extend(context.diagnostics)
+    opts.diagnostics.extend(gate.rules.diagnostics)
     opts.diagnostics.extend(
         f"{d.extension}: {d.message}" for d in host.diagnostics if d.level != "info"
     )
@@ -308,22 +364,55 @@ def _assemble(
             agent_id=agent_id,
             cwd=root,
             roots=[root],
-            mode=opts.mode,
+            mode=opts.mode or "build",
             demo=demo,
             secrets=known_secrets(config, opts.env if opts.env is not None else os.environ),
             code_index=host.code_index(),
         ),
         store=store,
         provider=provider,
-        tools=snap.tools,
+        tools=tools,
         modes=snap.modes,
         gate=gate,
-        stable_sections=[identity_section(root), *context.sections, *offered],
+        stable_sections=[
+            identity_section(root),
+            *_definition_sections(definition),
+            *context.sections,
+        ],
         compactor=host.compactor(),  # with the registered extractors and code intelligence
         events=events,
+        section_sources=sources,  # asked per request: a section may follow the branch
     )
     gate.mode = snap.modes[session.mode]
-    return Agent(session, host, gate)
+    return Agent(session, host, gate, definition=definition)
+
+
+def _resolve_definition(opts: AgentOptions, root: Path, home: Path) -> AgentDefinitions:
+    """Load the definitions this run can see; resolve `opts.agent_definition` by name and let
+    its model and mode fill what the caller left unset."""
+    definitions = load_agent_definitions(
+        root, home=home, config=config_dir(), trusted=opts.trust_project
+    )
+    opts.diagnostics.extend(definitions.diagnostics)
+    if isinstance(opts.agent_definition, str):
+        opts.agent_definition = definitions.require(opts.agent_definition)
+    if opts.agent_definition is not None:
+        opts.model = opts.model or opts.agent_definition.model
+        opts.mode = opts.mode or opts.agent_definition.mode
+    opts.mode = opts.mode or "build"
+    return definitions
+
+
+def _chosen(opts: AgentOptions) -> AgentDefinition | None:
+    definition = opts.agent_definition
+    return definition if isinstance(definition, AgentDefinition) else None
+
+
+def _definition_sections(definition: AgentDefinition | None) -> list[SystemSection]:
+    if definition is None or not definition.prompt_text():
+        return []
+    name, text = f"agent:{definition.name}", definition.prompt_text()
+    return [SystemSection(name=name, text=text, stable=True)]
 
 
 def run(prompt: str, **kwargs: Any) -> list[Event]:

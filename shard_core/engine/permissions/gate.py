@@ -100,10 +100,13 @@ class RuleGate:
         trust_project: bool = False,
         allow: tuple[str, ...] = (),
         deny: tuple[str, ...] = (),
+        added: RuleSet | None = None,
         **options: Any,
     ) -> RuleGate:
         """The usual wiring: every rule source, the agent's grants, the config's headless policy."""
-        rules = load_rules(cwd, config, trust_project=trust_project, allow=allow, deny=deny)
+        rules = load_rules(
+            cwd, config, trust_project=trust_project, allow=allow, deny=deny, added=added
+        )
         return cls(
             rules=rules,
             grants=GrantStore(agent_id),
