@@ -42,6 +42,7 @@ from shard_core.engine.registry import AllowedTools
 from shard_core.engine.session import AgentSession, SessionConfig
 from shard_core.engine.session_store import SessionStore, find_session, load_lineage
 from shard_core.engine.state import config_dir, shard_home, write_private
+from shard_core.engine.usage_history import USAGE_FILE
 from shard_core.protocol.events import Event, TurnEndEvent
 from shard_core.protocol.orchestrator import HeadlessPolicy
 from shard_core.providers.models import create_provider, parse_model, resolve_default_model
@@ -49,7 +50,7 @@ from shard_core.tools import builtin_tools
 from shard_core.tools.sandbox import SandboxPolicy
 from shard_core.tools.task_tools import tasks_extension
 from shard_core.tools.tasks import BackgroundTasks
-from shard_core.types import PermissionDetails, PermissionEntry, SystemSection
+from shard_core.types import ContextKind, PermissionDetails, PermissionEntry, SystemSection
 from shard_core.types.errors import ConfigError
 
 __all__ = ["Agent", "AgentOptions", "create_agent", "run"]
@@ -77,6 +78,8 @@ class AgentOptions:
     events: EventStream | None = None
     diagnostics: list[str] = field(default_factory=list[str])
     sandbox_network: bool | None = None  # this agent's override of config `sandbox.network`
+    max_tokens: int = 8192
+    temperature: float | None = None
     agent_definition: str | AgentDefinition | None = None
     """a definition name (looked up in `agents/*.md`, see engine/agent_definitions.py) or one
     already loaded: its model and mode are defaults, its tools an allowlist, its skills the
@@ -117,8 +120,22 @@ class Agent:
     async def run(self, text: str) -> TurnEndEvent:
         return await self.session.run(text)
 
-    def steer(self, text: str) -> None:
-        self.session.steer(text)
+    def steer(
+        self, text: str, *, steer_id: str | None = None, replace: bool = False, queue: bool = False
+    ) -> str:
+        """Returns the steer's id; its `steer_receipt` event says what became of it."""
+        return self.session.steer(text, steer_id=steer_id, replace=replace, queue=queue)
+
+    def inject(self, text: str, kind: ContextKind = "note", label: str | None = None) -> str | None:
+        """Context for the next request, no turn; the entry id when logged at once (idle)."""
+        return self.session.inject(text, kind, label)
+
+    def set_title(self, title: str) -> str:
+        return self.session.set_title(title)
+
+    @property
+    def title(self) -> str | None:
+        return self.session.title
 
     def abort(self) -> bool:
         return self.session.abort()
@@ -295,7 +312,8 @@ async def create_agent(
                           agent_id=agent_id, diagnostics=opts.diagnostics)  # fmt: skip
         agent = _assemble(opts, host, store, config, (root, model_spec, demo, agent_id))
         agent.definitions = definitions
-        tasks.notify = agent.session.steer
+        # queue: a task that finishes while the agent is idle reaches its next turn
+        tasks.notify = lambda text: agent.session.steer(text, queue=True)
         return agent
     except BaseException:
         store.close()
@@ -368,6 +386,9 @@ def _assemble(
             demo=demo,
             secrets=known_secrets(config, opts.env if opts.env is not None else os.environ),
             code_index=host.code_index(),
+            max_tokens=opts.max_tokens,
+            temperature=opts.temperature,
+            usage_log=(opts.home or shard_home()).expanduser() / USAGE_FILE,
         ),
         store=store,
         provider=provider,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from shard_core.types import ProviderRequest, StreamEvent
 
@@ -18,3 +18,11 @@ class Provider(Protocol):
     def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
         """Stream deltas, ending with exactly one `MessageDone`."""
         ...
+
+
+@runtime_checkable
+class WireOptions(Protocol):
+    """A provider whose wire request depends on settings beyond the ProviderRequest (which
+    field carries max_tokens, say) reports them, so the log can rebuild the exact request."""
+
+    def wire_options(self) -> dict[str, object]: ...

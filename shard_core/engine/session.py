@@ -27,16 +27,19 @@ from shard_core.contracts.codeintel import CodeIntelligenceProvider
 from shard_core.contracts.compactor import ObservingCompactor
 from shard_core.engine.compaction import live_context
 from shard_core.engine.events import EventStream
+from shard_core.engine.inbox import Inbox, Injection, context_text
 from shard_core.engine.projection import Projector
 from shard_core.engine.prompt import SectionSource, assemble, contributed_sections
 from shard_core.engine.registry import ToolRegistryImpl
 from shard_core.engine.retry import RetryPolicy
 from shard_core.engine.session_store import SessionStore
 from shard_core.engine.step import StepRunner
+from shard_core.engine.titles import TitleSource, clean_title, latest_title, title_from_prompt
 from shard_core.engine.usage import UsageMeter
 from shard_core.protocol.events import (
     AgentStatus,
     CompactionEvent,
+    ContextInjectedEvent,
     ErrorEvent,
     Event,
     PermissionRequestEvent,
@@ -50,11 +53,14 @@ from shard_core.types import (
     AssistantMessage,
     CheckpointEntry,
     CompactionEntry,
+    ContextKind,
+    InjectedContext,
     MessageDetails,
     MessageEntry,
     ModeCheckpoint,
     SystemSection,
     TextBlock,
+    TitleCheckpoint,
     ToolResultEntry,
     UserMessage,
 )
@@ -78,6 +84,10 @@ class SessionConfig:
     """values replaced by `[secret]` in tool results before they are logged or broadcast"""
     code_index: CodeIntelligenceProvider | None = None
     """the code intelligence an extension registered, handed to tools as `ctx.code_index`"""
+    max_tokens: int = 8192
+    temperature: float | None = None
+    usage_log: Path | None = None
+    """SHARD_HOME/usage.jsonl: one record per provider request (None: not recorded)"""
 
 
 class AgentSession:
@@ -111,7 +121,9 @@ class AgentSession:
         self.meter = UsageMeter(context_window=provider.context_window)
         self.status: AgentStatus = "idle"
         self.mode = self._restore_mode(config.mode)
-        self._steering: list[str] = []
+        self.inbox = Inbox(self.events)
+        title = latest_title(store.branch())
+        self.title: str | None = title.title if title else None
         self._turn_task: asyncio.Task[TurnEndEvent] | None = None
         self._abort_requested = False
         self._cancel = asyncio.Event()
@@ -167,9 +179,41 @@ class AgentSession:
                 with contextlib.suppress(asyncio.CancelledError):
                     await runner
 
-    def steer(self, text: str) -> None:
-        """Queue a message for the next provider request of the running (or next) turn."""
-        self._steering.append(text)
+    def steer(
+        self,
+        text: str,
+        *,
+        steer_id: str | None = None,
+        replace: bool = False,
+        queue: bool = False,
+    ) -> str:
+        """Put a message into the next provider request of the running turn; returns the
+        steer's id. Its `steer_receipt` says whether a request carried it (see inbox.py);
+        `queue` lets it wait for the next turn instead of being rejected."""
+        return self.inbox.steer(
+            text, running=self.running, steer_id=steer_id, replace=replace, queue=queue
+        )
+
+    def inject(self, text: str, kind: ContextKind = "note", label: str | None = None) -> str | None:
+        """Add context the next provider request carries, without starting a turn. Idle: logged
+        now (returns the entry id); during a turn: logged before the turn's next request."""
+        if self.running:
+            self.inbox.inject(text, kind, label)
+            return None
+        entry_id = self._log_injection(Injection(text, kind, label), None)
+        self.store.sync()
+        return entry_id
+
+    def set_title(self, title: str, source: TitleSource = "user") -> str:
+        """Name the session (logged; the newest title wins, forks inherit it)."""
+        text = clean_title(title)
+        if not text:
+            raise ConfigError("a title needs at least one visible character")
+        self.store.append(CheckpointEntry, TitleCheckpoint(title=text, source=source))
+        self.store.sync()
+        self.title = text
+        self._emit_status(self.status)
+        return text
 
     def abort(self) -> bool:
         """Cancel the running turn; False when there is none."""
@@ -265,6 +309,9 @@ class AgentSession:
         turn_id = f"turn-{uuid.uuid4().hex[:12]}"
         self.meter.start_turn()
         entry = self._log_user(text, turn_id)
+        if self.title is None and (title := title_from_prompt(text)):
+            self.store.append(CheckpointEntry, TitleCheckpoint(title=title, source="prompt"))
+            self.title = title
         # The status comes first: a client that sees nothing else still learns, from the first
         # event, whether a real model answers or the scripted demo does.
         note = DEMO_NOTE if self.config.demo and not self._announced else None
@@ -297,14 +344,44 @@ class AgentSession:
         return "max_steps"
 
     def _drain_steering(self, turn_id: str) -> None:
-        while self._steering:
-            self._log_user(self._steering.pop(0), turn_id)
+        """Log what waits in the inbox, in arrival order, right before the request that
+        carries it; only then is a steer admitted."""
+        for item in self.inbox.drain():
+            if isinstance(item, Injection):
+                self._log_injection(item, turn_id)
+            else:
+                entry = self._log_user(item.text, turn_id, steer_id=item.steer_id)
+                self.inbox.admitted(item, entry.id, turn_id)
 
-    def _log_user(self, text: str, turn_id: str) -> MessageEntry:
+    def _log_user(
+        self,
+        text: str,
+        turn_id: str | None,
+        *,
+        steer_id: str | None = None,
+        context: InjectedContext | None = None,
+    ) -> MessageEntry:
         message = UserMessage(content=[TextBlock(text=text)])
-        entry = self.store.append(MessageEntry, MessageDetails(message=message, turn_id=turn_id))
+        details = MessageDetails(
+            message=message, turn_id=turn_id, steer_id=steer_id, context=context
+        )
+        entry = self.store.append(MessageEntry, details)
         self.meter.grow(text)
         return entry
+
+    def _log_injection(self, item: Injection, turn_id: str | None) -> str:
+        text = context_text(item.text, item.kind, item.label)
+        context = InjectedContext(kind=item.kind, label=item.label)
+        entry = self._log_user(text, turn_id, context=context)
+        self.events.emit(
+            ContextInjectedEvent,
+            entry_id=entry.id,
+            kind=item.kind,
+            label=item.label,
+            text=item.text,
+            turn_id=turn_id,
+        )
+        return entry.id
 
     def _finish(
         self, turn_id: str, reason: TurnEndReason, error: str | None = None
@@ -317,6 +394,8 @@ class AgentSession:
                 checkpoint = self.modes[self.mode].on_turn_end(message, self.mode_context())
         if checkpoint is not None:
             self.store.append(CheckpointEntry, checkpoint)
+        for item in self.inbox.turn_ended(turn_id, reason):
+            self._log_injection(item, None)  # what no request carried waits in the log
         self.store.sync()
         end = self.events.emit(
             TurnEndEvent, turn_id=turn_id, reason=reason, usage=self.meter.turn, error=error
@@ -354,6 +433,7 @@ class AgentSession:
             model=self.provider.model,
             demo=self.config.demo,
             message=message,
+            title=self.title,
         )
 
     def _restore_mode(self, default: str) -> str:

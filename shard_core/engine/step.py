@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, cast
 from pydantic import ValidationError
 
 from shard_core.contracts import PermissionQuery, ToolContext, tool_spec
+from shard_core.contracts.provider import WireOptions
 from shard_core.engine.compaction import live_context
 from shard_core.engine.prompt import system_hash, tools_hash
+from shard_core.engine.usage_history import append_usage, usage_record
 from shard_core.protocol.events import (
     MessageCompleteEvent,
     MessageDeltaEvent,
@@ -61,7 +63,8 @@ class StepRunner:
         s = self.session
         specs = [tool_spec(t) for t in s.modes[s.mode].filter_tools(s.tools.tools())]
         system = s.system_sections()
-        _, kept = live_context(s.store.branch())
+        branch = s.store.branch()
+        _, kept = live_context(branch)
         # Every part is an already-validated model: re-validating the whole history on each
         # step would make a step's cost grow with the length of the session.
         request = ProviderRequest.model_construct(
@@ -69,9 +72,11 @@ class StepRunner:
             system=system,
             messages=s.projector.messages(kept),
             tools=specs,
-            max_tokens=8192,
+            max_tokens=s.config.max_tokens,
+            temperature=s.config.temperature,
         )
-        record = self._record_context(system, specs)
+        leaf = branch[-1].id if branch else None
+        record = self._record_context(system, specs, request, leaf)
         message, usage = await self._with_retry(request)
         entry = s.store.append(
             MessageEntry, MessageDetails(message=message, request=record, turn_id=self.turn_id)
@@ -80,6 +85,7 @@ class StepRunner:
             MessageCompleteEvent, turn_id=self.turn_id, entry_id=entry.id, message=message
         )
         s.meter.record(usage)
+        self._log_usage(usage, entry.id)
         s.events.emit(
             UsageEvent,
             turn_id=self.turn_id,
@@ -92,8 +98,34 @@ class StepRunner:
         self._unanswered = list(message.tool_calls)
         return message
 
-    def _record_context(self, system: list[SystemSection], specs: list[ToolSpec]) -> RequestRecord:
-        """Log the system prompt and tool set the first time each combination is used."""
+    def _log_usage(self, usage: Usage, entry_id: str) -> None:
+        s = self.session
+        if s.config.usage_log is None:
+            return
+        record = usage_record(
+            agent_id=s.agent_id,
+            session_id=s.store.session_id,
+            model=s.provider.model,
+            provider=s.provider.name,
+            workspace=str(s.config.cwd),
+            turn_id=self.turn_id,
+            entry_id=entry_id,
+            usage=usage,
+        )
+        try:
+            append_usage(s.config.usage_log, record)
+        except OSError as exc:  # a report, not the session: never end a turn over it
+            s.emit_status(f"usage history not written: {exc}")
+
+    def _record_context(
+        self,
+        system: list[SystemSection],
+        specs: list[ToolSpec],
+        request: ProviderRequest,
+        leaf: str | None,
+    ) -> RequestRecord:
+        """Log the system prompt and tool set the first time each combination is used, and
+        return every parameter the request reaches the provider with."""
         s = self.session
         sys_hash, tool_hash = system_hash(system), tools_hash(specs)
         if not s.known_contexts:
@@ -113,8 +145,17 @@ class StepRunner:
                     tools=[t.model_dump() for t in specs],
                 ),
             )
+        options = s.provider.wire_options() if isinstance(s.provider, WireOptions) else {}
         return RequestRecord(
-            model=s.provider.model, system_hash=sys_hash, tools_hash=tool_hash, turn_id=self.turn_id
+            model=s.provider.model,
+            system_hash=sys_hash,
+            tools_hash=tool_hash,
+            turn_id=self.turn_id,
+            provider=s.provider.name,
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+            leaf_id=leaf,
+            options=dict(options),
         )
 
     async def _with_retry(self, request: ProviderRequest) -> tuple[AssistantMessage, Usage]:

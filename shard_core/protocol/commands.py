@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field
 
 from shard_core.protocol.events import AgentStatus, Event, PermissionRequestEvent, UiRequestEvent
-from shard_core.types import WireModel
+from shard_core.types import ContextKind, WireModel
 
 ClientRole = Literal["interactive", "observer"]
 LABEL_MAX = 60
@@ -54,6 +54,35 @@ class PromptCommand(_Command):
 class SteerCommand(_Command):
     type: Literal["steer"] = "steer"
     text: str = Field(min_length=1)
+    steer_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=80,
+        description="names the steer in its steer_receipt; the agent makes one up when absent",
+    )
+    replace: bool = Field(default=False, description="supersede the steers not yet admitted")
+    queue: bool = Field(
+        default=False,
+        description="when the turn ends (or none runs) first: wait for the next turn "
+        "instead of being rejected",
+    )
+
+
+class InjectCommand(_Command):
+    """Add context the next provider request carries, without starting a turn."""
+
+    type: Literal["inject"] = "inject"
+    text: str = Field(min_length=1)
+    kind: ContextKind = "note"
+    label: ClientLabel = None
+
+
+TITLE_MAX = 120
+
+
+class SetTitleCommand(_Command):
+    type: Literal["set_title"] = "set_title"
+    title: str = Field(min_length=1, max_length=TITLE_MAX)
 
 
 class AbortCommand(_Command):
@@ -121,7 +150,9 @@ Command = Annotated[
     | PermissionResponseCommand
     | UiResponseCommand
     | SetModeCommand
-    | SessionOpCommand,
+    | SessionOpCommand
+    | InjectCommand
+    | SetTitleCommand,
     Field(discriminator="type"),
 ]
 

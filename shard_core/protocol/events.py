@@ -12,6 +12,7 @@ from pydantic import Field
 
 from shard_core.types import (
     AssistantMessage,
+    ContextKind,
     JsonObject,
     RenderDescriptor,
     ToolCallBlock,
@@ -173,6 +174,37 @@ class StatusEvent(_Event):
     clients: ClientCounts | None = Field(
         default=None, description="attached clients by role, when the agent's host knows them"
     )
+    title: str | None = Field(default=None, description="the session's title, once it has one")
+
+
+SteerStatus = Literal["admitted", "rejected", "superseded", "queued"]
+
+
+class SteerReceiptEvent(_Event):
+    """What became of a steer: `admitted` when it was logged into the next provider request
+    (`entry_id` is that user message), `rejected` when the turn ended (or none ran) first,
+    `superseded` when a newer steer with `replace` took its place, `queued` when the turn ended
+    first and the steer asked to wait for the next turn. Every client gets every receipt."""
+
+    type: Literal["steer_receipt"] = "steer_receipt"
+    steer_id: str
+    status: SteerStatus
+    text: str = Field(description="the steer's text, so a client that did not send it can show it")
+    reason: str | None = None
+    entry_id: str | None = None
+    turn_id: str | None = None
+
+
+class ContextInjectedEvent(_Event):
+    """A user-visible context entry (a note, a file, a cell's output) was logged without a
+    turn; the next provider request carries it."""
+
+    type: Literal["context_injected"] = "context_injected"
+    entry_id: str
+    kind: ContextKind
+    label: str | None = None
+    text: str
+    turn_id: str | None = Field(default=None, description="set when it waited for a running turn")
 
 
 class RestartedEvent(_Event):
@@ -208,7 +240,9 @@ Event = Annotated[
     | UsageEvent
     | StatusEvent
     | RestartedEvent
-    | ErrorEvent,
+    | ErrorEvent
+    | SteerReceiptEvent
+    | ContextInjectedEvent,
     Field(discriminator="type"),
 ]
 
@@ -240,4 +274,6 @@ EVENT_TYPES: tuple[str, ...] = (
     "status",
     "restarted",
     "error",
+    "steer_receipt",
+    "context_injected",
 )

@@ -40,6 +40,8 @@ def request_params(request: ProviderRequest, model: str) -> Json:
         params["system"] = system
     if request.tools:
         params["tools"] = tools_param(request.tools)
+    if request.temperature is not None:
+        params["temperature"] = request.temperature
     return params
 
 

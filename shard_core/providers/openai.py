@@ -9,10 +9,12 @@ outlives the event loop that made it.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import urlsplit
 
 from shard_core.engine.config import Price
 from shard_core.providers.http_errors import connection_error, status_error
@@ -42,6 +44,8 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionChunk
     from openai.types.chat.chat_completion_chunk import ChoiceDelta
 
+OFFICIAL_HOST = "api.openai.com"
+OFFICIAL_BASE_URL = f"https://{OFFICIAL_HOST}/v1"
 # Fields compatible servers stream reasoning in: vLLM/llama.cpp/DeepSeek, then Ollama/OpenRouter.
 _REASONING_FIELDS = ("reasoning_content", "reasoning")
 
@@ -86,6 +90,11 @@ class OpenAIProvider:
         except openai.OpenAIError as exc:
             raise ProviderError(f"{self.name}: {exc}") from exc
 
+    def wire_options(self) -> dict[str, object]:
+        """The official API gets `max_completion_tokens`, other servers `max_tokens`."""
+        base = self._base_url or os.environ.get("OPENAI_BASE_URL") or OFFICIAL_BASE_URL
+        return {"official": urlsplit(base).hostname == OFFICIAL_HOST}
+
     def _client(self) -> AsyncOpenAI:
         from openai import AsyncOpenAI, OpenAIError
 
@@ -97,7 +106,7 @@ class OpenAIProvider:
     async def _events(
         self, client: AsyncOpenAI, request: ProviderRequest
     ) -> AsyncGenerator[StreamEvent, None]:
-        official = client.base_url.host == "api.openai.com"
+        official = bool(self.wire_options()["official"])  # what the log records, by construction
         params = request_params(request, self.model, official=official)
         reply = _Reply()
         stream = await client.chat.completions.create(**params, stream=True)

@@ -43,6 +43,8 @@ def request_params(request: ProviderRequest, model: str, *, official: bool) -> J
     }
     if request.tools:
         params["tools"] = tools_param(request.tools)
+    if request.temperature is not None:
+        params["temperature"] = request.temperature
     return params
 
 

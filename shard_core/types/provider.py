@@ -33,6 +33,7 @@ class ProviderRequest(WireModel):
     messages: list[Message]
     tools: list[ToolSpec] = Field(default_factory=list[ToolSpec])
     max_tokens: int = 8192
+    temperature: float | None = Field(default=None, description="None: the provider's default")
 
 
 class TextDelta(WireModel):

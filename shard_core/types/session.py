@@ -44,18 +44,43 @@ class SessionHeaderEntry(_Entry):
 
 
 class RequestRecord(WireModel):
-    """Enough to rebuild the provider request that produced an assistant message."""
+    """Enough to rebuild the provider request that produced an assistant message: with the
+    system prompt and tools behind the hashes (ContextCheckpoint) and the branch ending at
+    `leaf_id`, every parameter that reached the provider (`shard session request`)."""
 
     model: str
     system_hash: str
     tools_hash: str
     turn_id: str
+    provider: str | None = Field(default=None, description="the provider's name, e.g. openai")
+    max_tokens: int | None = None
+    temperature: float | None = None
+    leaf_id: str | None = Field(
+        default=None, description="the newest entry of the branch the request's messages came from"
+    )
+    options: JsonObject = Field(
+        default_factory=dict,
+        description="provider settings that shape the wire request (e.g. which max-tokens "
+        "field an OpenAI-compatible server gets)",
+    )
+
+
+ContextKind = Literal["note", "file", "output"]
+
+
+class InjectedContext(WireModel):
+    """What a user message injected without a turn is: a note, a file, a cell's output."""
+
+    kind: ContextKind
+    label: str | None = None
 
 
 class MessageDetails(WireModel):
     message: Message
     request: RequestRecord | None = None
     turn_id: str | None = None
+    steer_id: str | None = Field(default=None, description="set on a steering message")
+    context: InjectedContext | None = Field(default=None, description="set on injected context")
 
 
 class MessageEntry(_Entry):
@@ -125,6 +150,14 @@ class SkillCheckpoint(WireModel):
     source_entry_id: str | None = None
 
 
+class TitleCheckpoint(WireModel):
+    """The session's title; the newest one on the branch wins (forks inherit it)."""
+
+    kind: Literal["title"] = "title"
+    title: str = Field(min_length=1)
+    source: Literal["prompt", "user", "model"] = "prompt"
+
+
 class ContextCheckpoint(WireModel):
     """The system prompt and tool set behind a hash, written the first time the hash is used."""
 
@@ -136,7 +169,7 @@ class ContextCheckpoint(WireModel):
 
 
 CheckpointDetails = Annotated[
-    ModeCheckpoint | PlanCheckpoint | SkillCheckpoint | ContextCheckpoint,
+    ModeCheckpoint | PlanCheckpoint | SkillCheckpoint | ContextCheckpoint | TitleCheckpoint,
     Field(discriminator="kind"),
 ]
 
