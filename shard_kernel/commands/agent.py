@@ -68,6 +68,7 @@ class StdioAgent:
             cwd=self.args.cwd,
             model=self.args.model,
             mode=self.args.mode,
+            agent_definition=self.args.agent_definition,
             allow=self.args.allow,
             deny=self.args.deny,
             trust_project=self.args.trust_project,

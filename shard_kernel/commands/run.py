@@ -12,6 +12,7 @@ from shard_core.sdk import create_agent
 from shard_core.types import ToolResult
 from shard_kernel.commands.common import add_agent_options
 from shard_kernel.terminal.bridge import TerminalBridge
+from shard_kernel.terminal.escape import terminal_safe
 from shard_kernel.terminal.render import TerminalRenderer
 
 EXIT_COMPLETED = 0
@@ -23,6 +24,7 @@ EXAMPLES = """examples:
   shard run "explain what this project does"
   shard run --model scripted/demo --cwd demo-project "fix the failing test"
   shard run --allow 'Bash(pytest:*)' --json "run the tests" > events.jsonl
+  shard run --agent reviewer "review the last commit"
 
 exit status:
   0    the turn completed
@@ -60,15 +62,18 @@ def handle(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace) -> int:
     interactive = sys.stdin.isatty() and not args.json
+    diagnostics: list[str] = []
     agent = await create_agent(
         cwd=args.cwd,
         model=args.model,
         mode=args.mode,
+        agent_definition=args.agent_definition,
         allow=args.allow,
         deny=args.deny,
         trust_project=args.trust_project,
         resume=args.resume,
         ui=TerminalBridge() if interactive else None,
+        diagnostics=diagnostics,
     )
     renderer = TerminalRenderer()
     if args.json:
@@ -78,10 +83,14 @@ async def _run(args: argparse.Namespace) -> int:
             sys.stdout.buffer.flush()
 
         agent.events.subscribe(write)
+        for line in diagnostics:  # stdout is the event stream: notes go to stderr
+            print(f"shard: note: {terminal_safe(line)}", file=sys.stderr)
     else:
         agent.events.subscribe(renderer)
         if agent.session.config.demo:
             print(renderer.style("· demo: scripted provider, no model is called", "dim"))
+        for line in diagnostics:  # e.g. a project resource skipped without --trust-project
+            print(renderer.style(f"· {line}", "yellow"))
     denials = DenialWatch()
     agent.events.subscribe(denials)
     try:

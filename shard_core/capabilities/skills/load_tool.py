@@ -18,6 +18,13 @@ from shard_core.capabilities.skills.registry import SkillRecord, SkillRegistry
 from shard_core.capabilities.skills.resources import list_resources
 from shard_core.contracts import ToolContext
 from shard_core.types import JsonObject, ToolResult
+from shard_core.types.render import (
+    KvDescriptor,
+    KvPair,
+    RenderDescriptor,
+    StatusDescriptor,
+    TextDescriptor,
+)
 
 MAX_RESULT_BYTES = 128 * 1024
 
@@ -94,6 +101,25 @@ def load(record: SkillRecord) -> ToolResult:
         )
     return ToolResult.ok(
         text,
+        *skill_card(record, parsed.body, len(resources) + more, size),
         skill={"name": record.name, "path": str(record.path), "directory": str(record.directory)},
         checkpoint=activation_intent(record.name, str(record.path)),
     )
+
+
+def skill_card(record: SkillRecord, body: str, resources: int, size: int) -> list[RenderDescriptor]:
+    """What people see of an activation (the terminal, the widget's tool card): which skill,
+    from where, and its instructions; the model gets the `<skill>` envelope."""
+    return [
+        StatusDescriptor(label=f"skill {record.name} loaded", tone="success"),
+        KvDescriptor(
+            pairs=[
+                KvPair(k="description", v=record.description),
+                KvPair(k="directory", v=str(record.directory)),
+                KvPair(k="layer", v=record.layer),
+                KvPair(k="resources", v=str(resources)),
+                KvPair(k="size", v=f"{size} bytes"),
+            ]
+        ),
+        TextDescriptor(text=body, format="markdown"),
+    ]
