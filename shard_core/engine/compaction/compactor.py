@@ -251,6 +251,8 @@ class DeterministicCompactor:
         last = next(i for i in range(end - 1, first - 1, -1) if branch[i].type not in MARKER_TYPES)
         blocks, index = blocks_before(cut.keep_from)
         plan = self._plans.latest(branch, window)
+        folded = sum(tokens[: cut.keep_from]) + (estimate_text(previous) if previous else 0)
+        summary_budget = min(summary_budget, adaptive_budget(folded, data.context_window))
         summary = self._summary(blocks, index, plan, previous, data, summary_budget, warm)
         after = overhead + estimate_text(summary) + ENTRY_OVERHEAD_TOKENS + cut.kept_tokens
         if after >= data.context_tokens and data.reason != "manual":
@@ -304,6 +306,20 @@ class DeterministicCompactor:
         return format_summary(
             sections, previous, max_chars=budget * CHARS_PER_TOKEN, redactor=redactor
         )
+
+
+MIN_SUMMARY_TOKENS = 1_200
+WINDOW_SHARE = 32
+
+
+def adaptive_budget(folded_tokens: int, window: int) -> int:
+    """The summary's share of what it replaces: four times the square root of the folded
+    tokens (1.2k tokens for a 90k-token fold, 2.8k for 500k, 6k past 2.2M), at least
+    MIN_SUMMARY_TOKENS and at most 1/WINDOW_SHARE of the window (6.25k of a 200k window). The
+    summary is paid for on every later request, and a small fold has little to say: a fixed
+    budget padded small folds with transcript."""
+    grown = 4 * int(folded_tokens**0.5)
+    return max(MIN_SUMMARY_TOKENS, min(grown, max(window // WINDOW_SHARE, MIN_SUMMARY_TOKENS)))
 
 
 def _pause_gc() -> bool:

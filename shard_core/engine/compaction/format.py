@@ -132,23 +132,41 @@ def _drop_oldest_turn(lines: tuple[str, ...]) -> tuple[str, ...]:
     return lines[1:]
 
 
+SHRINK_ORDER = ("transcript", "types", "turns", "", "files", "commits", "outstanding",
+                "progress", "decisions", "preferences", "goal")  # fmt: skip
+"""Which section gives up a line first when the summary is over its budget (`""`: any section
+not named here, e.g. an extension's). The verbatim-ish history goes before the facts; the
+facts go last, and the goal and the preferences last of all."""
+OLDEST_FIRST = frozenset({"turns", "files", "commits", "decisions", "preferences"})
+"""Sections listed oldest first: they lose their first line (the newest file, commit and
+preference are the ones a recall question asks about)."""
+EMPTIABLE = frozenset({"transcript", "types", "turns"})
+"""Sections that may lose every line; the others keep at least one."""
+
+
+def _rank(section: Section) -> int:
+    name = "transcript" if section.merge == TRANSCRIPT_POLICY else section.name
+    return SHRINK_ORDER.index(name) if name in SHRINK_ORDER else SHRINK_ORDER.index("")
+
+
 def _shrink_once(sections: list[Section]) -> bool:
-    """Drop the least valuable lines: the oldest transcript turn, then the oldest earlier turn,
-    then the last line of the most volatile section that still has more than one."""
-    rolling = (TRANSCRIPT_POLICY, "rolling-turns")
-    order = sorted(
-        range(len(sections)),
-        key=lambda i: (sections[i].merge != rolling[0], sections[i].merge != rolling[1], -i),
-    )
-    for i in order:
+    """Drop the least valuable line (SHRINK_ORDER): the oldest transcript turn first, the
+    goal's scope changes last (the goal itself stays)."""
+    for i in sorted(range(len(sections)), key=lambda i: (_rank(sections[i]), -i)):
         section = sections[i]
-        if len(section.lines) > (0 if section.merge in rolling else 1):
-            if section.merge == TRANSCRIPT_POLICY:
-                lines = _drop_oldest_turn(section.lines)
-            else:
-                lines = section.lines[1:] if section.merge in rolling else section.lines[:-1]
-            sections[i] = replace(section, lines=lines)
-            return True
+        name = "transcript" if section.merge == TRANSCRIPT_POLICY else section.name
+        if len(section.lines) <= (0 if name in EMPTIABLE else 1):
+            continue
+        if name == "transcript":
+            lines = _drop_oldest_turn(section.lines)
+        elif name == "goal":
+            lines = section.lines[:1] + section.lines[2:]
+        elif name in OLDEST_FIRST:
+            lines = section.lines[1:]
+        else:
+            lines = section.lines[:-1]
+        sections[i] = replace(section, lines=lines)
+        return True
     return False
 
 

@@ -117,6 +117,7 @@ def test_06_the_summary_and_what_recall_finds_in_the_folded_part(
     sections = re.findall(r"^## (.+)$", summary, re.MULTILINE)
     assert sections == [
         "Session Goal",
+        "Decisions And Questions",
         "Files And Changes",
         "Type Catalog",
         "Outstanding Context",

@@ -12,6 +12,7 @@ from shard_core.contracts.compactor import Extractor
 from shard_core.engine.compaction.context import Facts, ToolIndex
 from shard_core.engine.compaction.extractors import catalog, files, intent, turns, vcs
 from shard_core.engine.compaction.extractors.catalog import TypeCatalog
+from shard_core.engine.compaction.extractors.decisions import DecisionsAndQuestions
 from shard_core.engine.compaction.extractors.files import FilesAndChanges
 from shard_core.engine.compaction.extractors.intent import SessionGoal, UserPreferences
 from shard_core.engine.compaction.extractors.outstanding import OutstandingContext, classify
@@ -23,6 +24,7 @@ from shard_core.types import NormalizedBlock
 DEFAULT_EXTRACTORS: tuple[Extractor, ...] = (
     SessionGoal(),
     UserPreferences(),
+    DecisionsAndQuestions(),
     FilesAndChanges(),
     Commits(),
     TypeCatalog(),
@@ -66,6 +68,7 @@ __all__ = [
     "DEFAULT_EXTRACTORS",
     "BriefTranscript",
     "Commits",
+    "DecisionsAndQuestions",
     "EarlierTurns",
     "FilesAndChanges",
     "OutstandingContext",

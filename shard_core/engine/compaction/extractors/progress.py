@@ -7,6 +7,7 @@ progress when a turn goes on across compactions (its prompt was folded by an ear
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from shard_core.contracts.compactor import ExtractorContext
@@ -20,6 +21,9 @@ MAX_STEPS = 8
 STEP_CHARS = 140
 TITLE = "Progress"
 LAST_TEST = "last test run: "
+LAST_FAILURE = "last failing test run: "
+FAILING = "failing: "
+_FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 IN_PROGRESS = "in progress: "
 
 
@@ -40,6 +44,28 @@ def _last_test_run(runs: Sequence[BashBlock]) -> str | None:
             return with_crumb(
                 f"{LAST_TEST}{clip(block.command, 80)} → {outcome}", [block.entry_index]
             )
+    return None
+
+
+def _last_failure(runs: Sequence[BashBlock]) -> str | None:
+    """The latest test run that failed and the tests it names (up to two): what the last
+    runs were about. When that run is the last one, only the test names (the line above has
+    its command); None when it names none."""
+    last = True
+    for block in reversed(runs):
+        if family(block.command) != "tests":
+            continue
+        if block.exit_code == 0:
+            last = False
+            continue
+        failed = _FAILED.findall(block.output)
+        more = f" +{len(failed) - 2}" if len(failed) > 2 else ""
+        named = clip(", ".join(failed[:2]) + more, 200)
+        if last:
+            return with_crumb(f"{FAILING}{named}", [block.entry_index]) if failed else None
+        said = f": {named}" if failed else ""
+        text = f"{LAST_FAILURE}{clip(block.command, 80)} → failed{said}"
+        return with_crumb(text, [block.entry_index])
     return None
 
 
@@ -93,6 +119,9 @@ class Progress:
         tested = _last_test_run(tools.bash()) or _carried(ctx.previous_summary, LAST_TEST)
         if tested is not None:
             lines.append(tested)
+            failure = _last_failure(tools.bash()) or _carried(ctx.previous_summary, LAST_FAILURE)
+            if failure is not None:
+                lines.append(failure)
         findings = tools.derived(tail_findings, facts_of(ctx))
         open_failures = [f for f in findings if f.level == "ERROR" and not f.resolved]
         if open_failures:

@@ -242,6 +242,7 @@ def test_progress_reads_the_plan_and_the_open_failures() -> None:
     assert Progress()(blocks_of(b), ctx)[-1] == "next action: test"
     assert Progress()(blocks_of(b), CTX) == [
         "last test run: pytest → passed (recall: expand=[5])",
+        "last failing test run: pytest → failed (recall: expand=[3])",
         "in progress: Ship the exporter. (recall: expand=[1])",
     ]
 
