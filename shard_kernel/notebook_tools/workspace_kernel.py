@@ -87,8 +87,10 @@ class WorkspaceKernel:
     def describe(self) -> str:
         if not self.owned:
             return f"the notebook's own kernel ({self.connection_file})"
-        state = "running" if self.running else "not started yet"
-        return f"a {self.kernel_name} kernel in {self.cwd} ({state})"
+        if not self.running:
+            where = self.cwd or "the agent's cwd"
+            return f"a {self.kernel_name} kernel, started in {where} on first use (not running)"
+        return f"a {self.kernel_name} kernel in {self.cwd} (running)"
 
     # ------------------------------------------------------------ lifecycle
 
