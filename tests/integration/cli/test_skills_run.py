@@ -24,6 +24,7 @@ license: MIT
 2. Its whole content is the line `hello from the skill`.
 """
 
+FILE, GREETING = "GREETING.txt", "hello from the skill\n"
 SCRIPT = {
     "name": "skill-run",
     "steps": [
@@ -37,9 +38,7 @@ SCRIPT = {
                 "last_tool_is_error": False,
                 "description": "the skill's instructions",
             },
-            "tool_calls": [
-                {"name": "write", "input": {"path": "GREETING.txt", "content": "hello from the skill\n"}}
-            ],
+            "tool_calls": [{"name": "write", "input": {"path": FILE, "content": GREETING}}],
         },
         {
             "expect": {"last_tool_is_error": False, "description": "the write to succeed"},
@@ -72,9 +71,10 @@ def work(tmp_path: Path) -> Path:
 
 def _run(env: dict[str, str], work: Path, *args: str) -> subprocess.CompletedProcess[str]:
     script = work.parent / "script.json"
+    prompt = "use the greeting-file skill to greet the project"
     return subprocess.run(
         [sys.executable, "-m", "shard_kernel.cli", "run", "--model", f"scripted/{script}",
-         "--allow", "Write(GREETING.txt)", *args, "use the greeting-file skill to greet the project"],
+         "--allow", "Write(GREETING.txt)", *args, prompt],
         capture_output=True, text=True, env=env, cwd=work, timeout=300, check=False,
     )  # fmt: skip
 
@@ -90,9 +90,7 @@ def _requests_system(env: dict[str, str]) -> list[str]:
     ]
 
 
-def test_a_dropped_in_skill_is_offered_loaded_and_followed(
-    env: dict[str, str], work: Path
-) -> None:
+def test_a_dropped_in_skill_is_offered_loaded_and_followed(env: dict[str, str], work: Path) -> None:
     result = _run(env, work, "--trust-project")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     out = result.stdout
