@@ -1,0 +1,97 @@
+"""GatewayJobs: the subagent tools' HTTP client for the gateway's `/shard/api/jobs` routes.
+
+The gateway writes its URL and token to `SHARD_HOME/gateway.json` (0600; the sandbox hides
+SHARD_HOME from commands). The link is read at each call, so a restarted gateway with a new
+token is found again. Plain `urllib` in a worker thread: no Jupyter import, no dependency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode
+
+LINK = "gateway.json"
+REQUEST_SECONDS = 30.0
+
+
+class GatewayError(RuntimeError):
+    """The gateway could not be reached, or refused the request (its message says why)."""
+
+
+class GatewayJobs:
+    def __init__(self, home: Path) -> None:
+        self.link = home / LINK
+
+    def available(self) -> bool:
+        return self.link.is_file()
+
+    async def launch(self, body: dict[str, Any]) -> dict[str, Any]:
+        return await self._call("POST", "shard/api/jobs", body)
+
+    async def get(self, parent: str, target: str) -> dict[str, Any]:
+        return await self._call("GET", f"shard/api/jobs/{quote(target, safe='')}", query=parent)
+
+    async def list(self, parent: str) -> dict[str, Any]:
+        return await self._call("GET", "shard/api/jobs", query=parent)
+
+    async def wait(
+        self, parent: str, ids: list[str], seconds: float, every: bool
+    ) -> dict[str, Any]:
+        body = {"parent": parent, "ids": ids, "timeout": seconds, "all": every}
+        return await self._call("POST", "shard/api/jobs/wait", body, seconds + REQUEST_SECONDS)
+
+    async def control(self, action: str, parent: str, target: str, **fields: Any) -> dict[str, Any]:
+        path = f"shard/api/jobs/{quote(target, safe='')}/{action}"
+        return await self._call("POST", path, {"parent": parent, **fields})
+
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        seconds: float = REQUEST_SECONDS,
+        query: str | None = None,
+    ) -> dict[str, Any]:
+        url, token = self._endpoint()
+        target = url.rstrip("/") + "/" + path
+        if query is not None:
+            target += "?" + urlencode({"parent": query})
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(target, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        if token:
+            request.add_header("Authorization", f"token {token}")
+        return await asyncio.to_thread(_send, request, seconds)
+
+    def _endpoint(self) -> tuple[str, str]:
+        try:
+            link = json.loads(self.link.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise GatewayError(
+                f"no gateway to run subagents ({self.link} is missing or unreadable): "
+                "subagents need an agent started by `shard gateway` or JupyterLab"
+            ) from None
+        url, token = link.get("url"), link.get("token")
+        if not isinstance(url, str) or not url.startswith("http"):
+            raise GatewayError(f"{self.link} names no http URL")
+        return url, token if isinstance(token, str) else ""
+
+
+def _send(request: urllib.request.Request, seconds: float) -> dict[str, Any]:
+    try:
+        with urllib.request.urlopen(request, timeout=seconds) as response:
+            return json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        try:
+            message = json.loads(exc.read() or b"{}").get("message")
+        except ValueError:
+            message = None
+        raise GatewayError(message or f"the gateway answered {exc.code}") from None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise GatewayError(f"the gateway could not be reached: {reason}") from None

@@ -1,0 +1,442 @@
+"""Coordinator: accepts subagent jobs, drives their runs on child kernels, reports to parents.
+
+A launch is checked whole, then its ids, aliases and child manifests are written before it is
+acknowledged; the runs start afterwards, on their own tasks. Each child is an ordinary `shard`
+kernel the registry starts through the server's kernel manager; the coordinator talks to it as
+an observer (channel.py), prompts it, follows its events to the turn's end, keeps a bounded
+report and stops its kernel (the agent, its session and its manifest stay). A finished job's
+report goes to its parent as a steer (a running turn takes it at its next request, an idle
+one in its next turn), as soon as the parent's kernel runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from shard_core.engine.agent_definitions import AgentDefinition, load_agent_definitions
+from shard_core.engine.config import ShardConfig, load_config
+from shard_core.engine.state import config_dir
+from shard_core.types.errors import ConfigError
+from shard_kernel.gateway.jobs import aliases
+from shard_kernel.gateway.jobs.catalog import JobCatalog
+from shard_kernel.gateway.jobs.channel import AgentChannel, ChannelError
+from shard_kernel.gateway.jobs.launch import PREVIOUS, LaunchError, LaunchRequest, child_manifest
+from shard_kernel.gateway.jobs.records import REPORT_CHARS, JobRecord, RunRecord, new_id
+from shard_kernel.gateway.jobs.reports import deliver_report
+from shard_kernel.gateway.manifest import AgentManifest
+from shard_kernel.gateway.registry import AgentRegistry
+
+STOPPED = "stopped by subagent_stop"
+STOP_EVENT = "coordinator_stop"
+MAX_DEPTH = 2
+"""A child may launch children of its own; their children may not."""
+
+
+class JobNotFoundError(KeyError):
+    """No job, run, child id or alias of this parent by that name (404)."""
+
+
+class JobConflictError(RuntimeError):
+    """The job or agent is busy (409), e.g. a relaunch of a child that is still running."""
+
+
+class Coordinator:
+    def __init__(
+        self,
+        registry: AgentRegistry,
+        catalog: JobCatalog,
+        home: Path,
+        log: logging.Logger,
+        config: ShardConfig | None = None,
+    ) -> None:
+        self.registry = registry
+        self.catalog = catalog
+        self.home = home
+        self.log = log
+        self._config = config
+        self._channels: dict[str, AgentChannel] = {}  # run id → its child's channel
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._stopping: set[str] = set()
+        self._changed = asyncio.Event()
+
+    # ------------------------------------------------------------ lifecycle
+
+    def load(self) -> list[JobRecord]:
+        """Read the catalog; the jobs a restart cut short become interrupted (returned)."""
+        return self.catalog.load()
+
+    def start(self) -> None:
+        """Begin delivering the reports parents have not had yet (on the running loop)."""
+        self._spawn(self._deliver_pending())
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        for channel in list(self._channels.values()):
+            await channel.close()
+
+    # ------------------------------------------------------------ launch
+
+    def launch(self, request: LaunchRequest) -> JobRecord:
+        """Accept a job: validate everything, allocate ids and aliases, persist, then start."""
+        parent = self._parent(request.parent)
+        definition = self._definition(parent, request.agent)
+        config = self._config or load_config()
+        pool = aliases.pool(definition.names if definition else (), config.subagents.names)
+        taken = self._aliases(parent.id)
+        job = JobRecord(
+            parent_agent_id=parent.id,
+            strategy=request.strategy,
+            definition=definition.name if definition else None,
+            concurrency=request.concurrency or config.subagents.concurrency,
+            deadline=request.deadline,
+            pool=pool,
+        )
+        now = time.time()
+        for index, task in enumerate(request.all_tasks()):
+            alias = aliases.allocate(pool, taken)
+            taken.append(alias)
+            agent_id = new_id("agent")
+            self._save_child(parent, definition, agent_id, alias, now)
+            job.runs.append(RunRecord(index=index, task=task, agent_id=agent_id, alias=alias))
+        self.catalog.save(job)
+        self._spawn(self._drive(job))
+        return job
+
+    def relaunch(self, parent_id: str, target: str, task: str | None) -> JobRecord:
+        """A new job for an existing child: same agent, session, alias; new job and run ids."""
+        old_job, old_run = self.resolve(parent_id, target)
+        if self._active_run(old_run.agent_id) is not None:
+            raise JobConflictError(f"{old_run.alias} is still running; stop it or wait")
+        job = JobRecord(
+            parent_agent_id=parent_id,
+            strategy="single",
+            definition=old_job.definition,
+            concurrency=1,
+            deadline=old_job.deadline,
+            pool=old_job.pool,
+            relaunch_of=old_job.id,
+        )
+        text = task or old_run.prompt or old_run.task
+        if PREVIOUS in text and task is None:
+            text = old_run.prompt or text
+        job.runs.append(
+            RunRecord(index=0, task=text, agent_id=old_run.agent_id, alias=old_run.alias)
+        )
+        self.catalog.save(job)
+        self._spawn(self._drive(job))
+        return job
+
+    def _parent(self, parent_id: str) -> AgentManifest:
+        parent = self.registry.manifests.get(parent_id)
+        if parent is None:
+            raise LaunchError(
+                f"agent {parent_id} is not one the gateway manages; subagents need a parent "
+                "started by the gateway (the Lab panel, %shard new, POST /shard/api/agents)"
+            )
+        depth, node = 0, parent
+        while node.parent_agent_id is not None and depth <= MAX_DEPTH:
+            depth += 1
+            node = self.registry.manifests.get(node.parent_agent_id) or node.model_copy(
+                update={"parent_agent_id": None}
+            )
+        if depth >= MAX_DEPTH:
+            raise LaunchError(f"subagents may nest {MAX_DEPTH} deep; {parent_id} is at that depth")
+        return parent
+
+    def _definition(self, parent: AgentManifest, name: str | None) -> AgentDefinition | None:
+        if name is None:
+            return None
+        found = load_agent_definitions(
+            parent.cwd, home=self.home, config=config_dir(), trusted=False
+        )
+        try:
+            return found.require(name)
+        except ConfigError as exc:
+            raise LaunchError(str(exc)) from None
+
+    def _aliases(self, parent_id: str) -> list[str]:
+        return [
+            m.alias
+            for m in self.registry.manifests.values()
+            if m.parent_agent_id == parent_id and m.alias
+        ]
+
+    def _save_child(
+        self,
+        parent: AgentManifest,
+        definition: AgentDefinition | None,
+        agent_id: str,
+        alias: str,
+        now: float,
+    ) -> None:
+        taken = {m.name.casefold() for m in self.registry.manifests.values()}
+        name = f"{aliases.display(definition.name if definition else None, alias)} ({parent.name})"
+        if name.casefold() in taken:
+            name = f"{name} {agent_id[-4:]}"
+        manifest = child_manifest(parent, definition, agent_id=agent_id, name=name, created=now)
+        manifest = manifest.model_copy(update={"parent_agent_id": parent.id, "alias": alias})
+        self.registry.store.save(manifest)
+        self.registry.manifests[agent_id] = manifest
+
+    # ------------------------------------------------------------ driving
+
+    async def _drive(self, job: JobRecord) -> None:
+        job.state = "running"
+        self._save(job)
+        if job.strategy == "chain":
+            await self._chain(job)
+        else:
+            gate = asyncio.Semaphore(job.concurrency)
+
+            async def one(run: RunRecord) -> None:
+                async with gate:
+                    await self._run(job, run, run.task)
+
+            await asyncio.gather(*(one(r) for r in job.runs), return_exceptions=True)
+        self._settle(job)
+        self._spawn(self._deliver(job))
+
+    async def _chain(self, job: JobRecord) -> None:
+        previous = ""
+        for run in job.runs:
+            if job.id in self._stopping:
+                break
+            prompt = run.task.replace(PREVIOUS, previous) if run.index > 0 else run.task
+            await self._run(job, run, prompt)
+            if run.state != "completed":
+                job.stopped_at = run.index
+                break
+            previous = run.report or ""
+        for run in job.runs:
+            if run.state == "queued":
+                run.state, run.reason = "stopped", _chain_reason(job)
+        self._save(job)
+
+    async def _run(self, job: JobRecord, run: RunRecord, prompt: str) -> None:
+        if job.id in self._stopping or run.terminal:
+            run.state = "stopped" if not run.terminal else run.state
+            self._save(job)
+            return
+        run.prompt, run.state, run.started = prompt, "starting", time.time()
+        self._save(job)
+        channel: AgentChannel | None = None
+        try:
+            async with asyncio.timeout(job.deadline):
+                kernel_id = await self.registry.attach(run.agent_id)
+                channel = AgentChannel(self.registry.km, kernel_id, f"coordinator · {job.id}")
+                await channel.open()
+                self._channels[run.id] = channel
+                await self._turn(job, run, channel, prompt)
+        except TimeoutError:
+            _end(run, "failed", f"the deadline of {job.deadline:g}s passed")
+        except ChannelError as exc:
+            _end(run, "failed", str(exc))
+        except Exception as exc:  # a kernel that would not start, a dead connection
+            self.log.warning("shard: run %s failed: %r", run.id, exc)
+            _end(run, "failed", f"{type(exc).__name__}: {exc}")
+        finally:
+            self._channels.pop(run.id, None)
+            run.session_id = self._session_of(run.agent_id)
+            self._save(job)
+            if channel is not None:
+                await channel.close()
+            with contextlib.suppress(Exception):
+                await self.registry.kill(run.agent_id)  # the agent and its session stay
+
+    async def _turn(
+        self, job: JobRecord, run: RunRecord, channel: AgentChannel, prompt: str
+    ) -> None:
+        """Prompt the child and follow its events to the end of that turn."""
+        if job.id in self._stopping:
+            _end(run, "stopped", STOPPED)
+            return
+        run.state = "running"
+        self._save(job)
+        reply = await channel.command({"type": "prompt", "text": prompt})
+        if not reply.get("ok"):
+            _end(run, "failed", f"the child refused the prompt: {reply.get('message')}")
+            return
+        text = ""
+        async for event in channel.events():
+            kind = event.get("type")
+            if kind == STOP_EVENT:
+                _end(run, "stopped", STOPPED)
+                return
+            if kind == "turn_start" and run.turn_id is None and event.get("prompt") == prompt:
+                run.turn_id = str(event.get("turn_id"))
+                self._save(job)
+            elif event.get("turn_id") != run.turn_id or run.turn_id is None:
+                continue
+            elif kind == "message_complete":
+                text = _text(event.get("message") or {}) or text
+                run.entry_id = str(event.get("entry_id") or run.entry_id)
+            elif kind == "turn_end":
+                reason = str(event.get("reason"))
+                run.report_truncated = len(text) > REPORT_CHARS
+                run.report = text[:REPORT_CHARS]
+                if reason == "completed":
+                    _end(run, "completed", None)
+                elif reason == "aborted":
+                    _end(run, "stopped", "the child's turn was aborted")
+                else:
+                    _end(run, "failed", str(event.get("error") or f"the turn ended: {reason}"))
+                return
+
+    def _settle(self, job: JobRecord) -> None:
+        states = {r.state for r in job.runs}
+        if job.id in self._stopping:
+            job.state = "stopped"
+        elif states <= {"completed"}:
+            job.state = "completed"
+        elif "interrupted" in states:
+            job.state = "interrupted"
+        else:
+            job.state = "failed"
+        job.ended = time.time()
+        self._stopping.discard(job.id)
+        self._save(job)
+
+    # ------------------------------------------------------------ controls
+
+    async def stop(self, parent_id: str | None, target: str) -> JobRecord:
+        job, _ = self.resolve(parent_id, target)
+        if job.terminal:
+            return job
+        self._stopping.add(job.id)
+        for run in job.runs:
+            if run.state == "queued":
+                _end(run, "stopped", "stopped before it started")
+            channel = self._channels.get(run.id)
+            if channel is not None:
+                with contextlib.suppress(Exception):
+                    await channel.command({"type": "abort"})
+                channel.interrupt(STOP_EVENT)  # its kernel is stopped as the run ends
+        self._save(job)
+        return job
+
+    async def steer(self, parent_id: str, target: str, text: str) -> dict[str, Any]:
+        """Strict steering: only the run the steer names, only while it runs; else a receipt
+        that says it was rejected and why."""
+        job, run = self.resolve(parent_id, target)
+        channel = self._channels.get(run.id)
+        base = {"job_id": job.id, "run_id": run.id, "alias": run.alias}
+        if run.state != "running" or channel is None:
+            now = self._active_run(run.agent_id)
+            later = f"; {now.alias} now runs {now.id}" if now and now.id != run.id else ""
+            reason = f"run {run.id} is {run.state}, not running{later}"
+            return {**base, "status": "rejected", "reason": reason}
+        reply = await channel.command({"type": "steer", "text": text})
+        status = "accepted" if reply.get("ok") else "rejected"
+        return {**base, "status": status, "reason": reply.get("message") or None}
+
+    def resolve(self, parent_id: str | None, target: str) -> tuple[JobRecord, RunRecord]:
+        """A job, run or child id, or an alias of the parent's children (case-insensitive);
+        an alias or child id means its newest run."""
+        target = target.strip()
+        jobs = [
+            j
+            for j in self.catalog.jobs.values()
+            if parent_id is None or j.parent_agent_id == parent_id
+        ]
+        jobs.sort(key=lambda j: j.created)
+        if target in self.catalog.jobs and self.catalog.jobs[target] in jobs:
+            job = self.catalog.jobs[target]
+            return job, job.runs[-1]
+        wanted = aliases.normalize(target.split(" · ")[-1])
+        found = [
+            (j, r)
+            for j in jobs
+            for r in j.runs
+            if target in (r.id, r.agent_id) or aliases.normalize(r.alias) == wanted
+        ]
+        if not found:
+            raise JobNotFoundError(target)
+        return found[-1]
+
+    def _active_run(self, agent_id: str) -> RunRecord | None:
+        for job in self.catalog.jobs.values():
+            for run in job.runs:
+                if run.agent_id == agent_id and not run.terminal:
+                    return run
+        return None
+
+    async def wait(self, jobs: Iterable[JobRecord], seconds: float, every: bool) -> bool:
+        """Whether all (`every`) or any of `jobs` ended within `seconds`."""
+        wanted = list(jobs)
+        deadline = time.monotonic() + seconds
+
+        def done() -> bool:
+            ended = [j.terminal for j in wanted]
+            return all(ended) if every else any(ended)
+
+        while not done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            changed = self._changed
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), left)
+        return True
+
+    # ------------------------------------------------------------ reporting
+
+    async def _deliver(self, job: JobRecord) -> None:
+        if job.delivered:
+            return
+        kernel_id = self.registry.kernel_id(job.parent_agent_id)
+        if kernel_id is None:
+            return  # the parent's kernel is stopped: delivered when it runs again
+        if await deliver_report(self.registry.km, kernel_id, job):
+            job.delivered = True
+            self._save(job)
+
+    async def _deliver_pending(self) -> None:
+        """Reports whose parent was not running when the job ended, retried while it is."""
+        while True:
+            await asyncio.sleep(1.0)
+            for job in list(self.catalog.jobs.values()):
+                if job.terminal and not job.delivered:
+                    with contextlib.suppress(Exception):
+                        await self._deliver(job)
+
+    # ------------------------------------------------------------ helpers
+
+    def _save(self, job: JobRecord) -> None:
+        self.catalog.save(job)
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _session_of(self, agent_id: str) -> str | None:
+        pointer = self.home / "agents" / agent_id / "current-session"
+        with contextlib.suppress(OSError):
+            return pointer.read_text(encoding="utf-8").strip() or None
+        return None
+
+
+def _end(run: RunRecord, state: Any, reason: str | None) -> None:
+    if run.terminal:
+        return
+    run.state, run.reason, run.ended = state, reason, time.time()
+
+
+def _chain_reason(job: JobRecord) -> str:
+    if job.stopped_at is None:
+        return "the job was stopped"
+    return f"the chain stopped at step {job.stopped_at + 1}"
+
+
+def _text(message: dict[str, Any]) -> str:
+    blocks = message.get("content") or []
+    return "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text").strip()
