@@ -6,8 +6,10 @@ from shard_core.protocol.commands import (
     Command,
     CommandReply,
     HeartbeatCommand,
+    InjectCommand,
     PermissionResponseCommand,
     SetModeCommand,
+    SetTitleCommand,
     SteerCommand,
 )
 from shard_core.sdk import Agent
@@ -37,8 +39,18 @@ def run_common(
     if isinstance(command, PermissionResponseCommand):
         return answer_permission(agent, command, role, label)
     if isinstance(command, SteerCommand):
-        agent.steer(command.text)
-        return CommandReply(command="steer", ok=True, message="queued")
+        steer_id = agent.steer(
+            command.text, steer_id=command.steer_id, replace=command.replace, queue=command.queue
+        )
+        # the outcome is the steer_receipt event every client gets, not this reply
+        return CommandReply(command="steer", ok=True, message="sent", data={"steer_id": steer_id})
+    if isinstance(command, InjectCommand):
+        entry_id = agent.inject(command.text, command.kind, command.label)
+        message = "logged" if entry_id else "waits for the running turn's next request"
+        return CommandReply(command="inject", ok=True, message=message, data={"entry_id": entry_id})
+    if isinstance(command, SetTitleCommand):
+        title = agent.set_title(command.title)
+        return CommandReply(command="set_title", ok=True, message=title)
     if isinstance(command, SetModeCommand):
         agent.set_mode(command.mode)
         return CommandReply(command="set_mode", ok=True, message=command.mode)

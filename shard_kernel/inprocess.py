@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from shard_core.protocol.commands import CommandReply
 from shard_core.protocol.events import Event, TurnEndEvent
 from shard_core.sdk import Agent, create_agent
+from shard_core.types import ContextKind
 from shard_widgets import AgentWidget
 
 T = TypeVar("T")
@@ -110,9 +111,30 @@ class InProcessAgent:
     def abort(self) -> bool:
         return self._on_loop(self.agent.abort)
 
-    def steer(self, text: str) -> bool:
-        self._on_loop(lambda: self.agent.steer(text))
+    def steer(
+        self,
+        text: str,
+        *,
+        steer_id: str | None = None,
+        replace: bool = False,
+        queue: bool = False,
+    ) -> bool:
+        """The steer_receipt event says whether a request carried it."""
+        self._on_loop(
+            lambda: self.agent.steer(text, steer_id=steer_id, replace=replace, queue=queue)
+        )
         return True
+
+    def inject(
+        self, text: str, kind: ContextKind = "note", label: str | None = None
+    ) -> CommandReply:
+        entry_id = self._on_loop(lambda: self.agent.inject(text, kind, label))
+        message = "logged" if entry_id else "waits for the running turn's next request"
+        return CommandReply(command="inject", ok=True, message=message, data={"entry_id": entry_id})
+
+    def set_title(self, title: str) -> CommandReply:
+        text = self._on_loop(lambda: self.agent.set_title(title))
+        return CommandReply(command="set_title", ok=True, message=text)
 
     def set_mode(self, mode: str) -> bool:
         self._on_loop(lambda: self.agent.set_mode(mode))

@@ -24,6 +24,14 @@ from IPython.display import display
 from shard_core.protocol.events import TurnEndEvent
 from shard_core.types.errors import ConfigError, ShardError
 from shard_kernel.inprocess import InProcessAgent
+from shard_kernel.magic_context import (
+    InjectError,
+    add_inject_options,
+    context_from_args,
+    inject,
+    inject_parser,
+    set_title,
+)
 from shard_kernel.remote import GatewayError, NoGatewayError, RemoteAgent, RemoteHub
 
 USAGE = """usage:
@@ -37,10 +45,14 @@ USAGE = """usage:
   %shard use NAME                  make NAME the default agent
   %shard mode plan|build           switch the default agent's mode
   %shard status [NAME]             the default agent's status
+  %shard inject TEXT | --file PATH | --last [--kind note|file|output] [--label L]
+                                   context the agent's next request carries; no turn starts
+  %shard title TEXT                name the default agent's session
   %%shard [--agent NAME] [--wait] [--timeout S]
                                    send the cell as a prompt; it returns at once and you answer
                                    asks in the widget, or with --wait it blocks until the turn
-                                   ends and the agent's headless policy answers asks
+                                   ends and the agent's headless policy answers asks;
+                                   with --inject [--kind K] [--label L] the cell is context
 The gateway: %shard connect, else $SHARD_GATEWAY_URL (+ $SHARD_GATEWAY_TOKEN), else a running
 `shard gateway` or `jupyter lab` with Shard installed, found through Jupyter's runtime files."""
 WAIT_TIMEOUT = 1800.0
@@ -73,6 +85,8 @@ def _cell_parser() -> _Parser:
     parser.add_argument("--agent")
     parser.add_argument("--wait", action="store_true")
     parser.add_argument("--timeout", type=_seconds, default=WAIT_TIMEOUT)
+    parser.add_argument("--inject", action="store_true")
+    add_inject_options(parser)
     return parser
 
 
@@ -107,7 +121,7 @@ class ShardMagics(Magics):
             if cell is not None:
                 return self._prompt(line, cell)
             return self._command(line)
-        except (UsageError, ConfigError) as exc:
+        except (UsageError, ConfigError, InjectError) as exc:
             print(f"%shard: error: {exc}\n\n{USAGE}")
         except ShardError as exc:  # the gateway, the network, the agent: no usage, just why
             print(f"%shard: error: {exc}")
@@ -132,6 +146,8 @@ class ShardMagics(Magics):
             "use": self._use,
             "mode": self._mode,
             "status": self._status,
+            "inject": self._inject,
+            "title": lambda args: print(set_title(self._agent(None), args)),
         }
         if name not in handlers:
             raise UsageError(f"unknown command {name!r}")
@@ -259,6 +275,11 @@ class ShardMagics(Magics):
             f"{s.meter.total.input_tokens} in / {s.meter.total.output_tokens} out tokens"
         )
 
+    def _inject(self, args: list[str]) -> None:
+        opts = inject_parser(_Parser).parse_args(args)
+        text, kind, label = context_from_args(opts, self.shell.user_ns if self.shell else {})
+        print(inject(self._agent(None), text, kind, label))
+
     def _agent(self, name: str | None) -> Host:
         key = name or self.current
         if key is None:
@@ -294,6 +315,9 @@ class ShardMagics(Magics):
             self.remote.attach(opts.agent)  # a gateway agent: registered under its name
             opts.agent, self.current = self.current, default or self.current
         host = self._agent(opts.agent)
+        if opts.inject:
+            print(inject(host, cell.strip(), opts.kind or "note", opts.label))
+            return None
         display(host.widget())
         future = host.prompt(cell.strip(), blocking=opts.wait)
         if opts.wait:

@@ -41,6 +41,13 @@ class AgentController(Protocol):
 
     def abort(self) -> ControllerResult: ...
 
-    def steer(self, text: str) -> ControllerResult: ...
+    def steer(
+        self,
+        text: str,
+        *,
+        steer_id: str | None = None,
+        replace: bool = False,
+        queue: bool = False,
+    ) -> ControllerResult: ...
 
     def set_mode(self, mode: str) -> ControllerResult: ...

@@ -209,7 +209,12 @@ class AgentWidget(ShardWidget):
             case AbortCommand():
                 return controller.abort()
             case SteerCommand():
-                return controller.steer(command.text)
+                return controller.steer(
+                    command.text,
+                    steer_id=command.steer_id,
+                    replace=command.replace,
+                    queue=command.queue,
+                )
             case SetModeCommand():
                 return controller.set_mode(command.mode)
             case _:

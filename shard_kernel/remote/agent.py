@@ -36,7 +36,9 @@ from shard_core.protocol import (
     SyncCommand,
     UiResponseCommand,
 )
+from shard_core.protocol.commands import InjectCommand, SetTitleCommand
 from shard_core.protocol.events import TurnEndEvent
+from shard_core.types import ContextKind
 from shard_kernel.gateway.client import KernelSocket, comm_reply, msg_type, shard_event
 from shard_kernel.remote.link import START_TIMEOUT, GatewayError, GatewayLink
 from shard_kernel.remote.loop import LoopThread
@@ -166,8 +168,25 @@ class RemoteAgent:
     def abort(self) -> CommandReply:
         return self.command(AbortCommand())
 
-    def steer(self, text: str) -> CommandReply:
-        return self.command(SteerCommand(text=text))
+    def steer(
+        self,
+        text: str,
+        *,
+        steer_id: str | None = None,
+        replace: bool = False,
+        queue: bool = False,
+    ) -> CommandReply:
+        return self.command(
+            SteerCommand(text=text, steer_id=steer_id, replace=replace, queue=queue)
+        )
+
+    def inject(
+        self, text: str, kind: ContextKind = "note", label: str | None = None
+    ) -> CommandReply:
+        return self.command(InjectCommand(text=text, kind=kind, label=label))
+
+    def set_title(self, title: str) -> CommandReply:
+        return self.command(SetTitleCommand(title=title))
 
     def set_mode(self, mode: str) -> CommandReply:
         return self.command(SetModeCommand(mode=mode))

@@ -38,7 +38,7 @@ class RecordingController:
         self.calls.append(("abort",))
         return self.result
 
-    def steer(self, text: str) -> ControllerResult:
+    def steer(self, text: str, **_options: object) -> ControllerResult:
         self.calls.append(("steer", text))
         return self.result
 
@@ -268,7 +268,7 @@ async def test_an_async_controller_is_awaited_on_the_running_loop() -> None:
             await asyncio.sleep(0)
             return CommandReply(command="steer", ok=True, message="queued")
 
-        def steer(self, text: str) -> ControllerResult:
+        def steer(self, text: str, **_options: object) -> ControllerResult:
             self.calls.append(("steer", text))
             return self.later()
 
