@@ -170,14 +170,41 @@ def _shrink_once(sections: list[Section]) -> bool:
     return False
 
 
+def _section_length(section: Section, transcript: bool) -> int:
+    """len(_section_text(section, …, transcript)) without building it (flattening keeps the
+    length; an item adds "- ", a transcript line that could pass for a heading two spaces)."""
+    lines = section.lines
+    size = 4 + len(section.title) + sum(map(len, lines)) + len(lines) - 1
+    if not transcript:
+        return size + 2 * len(lines)
+    return size + 2 * sum(1 for x in lines if x.startswith("#") or x.strip() == SEPARATOR)
+
+
+def _length(sections: Sequence[Section], sizes: dict[int, tuple[Section, int]]) -> int:
+    """len(render(sections)), from each section's length (kept in `sizes` by id: `fit`
+    changes one section per step)."""
+    total = len(PREAMBLE) + 1  # the final newline
+    transcript = False
+    for section in sections:
+        if not section.lines:
+            continue
+        hit = sizes.get(id(section))
+        is_transcript = section.merge == TRANSCRIPT_POLICY
+        if hit is None or hit[0] is not section:
+            hit = sizes[id(section)] = (section, _section_length(section, is_transcript))
+        total += 2 + hit[1]
+        transcript = transcript or is_transcript
+    return total + (2 + len(SEPARATOR) if transcript else 0)
+
+
 def fit(sections: Sequence[Section], max_chars: int) -> str:
     """The rendered summary, lines dropped (least valuable first) until it fits `max_chars`;
     as a last resort the text itself is cut."""
     work = list(sections)
-    rendered: _Rendered = {}
-    text = render(work, rendered)
-    while len(text) > max_chars and _shrink_once(work):
-        text = render(work, rendered)
+    sizes: dict[int, tuple[Section, int]] = {}
+    while _length(work, sizes) > max_chars and _shrink_once(work):
+        pass
+    text = render(work)
     if len(text) > max_chars:
         text = text[: max(0, max_chars - len(CUT_NOTE))] + CUT_NOTE
     return text
