@@ -51,6 +51,7 @@ from shard_kernel.clients import ClientRegistry
 from shard_kernel.comm_commands import CommCommands
 from shard_kernel.event_batch import EventBatcher, asyncio_schedule
 from shard_kernel.iopub_hold import IOPubHold
+from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
 from shard_kernel.recovery import recover
 from shard_kernel.slash import command_names, run_slash
 from shard_kernel.ui_bridge import CommUiBridge
@@ -183,7 +184,10 @@ class ShardKernel(Kernel):
             env = read_agent_env()
             self.agent = await self._create(env)
             note = f"no KERNEL_SHARD_AGENT_ID was given; this kernel created agent {env.agent_id}"
-            self.emit_status(note if env.generated_id else None)
+            # The first status says what was left out (e.g. project files without trust).
+            lines = [note] if env.generated_id else []
+            lines += self.agent.session.diagnostics
+            self.emit_status("\n".join(lines) or None)
         except Exception as exc:  # reported on every cell and to the gateway, not a dead kernel
             self.boot_error = boot_failure(exc)
             self.log.error("shard agent failed to start: %s", self.boot_error)
@@ -206,6 +210,8 @@ class ShardKernel(Kernel):
             cwd=env.cwd,
             model=env.model,
             mode=env.mode,
+            agent_definition=env.agent_definition,
+            skills=env.skills,
             agent_id=env.agent_id,
             resume=True,
             allow=env.allow,
@@ -216,6 +222,7 @@ class ShardKernel(Kernel):
             has_responder=lambda: self.clients.has_responder() or self.widgets.has_responder(),
             events=events,
             extension_ui=self.ui,
+            extensions=[notebook_extension(NotebookSetup.from_env(os.environ))],
         )
         recover(agent, self.event_log)
         return agent
@@ -263,6 +270,7 @@ class ShardKernel(Kernel):
             demo=session.config.demo,
             message=message,
             clients=counts,
+            diagnostics=list(session.diagnostics),
         )
 
     def clients_changed(self) -> None:

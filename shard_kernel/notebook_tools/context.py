@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +27,26 @@ class NotebookSetup:
     """an already running kernel to use as the workspace kernel (the notebook's own kernel)"""
     exec_timeout: float = 600.0
     """seconds a python_exec / notebook_run call may run before it is interrupted"""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> NotebookSetup:
+        """`SHARD_WORKSPACE_KERNEL` (a kernelspec name) and `SHARD_WORKSPACE_TIMEOUT` (seconds),
+        also with the `KERNEL_` prefix a gateway's create request passes through."""
+
+        def read(name: str) -> str | None:
+            value = env.get(f"KERNEL_SHARD_{name}") or env.get(f"SHARD_{name}")
+            return value.strip() if value and value.strip() else None
+
+        setup = cls()
+        if kernel := read("WORKSPACE_KERNEL"):
+            setup.kernel_name = kernel
+        if timeout := read("WORKSPACE_TIMEOUT"):
+            # A typo keeps the default rather than stop the agent from starting.
+            with contextlib.suppress(ValueError):
+                seconds = float(timeout)
+                if 0 < seconds < math.inf:
+                    setup.exec_timeout = seconds
+        return setup
 
 
 def resolve_notebook(raw: str, ctx: ToolContext) -> tuple[Path, str] | ToolResult:

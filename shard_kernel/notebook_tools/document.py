@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import nbformat
-
 from shard_core.tools.atomic import write_atomic
 from shard_kernel.notebook_tools.spans import CellSpans, cell_spans
 
@@ -88,6 +86,8 @@ class NotebookFile:
 
     @classmethod
     def _new(cls, path: Path) -> NotebookFile:
+        import nbformat
+
         nb = nbformat.v4.new_notebook()
         top = {k: v for k, v in nb.items() if k != "cells"}
         top["nbformat_minor"] = max(int(top["nbformat_minor"]), 5)
@@ -97,6 +97,8 @@ class NotebookFile:
     def _parse(cls, path: Path, text: str, data: Json) -> NotebookFile:
         major = data.get("nbformat")
         if major != 4:
+            import nbformat
+
             if not isinstance(major, int) or major < 3:
                 raise NotebookError(f"{path.name}: unsupported nbformat {major!r}")
             data = json.loads(json.dumps(nbformat.convert(nbformat.from_dict(data), 4)))
@@ -172,6 +174,8 @@ class NotebookFile:
 
     def render(self) -> str:
         if self.spans is None:
+            import nbformat
+
             return nbformat.writes(nbformat.from_dict(self.as_json()))
         spans, text = self.spans, self.text
         lead, between, trail = _separators(text, spans)
@@ -198,6 +202,8 @@ class NotebookFile:
 
 
 def validate_text(text: str, name: str) -> None:
+    import nbformat  # here, not at the top: its schema checker takes seconds to import
+
     try:
         nb: Any = nbformat.from_dict(json.loads(text))
         nbformat.validate(nb)

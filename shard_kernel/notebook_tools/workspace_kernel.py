@@ -18,14 +18,15 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import nbformat
 import zmq
-from jupyter_client.asynchronous.client import AsyncKernelClient
-from jupyter_client.manager import AsyncKernelManager
 
 from shard_core.tools.environment import scrubbed_env
+
+if TYPE_CHECKING:  # imported where used: an agent that never runs code never pays for them
+    from jupyter_client.asynchronous.client import AsyncKernelClient
+    from jupyter_client.manager import AsyncKernelManager
 
 Json = dict[str, Any]
 OutputHook = Callable[[Json], None]
@@ -104,6 +105,9 @@ class WorkspaceKernel:
             return self.client
 
     async def _connect(self) -> AsyncKernelClient:
+        from jupyter_client.asynchronous.client import AsyncKernelClient
+        from jupyter_client.manager import AsyncKernelManager
+
         if self.connection_file is not None:
             client = AsyncKernelClient()
             client.load_connection_file(str(self.connection_file))
@@ -226,10 +230,25 @@ class WorkspaceKernel:
             if kind == "clear_output":
                 run.outputs.clear()
             elif kind in _OUTPUT_TYPES:
-                output = dict(nbformat.v4.output_from_msg(msg))
+                output = output_from_msg(msg)
                 _merge(run.outputs, output)
                 if hook is not None:
                     hook(output)
+
+
+def output_from_msg(msg: Json) -> Json:
+    """An IOPub output message as the nbformat output a notebook stores."""
+    kind, content = msg["msg_type"], msg["content"]
+    if kind == "stream":
+        return {"output_type": kind, "name": content["name"], "text": content["text"]}
+    if kind == "error":
+        fields = ("ename", "evalue", "traceback")
+        return {"output_type": kind, **{k: content[k] for k in fields}}
+    output: Json = {"output_type": kind, "data": content.get("data", {})}
+    output["metadata"] = content.get("metadata", {})
+    if kind == "execute_result":
+        output["execution_count"] = content.get("execution_count")
+    return output
 
 
 def _merge(outputs: list[Json], output: Json) -> None:
