@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from shard_core.capabilities.code_index import CodeIndexCapability
 from shard_core.capabilities.mcp import install_mcp
 from shard_core.capabilities.skills import SkillsCapability, default_roots
 from shard_core.contracts import Extension, ExtensionApi, UiBridge
@@ -235,6 +236,8 @@ async def _install(
     def lineage() -> list[Path]:
         return [s.path for s in reversed(store.ancestors)] + [store.path]
 
+    # First, so any extension (the caller's too) can replace the code intelligence.
+    await host.install("shard.code_index", CodeIndexCapability(cwd, home=home))
     for name, extension in [*_bundled(config, env, lineage, tasks), *opts.extensions]:
         await host.install(name, extension)
     await host.install_entry_points()

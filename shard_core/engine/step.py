@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from shard_core.contracts import PermissionQuery, ToolContext, tool_spec
 from shard_core.contracts.provider import WireOptions
 from shard_core.engine.compaction import live_context
+from shard_core.engine.file_changes import announce_changes
 from shard_core.engine.prompt import system_hash, tools_hash
 from shard_core.engine.usage_history import append_usage, usage_record
 from shard_core.protocol.events import (
@@ -218,8 +219,9 @@ class StepRunner:
                 call=call,
                 read_only=bool(tool and tool.read_only),
             )
-            started = time.monotonic()
+            started, since = time.monotonic(), time.time()
             result = await self._execute(call)
+            result = await announce_changes(self.session, self.turn_id, call, result, since)
             self._log_result(call, result, (time.monotonic() - started) * 1000)
 
     async def _execute(self, call: ToolCallBlock) -> ToolResult:

@@ -213,6 +213,22 @@ class RestartedEvent(_Event):
     entries: int = Field(ge=0, description="entries reloaded from the log")
 
 
+class FileMutatedEvent(_Event):
+    """A tool changed files in the workspace; sent before that tool's `tool_result`.
+
+    `paths` are the files a write or an edit reported (absolute). After a shell command, whose
+    changes nobody lists, `since` is set instead: files whose mtime is at or after it (epoch
+    seconds) may have changed, and a subscriber that keeps state about files (the code index)
+    re-stats what it knows."""
+
+    type: Literal["file_mutated"] = "file_mutated"
+    turn_id: str
+    tool_call_id: str
+    tool: str
+    paths: list[str] = Field(default_factory=list[str])
+    since: float | None = None
+
+
 AGENT_START_FAILED = "agent_start_failed"
 """`ErrorEvent.code` when a kernel's agent cannot start (the gateway then lists it as failed)."""
 
@@ -230,6 +246,7 @@ Event = Annotated[
     | MessageCompleteEvent
     | ToolCallEvent
     | ToolResultEvent
+    | FileMutatedEvent
     | PermissionRequestEvent
     | PermissionResolvedEvent
     | UiRequestEvent
@@ -263,6 +280,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "message_complete",
     "tool_call",
     "tool_result",
+    "file_mutated",
     "permission_request",
     "permission_resolved",
     "ui_request",

@@ -1,7 +1,7 @@
-"""Type Catalog: signatures from files the agent read — from the code index when one is
-registered, else by regex over the read result: public Python defs and classes, exported
-TypeScript/JavaScript declarations and top-level types, exported Go funcs and types, pub Rust
-items."""
+"""Type Catalog: signatures from files the agent read (and, with a code index, changed) — from
+the code index when one is registered, else by regex over the read result: public Python defs
+and classes, exported TypeScript/JavaScript declarations and top-level types, exported Go funcs
+and types, pub Rust items."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from shard_core.contracts.compactor import ExtractorContext
 from shard_core.engine.compaction.context import facts_of, tool_index
 from shard_core.engine.compaction.excerpts import clip, clip_all
+from shard_core.engine.compaction.extractors.files import CHANGING_TOOLS
 from shard_core.types import NormalizedBlock, ToolResultNBlock
 
 log_ = logging.getLogger("shard.compaction")
@@ -80,9 +81,11 @@ class TypeCatalog:
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         tools = tool_index(blocks, ctx)
+        # With a code index, files the agent changed count too: it knows their signatures.
+        names = READ_TOOLS if ctx.code_index is None else READ_TOOLS | CHANGING_TOOLS
         newest: dict[str, ToolResultNBlock] = {}  # path → its latest read, newest first
         for block in tools.newest("tool_result"):
-            if block.kind == "tool_result" and block.name in READ_TOOLS and not block.is_error:
+            if block.kind == "tool_result" and block.name in names and not block.is_error:
                 path = tools.path_of(block)
                 if path is not None and path not in newest:
                     newest[path] = block

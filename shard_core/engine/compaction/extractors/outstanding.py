@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from shard_core.contracts.codeintel import DIAGNOSTICS_HEADING
 from shard_core.contracts.compactor import ExtractorContext
 from shard_core.engine.compaction.context import (
     NO_FACTS,
@@ -128,6 +129,8 @@ def _bash_finding(block: BashBlock, _: None = None) -> Finding | None:
 
 def _result_finding(block: ToolResultNBlock, path: str | None) -> Finding | None:
     where = f" {path}" if path else ""
+    if not block.is_error and DIAGNOSTICS_HEADING in block.text:
+        return _diagnostics_finding(block, path)
     if block.is_error:
         text = f"{block.name}{where}: {key_line(block.text)}"
         key = f"tool:{block.name}:{path}"
@@ -135,6 +138,20 @@ def _result_finding(block: ToolResultNBlock, path: str | None) -> Finding | None
     if block.text.lstrip().lower().startswith(_NO_MATCHES):
         return Finding("INFO", "no matches", clip(block.text, 120), block.entry_index, "")
     return None
+
+
+def _diagnostics_finding(block: ToolResultNBlock, path: str | None) -> Finding | None:
+    """The errors a language server reported after a change (code intelligence adds them to
+    the tool's result under DIAGNOSTICS_HEADING)."""
+    errors = block.text.split(DIAGNOSTICS_HEADING, 1)[1].strip(": \n").splitlines()
+    if not errors:
+        return None
+    more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+    key = f"diagnostics:{path}"
+    paths = (path,) if path else ()
+    return Finding(
+        "ERROR", "diagnostics", clip(errors[0], 160) + more, block.entry_index, key, paths
+    )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,85 @@
+"""CodeIntelligence: what the capability registers — the index's outlines, symbols and
+signatures, the language server's diagnostics after a change, and the session's focus (files
+mentioned or changed), which personalises the repo map."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from shard_core.capabilities.code_index import repo_map
+from shard_core.capabilities.code_index.index import CodeIndex
+from shard_core.capabilities.code_index.lsp import Diagnostics
+from shard_core.contracts.codeintel import DIAGNOSTICS_HEADING, Symbol
+
+MAX_NEW_ERRORS = 10
+_WORD = re.compile(r"[\w./-]+\.\w+")
+
+
+class CodeIntelligence:
+    name = "code_index"
+
+    def __init__(self, index: CodeIndex, diagnostics: Diagnostics) -> None:
+        self.index = index
+        self.diagnostics = diagnostics
+        self.focus: dict[str, None] = {}
+        """workspace-relative files mentioned or changed in the session, oldest first"""
+        self._map_cache: tuple[object, list[repo_map.MapEntry]] | None = None
+
+    # ------------------------------------------------------------ CodeIntelligenceProvider
+
+    def outline(self, path: str) -> list[Symbol]:
+        return self.index.outline(path)
+
+    def symbol(self, name: str) -> list[Symbol]:
+        return self.index.symbol(name)
+
+    def signatures(self, path: str) -> list[str]:
+        return self.index.signatures(path)
+
+    def invalidate(self, path: str) -> None:
+        self.index.invalidate(path)
+
+    async def diagnose(self, paths: Sequence[str]) -> list[str]:
+        lines: list[str] = []
+        for raw in paths:
+            checked = await self.diagnostics.check(Path(raw))
+            if checked is None:
+                continue
+            new, found = checked
+            lines += [f.text() for f in new[:MAX_NEW_ERRORS]]
+            if len(new) > MAX_NEW_ERRORS:
+                lines.append(f"(+{len(new) - MAX_NEW_ERRORS} more new errors)")
+            if new and len(found) > len(new):
+                lines.append(f"({len(found) - len(new)} earlier error(s) remain in this file)")
+        return [f"{DIAGNOSTICS_HEADING}:", *lines] if lines else []
+
+    # ------------------------------------------------------------ the session's focus
+
+    def notice(self, paths: Iterable[str]) -> None:
+        """Files the session mentioned or changed: they lead the repo map."""
+        for raw in paths:
+            rel = self.index.relative(raw)
+            if rel is not None and rel in self.index.files:
+                self.focus.pop(rel, None)
+                self.focus[rel] = None
+
+    def notice_text(self, text: str) -> None:
+        """File names a prompt mentions (a path, or a base name the index knows)."""
+        words = set(_WORD.findall(text))
+        if not words:
+            return
+        known = {rel: rel.rsplit("/", 1)[-1] for rel in self.index.snapshot()}
+        self.notice(rel for rel, base in known.items() if rel in words or base in words)
+
+    def ranked(
+        self, focus: Sequence[str] = (), names: Sequence[str] = ()
+    ) -> list[repo_map.MapEntry]:
+        files = [*self.focus, *focus]
+        key = (self.index.version, tuple(files), tuple(names))
+        if self._map_cache is not None and self._map_cache[0] == key:
+            return self._map_cache[1]
+        entries = repo_map.ranked_definitions(self.index.snapshot(), set(files), set(names))
+        self._map_cache = (key, entries)
+        return entries
