@@ -57,6 +57,8 @@ class McpCapability:
         self._home = home
         self._api: ExtensionApi | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self.start_unknown = True
+        """start a server with no catalog at install, to learn its tools (`shard mcp list`: no)"""
 
     async def __call__(self, api: ExtensionApi) -> Disposer | None:
         if not self.configs.servers:
@@ -74,8 +76,10 @@ class McpCapability:
             )
             self.servers[name] = server
             cached = read_catalog(self._catalog(server))
-            if cached is None or config.eager:
+            if (cached is None and self.start_unknown) or config.eager:
                 starting.append(server)
+            elif cached is None:
+                continue
             else:
                 server.tools, server.prompts = cached
                 self._register(server)

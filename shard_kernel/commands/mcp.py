@@ -1,0 +1,147 @@
+"""`shard mcp list` and `shard mcp test NAME`: the MCP servers an agent here would use.
+
+`list` shows every configured server (config.json `mcpServers`, and the project's `.mcp.json`
+with --trust-project) with its origin, transport, and the tools it offered when it last started
+(none started by `list`). `test NAME` starts that one server, lists its tools, and stops it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from shard_core.capabilities.mcp import (
+    McpCapability,
+    McpServer,
+    McpUnavailableError,
+    mcp_capability,
+)
+from shard_core.engine.config import load_config
+from shard_core.engine.state import shard_home
+
+EXAMPLES = """examples:
+  shard mcp list
+  shard mcp list --trust-project --json
+  shard mcp test time
+"""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "mcp",
+        help="list and test MCP servers",
+        description="List the configured MCP servers, or start one and list its tools.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = parser.add_subparsers(dest="mcp_action", metavar="ACTION")
+    listing = actions.add_parser("list", help="configured servers and their known tools")
+    test = actions.add_parser("test", help="start one server and list its tools")
+    test.add_argument("name", help="the server's name in mcpServers")
+    for sub in (listing, test):
+        sub.add_argument("--cwd", type=Path, default=Path("."), help="the project (default: .)")
+        sub.add_argument("--trust-project", action="store_true", help="read .mcp.json too")
+        sub.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(handler=run_list)
+    test.set_defaults(handler=run_test)
+    parser.set_defaults(handler=lambda _args: (parser.print_help(), 2)[1])
+
+
+def _capability(args: argparse.Namespace) -> McpCapability:
+    cwd = args.cwd.expanduser().resolve()
+    return mcp_capability(
+        load_config(), cwd=cwd, home=shard_home(), env=os.environ, trusted=args.trust_project
+    )
+
+
+def run_list(args: argparse.Namespace) -> int:
+    capability = _capability(args)
+    capability.start_unknown = False
+
+    async def load() -> None:  # the catalog's tools; no server is started
+        await capability(_NoApi())  # pyright: ignore[reportArgumentType]
+        await capability.close()
+
+    asyncio.run(load())
+    rows = [_row(s, capability) for s in capability.servers.values()]
+    if args.json:
+        print(json.dumps({"servers": rows, "notes": capability.diagnostics}, indent=2))
+        return 0
+    if not rows:
+        print("No MCP servers configured (config.json mcpServers; .mcp.json with --trust-project).")
+    for row in rows:
+        print(f"{row['name']}  ({row['origin']}, {row['type']}: {row['target']})  {row['status']}")
+        for tool in row["tools"]:
+            print(f"  {tool}")
+    for note in capability.diagnostics:
+        print(f"note: {note}")
+    return 0
+
+
+def run_test(args: argparse.Namespace) -> int:
+    capability = _capability(args)
+    config = capability.configs.servers.get(args.name)
+    if config is None:
+        known = ", ".join(sorted(capability.configs.servers)) or "none"
+        print(f"shard: error: no MCP server {args.name!r} (configured: {known})", file=sys.stderr)
+        return 1
+    capability.configs.servers = {args.name: config}
+
+    async def start() -> tuple[McpServer, float, str | None]:
+        began = time.monotonic()
+        await capability(_NoApi())  # pyright: ignore[reportArgumentType]
+        server = capability.servers[args.name]
+        try:
+            await server.ensure()
+            problem = None
+        except McpUnavailableError as exc:
+            problem = str(exc)
+        await capability.close()
+        return server, time.monotonic() - began, problem
+
+    server, seconds, problem = asyncio.run(start())
+    if problem:
+        print(f"shard: error: {problem}", file=sys.stderr)
+        return 1
+    row = _row(server, capability)
+    if args.json:
+        print(json.dumps({**row, "seconds": round(seconds, 2)}, indent=2))
+        return 0
+    print(f"{server.name}: started in {seconds:.1f} s ({server.server_info or 'no server info'})")
+    for tool in capability.tools.values():
+        summary = (tool.listed.description or "").strip().splitlines()[:1]
+        print(f"  {tool.name}: {summary[0] if summary else '(no description)'}")
+    return 0
+
+
+def _row(server: McpServer, capability: McpCapability) -> dict[str, Any]:
+    config = server.config
+    tools = [t.name for t in capability.tools.values() if t.server is server]
+    status = server.state + (f": {server.error}" if server.error else "")
+    if server.state == "stopped":
+        status = "not running (tools from its last start)" if tools else "not running"
+    return {"name": server.name, "origin": config.origin, "type": config.type,
+            "target": config.target, "status": status, "tools": tools}  # fmt: skip
+
+
+class _NoApi:
+    """What the capability registers into when nothing runs an agent: nothing is kept."""
+
+    def register_tool(self, tool: object) -> None: ...
+
+    def register_command(self, name: str, description: str, handler: object) -> None: ...
+
+    @property
+    def ui(self) -> _Notices:
+        return _Notices()
+
+
+class _Notices:
+    async def notify(self, title: str, message: str = "") -> None:
+        print(f"{title}: {message}", file=sys.stderr)
