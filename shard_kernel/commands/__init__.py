@@ -18,6 +18,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "session",
     "rules",
     "extensions",
+    "mcp",
     "install-kernel",
 )
 """Module names under shard_kernel.commands, in the order `shard --help` lists them."""
