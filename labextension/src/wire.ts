@@ -12,6 +12,7 @@ export type {
   KvPair,
   MessageCompleteEvent,
   MessageDeltaEvent,
+  OrchestratorEvent,
   PermissionRequestEvent,
   PermissionResolvedEvent,
   PermissionResponseCommand,

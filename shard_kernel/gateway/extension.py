@@ -18,6 +18,8 @@ from shard_core.engine.state import shard_home
 from shard_kernel.gateway.activity import watch_agents_on_shared_iopub
 from shard_kernel.gateway.adoption import install_adoption
 from shard_kernel.gateway.connection import install_connection_class
+from shard_kernel.gateway.events import AgentWatcher, EventJournal
+from shard_kernel.gateway.events_socket import SOCKET_ROUTES, WATCHER_KEY
 from shard_kernel.gateway.handlers import ROUTES, SETTINGS_KEY
 from shard_kernel.gateway.registry import AgentRegistry
 from shard_kernel.gateway.security import EXACT_PATTERNS, REDACTOR, install_log_redaction
@@ -30,11 +32,16 @@ def load_extension(serverapp: Any) -> AgentRegistry:
     install_adoption(serverapp.kernel_manager, registry)
     web_app = serverapp.web_app
     web_app.settings[SETTINGS_KEY] = registry
+    watcher = AgentWatcher(registry, EventJournal())
+    registry.on_change = watcher.poke
+    web_app.settings[WATCHER_KEY] = watcher
+    serverapp.io_loop.add_callback(watcher.start)
     if install_connection_class(web_app.settings):
         watch_agents_on_shared_iopub(serverapp.kernel_manager)
     base_url = web_app.settings.get("base_url", "/")
+    routes = (*ROUTES, *SOCKET_ROUTES)
     web_app.add_handlers(
-        ".*$", [(url_path_join(base_url, path), handler) for path, handler in ROUTES]
+        ".*$", [(url_path_join(base_url, path), handler) for path, handler in routes]
     )
     serverapp.log.info(
         "shard: gateway extension loaded; %d agent(s) under %s",

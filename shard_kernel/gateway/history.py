@@ -73,6 +73,25 @@ class EventHistory:
         stop = min(len(self._seqs), start + limit)
         return self._read(start, stop), stop < len(self._seqs)
 
+    def matching(self, since: int, marker: bytes) -> list[dict[str, Any]]:
+        """Events with seq > since whose logged line contains `marker` (only those are parsed:
+        the events watcher reads every status a kernel logs without decoding its other events)."""
+        self.refresh()
+        start = bisect.bisect_right(self._seqs, since)
+        if start >= len(self._seqs):
+            return []
+        with self.path.open("rb") as f:
+            f.seek(self._offsets[start])
+            chunk = f.read(self._end - self._offsets[start])
+        found: list[dict[str, Any]] = []
+        for line in chunk.splitlines():
+            if marker in line:
+                try:
+                    found.append(json.loads(line))
+                except ValueError:
+                    continue
+        return found
+
     @property
     def last_seq(self) -> int:
         return self._seqs[-1] if self._seqs else -1

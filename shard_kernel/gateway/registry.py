@@ -54,6 +54,8 @@ class AgentRegistry:
         self._started: dict[str, float] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._histories: dict[str, EventHistory] = {}
+        self.on_change: Callable[[str], None] = lambda agent_id: None
+        """Called when this registry starts or stops an agent's kernel (events.py publishes it)."""
 
     # ------------------------------------------------------------ manifests
 
@@ -169,6 +171,7 @@ class AgentRegistry:
         self._starting.add(agent_id)
         self._failed.discard(agent_id)
         self._started[agent_id] = time.time()
+        self.on_change(agent_id)
         try:
             kernel_id = str(await ensure_async(start()))
         except Exception as exc:
@@ -177,6 +180,7 @@ class AgentRegistry:
             raise
         finally:
             self._starting.discard(agent_id)
+            self.on_change(agent_id)
         self._kernel_ids[agent_id] = kernel_id
         self.log.info("shard: agent %s runs in kernel %s", agent_id, kernel_id)
         return kernel_id
@@ -191,6 +195,7 @@ class AgentRegistry:
             if kernel_id is not None:
                 await ensure_async(self.km.shutdown_kernel(kernel_id, now=False))
                 self.log.info("shard: agent %s stopped (kernel %s)", agent_id, kernel_id)
+            self.on_change(agent_id)
 
     def _env(
         self, manifest: AgentManifest, base: Mapping[str, str] | None = None

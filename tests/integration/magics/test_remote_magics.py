@@ -153,8 +153,9 @@ def test_dashboard_lists_refreshes_attaches_and_kills(
         ("beta", "running"),
     ]
 
-    create_agent(gateway, workspace, "gamma", HELLO)  # made elsewhere: the poll picks it up
+    create_agent(gateway, workspace, "gamma", HELLO)  # made elsewhere: an event brings it
     wait_until(lambda: len(host.widget.agents) == 3, 15, "the dashboard refresh")
+    assert host.source == "events"  # pushed by the gateway, not polled
 
     host.widget._handle_custom_msg({"type": "attach", "agent_id": alpha["id"], "id": "d1"}, [])
     assert len(host.view.children) == 2
