@@ -12,6 +12,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "demo",
     "run",
     "agent",
+    "agents",
     "batch",
     "gateway",
     "sessions",
