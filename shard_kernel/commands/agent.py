@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from typing import Any
 
@@ -27,6 +28,7 @@ from shard_core.protocol.framing import JsonlDecoder, encode_record
 from shard_core.sdk import Agent, create_agent
 from shard_kernel.agent_commands import run_common
 from shard_kernel.commands.common import add_agent_options
+from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
 
 COMMAND: TypeAdapter[Command] = TypeAdapter(Command)
 EXAMPLES = """examples:
@@ -75,6 +77,7 @@ class StdioAgent:
             agent_id=self.args.agent_id,
             resume=True if self.args.agent_id else None,
             has_responder=lambda: self.stdin_open,  # the other end answers while it is there
+            extensions=[notebook_extension(NotebookSetup.from_env(os.environ))],
         )
         self.agent.events.subscribe(self.write)
         self.agent.session.emit_status()

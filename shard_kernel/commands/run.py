@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 
 from shard_core.protocol.events import Event, ToolCallEvent, ToolResultEvent, TurnEndEvent
@@ -11,6 +12,7 @@ from shard_core.protocol.framing import encode_record
 from shard_core.sdk import create_agent
 from shard_core.types import ToolResult
 from shard_kernel.commands.common import add_agent_options
+from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
 from shard_kernel.terminal.bridge import TerminalBridge
 from shard_kernel.terminal.escape import terminal_safe
 from shard_kernel.terminal.render import TerminalRenderer
@@ -74,6 +76,7 @@ async def _run(args: argparse.Namespace) -> int:
         resume=args.resume,
         ui=TerminalBridge() if interactive else None,
         diagnostics=diagnostics,
+        extensions=[notebook_extension(NotebookSetup.from_env(os.environ))],
     )
     renderer = TerminalRenderer()
     if args.json:
