@@ -3,9 +3,9 @@
 Every kernel's WebSockets refuse a malformed binary frame before it is decoded (`FrameCheck`)
 and send without Nagle delay. Agent kernels' connections (local kernels, not a kernel
 gateway's) also share one IOPub subscription (fanout.py), skip the IOPub rate limiter, and
-relay kernel messages to a v1 client as prebuilt WebSocket frames (an IOPub message's frame
-built once for every client). The messages and their order are unchanged; an
-agent's traceback replacement works (see `AgentConnection._on_error`).
+relay kernel messages as prebuilt WebSocket frames (an IOPub message's frame built once for
+every v1 client, and once for every JSON-protocol client). The messages and their order are
+unchanged; an agent's traceback replacement works (see `AgentConnection._on_error`).
 """
 
 from __future__ import annotations
@@ -85,15 +85,17 @@ class AgentConnection:
       would drop events of a busy agent. Its traitlets bookkeeping was a fifth of the server's
       CPU per message and client. A client that misses a message still finds the gap by `seq`
       and fills it with `sync`.
-    - On the v1 subprotocol without compression, an IOPub message goes out as the WebSocket
-      frame the shared subscription built once for every client (`IopubView.ws_frame`), written
-      straight to the client's stream: jupyter_server re-encodes it per client and tornado's
-      `write_message` wraps each write in a task, about half of the relay's CPU per message and
-      client. A reply on shell, control or stdin is framed the same way (once: it has one
-      client). Not when the server replaces tracebacks (`allow_tracebacks=False`): that path
-      rewrites `error` messages, so it stays jupyter_server's — with its replacement fixed
-      (`_on_error`: jupyter_server 2.21 reads the replacement text from the wrong object, so the
-      `error` output was lost instead of replaced).
+    - Without compression, an IOPub message goes out as the WebSocket frame the shared
+      subscription built once for every client (`IopubView.ws_frame`), written straight to the
+      client's stream: jupyter_server re-encodes it per client and tornado's `write_message`
+      wraps each write in a task, about half of the relay's CPU per message and client. A
+      JSON-protocol client's frame is jupyter_server's JSON text of the message, likewise made
+      once for all of them (`json_frame`); on v1 a reply on shell, control or stdin is framed
+      the same way (once: it has one client). Not when the server replaces tracebacks
+      (`allow_tracebacks=False`): that path rewrites `error` messages, so it stays
+      jupyter_server's — with its replacement fixed (`_on_error`: jupyter_server 2.21 reads the
+      replacement text from the wrong object, so the `error` output was lost instead of
+      replaced).
     - A WebSocket that goes away closes the `shard` comms its client opened, as the client
       would have: the kernel detaches that client at once (counts, responders, the headless
       policy) instead of counting a closed browser tab as attached until its heartbeat expires.
@@ -112,6 +114,7 @@ class AgentConnection:
     limit_rate: bool
     _requests: tuple[Any, ...] = ()
     _frames = False
+    _json_frames = False
     _comms: set[str] | None = None  # the `shard` comms this client opened and has not closed
 
     def create_stream(self) -> None:
@@ -138,11 +141,11 @@ class AgentConnection:
     def _adopt(self) -> None:
         self.limit_rate = False
         self._requests = (self.channels["shell"], self.channels["control"], self.channels["stdin"])
-        self._frames = (
-            self.subprotocol == V1_SUBPROTOCOL
-            and self.websocket_handler.get_compression_options() is None
-            and bool(self.multi_kernel_manager.allow_tracebacks)
+        plain = self.websocket_handler.get_compression_options() is None and bool(
+            self.multi_kernel_manager.allow_tracebacks
         )
+        self._frames = plain and self.subprotocol == V1_SUBPROTOCOL
+        self._json_frames = plain and self.subprotocol != V1_SUBPROTOCOL
 
     def handle_incoming_message(self, incoming_msg: Any) -> None:
         if self._is_agent() and self.channels:
@@ -239,12 +242,20 @@ class AgentConnection:
         if self.subprotocol == V1_SUBPROTOCOL:
             msg_list[3] = self.session.pack(msg["content"])
 
+    def _iopub_json(self, msg_list: list[Any]) -> str | bytes:
+        """jupyter_server's JSON-protocol encoding of an IOPub message (what its
+        `_on_zmq_reply` writes): the same for every client of the kernel, whose sessions share
+        its key."""
+        return self._reserialize_reply(msg_list, channel="iopub")  # type: ignore[attr-defined]
+
     def handle_outgoing_message(self, stream: Any, outgoing_msg: list[Any]) -> None:
         frame = None
         if self._frames and type(stream) is IopubView:
             frame = stream.ws_frame(outgoing_msg)
         elif self._frames and stream in self._requests:  # a reply to this client
             frame = websocket_frame(outgoing_msg, stream.channel)
+        elif self._json_frames and type(stream) is IopubView:
+            frame = stream.json_frame(outgoing_msg, self._iopub_json)
         if frame is None:
             super().handle_outgoing_message(stream, outgoing_msg)  # type: ignore[misc]
             return

@@ -15,7 +15,9 @@ never waits for (or loses messages to) a fresh ZMQ subscription. One view's fail
 keeps a message from the views after it.
 
 `ws_frame` builds the WebSocket frame of a message in the v1 subprotocol once, for every view
-(server frames are unmasked, so without compression every client gets the same bytes).
+(server frames are unmasked, so without compression every client gets the same bytes);
+`json_frame` does the same for JSON-protocol clients (jupyter_server's JSON text of the message,
+decoded and re-encoded once instead of once per client).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ KEEP_CHECK = 5.0
 DELIMITER = b"<IDS|MSG>"
 """Separates a Jupyter message's routing frames from its signature and parts."""
 _FINAL_BINARY = 0x82
+_FINAL_TEXT = 0x81
 log = logging.getLogger(__name__)
 
 
@@ -51,6 +54,8 @@ class SharedIopub:
         self._check: object | None = None
         self._framed: list[bytes] | None = None
         self._frame: bytes | None = None
+        self._jsoned: list[bytes] | None = None
+        self._json: bytes | None = None
 
     @classmethod
     def view(cls, kernel_id: str, kernel_manager: Any) -> IopubView:
@@ -96,7 +101,7 @@ class SharedIopub:
             # The frame served the views that took the message now; one that queued it builds
             # its own later. Kept, it would hold the last message (a snapshot can be ~100 KB)
             # for as long as anything holds this subscription.
-            self._framed = self._frame = None
+            self._framed = self._frame = self._jsoned = self._json = None
 
     def ws_frame(self, msg_list: list[Any]) -> bytes | None:
         """The message as one v1 WebSocket frame, built once per message; None if it is not a
@@ -104,6 +109,38 @@ class SharedIopub:
         if msg_list is not self._framed:
             self._framed, self._frame = msg_list, websocket_frame(msg_list)
         return self._frame
+
+    def json_frame(
+        self, msg_list: list[Any], encode: Callable[[list[Any]], str | bytes]
+    ) -> bytes | None:
+        """The message as the WebSocket frame a JSON-protocol client gets (`encode` is the
+        connection's: jupyter_server's JSON or binary re-serialization), built once per
+        message for every such client; None if `encode` fails (the caller's usual path then
+        reports it)."""
+        if msg_list is not self._jsoned:
+            try:
+                payload = encode(msg_list)
+            except Exception:
+                self._jsoned, self._json = msg_list, None
+                return None
+            if isinstance(payload, str):
+                frame = frame_of(payload.encode("utf-8"), _FINAL_TEXT)
+            else:
+                frame = frame_of(payload, _FINAL_BINARY)
+            self._jsoned, self._json = msg_list, frame
+        return self._json
+
+
+def frame_of(payload: bytes, opcode: int) -> bytes:
+    """A final, unmasked, uncompressed WebSocket frame (server to client) of `payload`."""
+    size = len(payload)
+    if size < 126:
+        head = struct.pack("!BB", opcode, size)
+    elif size <= 0xFFFF:
+        head = struct.pack("!BBH", opcode, 126, size)
+    else:
+        head = struct.pack("!BBQ", opcode, 127, size)
+    return head + payload
 
 
 def websocket_frame(msg_list: list[Any], channel: str = "iopub") -> bytes | None:
@@ -113,15 +150,7 @@ def websocket_frame(msg_list: list[Any], channel: str = "iopub") -> bytes | None
     if not all(isinstance(part, bytes) for part in msg_list) or DELIMITER not in msg_list:
         return None
     parts = msg_list[msg_list.index(DELIMITER) + 2 :]  # header, parent, metadata, content, ...
-    payload: bytes = serialize_msg_to_ws_v1(parts, channel)
-    size = len(payload)
-    if size < 126:
-        head = struct.pack("!BB", _FINAL_BINARY, size)
-    elif size <= 0xFFFF:
-        head = struct.pack("!BBH", _FINAL_BINARY, 126, size)
-    else:
-        head = struct.pack("!BBQ", _FINAL_BINARY, 127, size)
-    return head + payload
+    return frame_of(serialize_msg_to_ws_v1(parts, channel), _FINAL_BINARY)
 
 
 class _Socket:
@@ -160,6 +189,11 @@ class IopubView:
 
     def ws_frame(self, msg_list: list[Any]) -> bytes | None:
         return self._shared.ws_frame(msg_list)
+
+    def json_frame(
+        self, msg_list: list[Any], encode: Callable[[list[Any]], str | bytes]
+    ) -> bytes | None:
+        return self._shared.json_frame(msg_list, encode)
 
     def deliver(self, msg_list: list[bytes]) -> None:
         if self._closed:

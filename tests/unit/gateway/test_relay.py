@@ -291,6 +291,7 @@ async def test_a_closed_agent_connection_keeps_no_stream_of_its_stopped_kernel(
     settings: dict[str, Any] = {"kernel_websocket_connection_class": ZMQChannelsWebsocketConnection}
     assert install_connection_class(settings)
     handler = KernelWebsocketHandler.__new__(KernelWebsocketHandler)  # only its identity is used
+    handler.get_compression_options = lambda: None  # type: ignore[method-assign]  # the default
     connection = settings["kernel_websocket_connection_class"](
         parent=kernel, websocket_handler=handler
     )
@@ -319,3 +320,46 @@ async def test_a_closed_agent_connection_keeps_no_stream_of_its_stopped_kernel(
         assert connection._requests == ()
     finally:
         SharedIopub._by_key.pop(("agent", tuple(kernel.ports)), None)
+
+
+async def tornados_text_frame(payload: str) -> bytes:
+    protocol = WebSocketProtocol13(None, mask_outgoing=False, params=_WebSocketParams())  # type: ignore[arg-type]
+    written = Written()
+    protocol.stream = written  # type: ignore[assignment]
+    protocol._write_frame(True, 0x1, payload.encode("utf-8"))  # what write_message(str) writes
+    return written.data
+
+
+async def test_a_message_is_encoded_once_for_every_json_client(shared: SharedIopub) -> None:
+    encoded: list[list[bytes]] = []
+
+    def encode(msg_list: list[bytes]) -> str:  # a JSON client's connection's re-serialization
+        encoded.append(msg_list)
+        _, parts = SESSION.feed_identities(msg_list)
+        msg = SESSION.deserialize(parts)
+        msg["channel"] = "iopub"
+        return json.dumps(msg, default=str)
+
+    frames: list[bytes | None] = []
+    views = [SharedIopub.view("relay-test", shared.km) for _ in range(3)]
+    for view in views:
+        view.on_recv(lambda msg_list, view=view: frames.append(view.json_frame(msg_list, encode)))
+    msg_list = kernel_message("comm_msg", {"data": {"events": ["é" * 300]}})
+    _, parts = SESSION.feed_identities(msg_list)
+    expected = {**SESSION.deserialize(parts, content=True), "channel": "iopub"}
+    SESSION.digest_history.clear()  # the relay checks the same signature once more
+    assert shared.km.receive is not None
+    shared.km.receive(msg_list)
+    assert len(encoded) == 1  # once, not once per client
+    assert frames[0] is not None
+    assert all(frame is frames[0] for frame in frames)
+    assert frames[0] == await tornados_text_frame(json.dumps(expected, default=str))
+    assert not any(r is shared for r in gc.get_referrers(frames[0]))  # not kept after
+
+
+def test_a_message_the_json_encoding_refuses_goes_the_usual_way(shared: SharedIopub) -> None:
+    def refuse(msg_list: list[bytes]) -> str:
+        raise ValueError("bad signature")
+
+    view = SharedIopub.view("relay-test", shared.km)
+    assert view.json_frame(kernel_message("status", {"execution_state": "idle"}), refuse) is None
