@@ -78,6 +78,7 @@ class McpServer:
         self._stop = asyncio.Event()
         self._lock = asyncio.Lock()
         self._retry_at = 0.0
+        self._relists: set[asyncio.Task[None]] = set()
 
     @property
     def name(self) -> str:
@@ -87,6 +88,7 @@ class McpServer:
 
     async def ensure(self) -> Any:
         """The live session, starting (or restarting, after the backoff) the server if needed."""
+        await self._settle()
         async with self._lock:
             if self.state == "ready" and self._session is not None:
                 return self._session
@@ -108,9 +110,11 @@ class McpServer:
         from mcp_types import CONNECTION_CLOSED
 
         try:
-            return await asyncio.wait_for(
+            result = await asyncio.wait_for(
                 session.call_tool(tool, arguments), self.config.call_timeout
             )
+            await self._settle()  # a tools/list_changed sent during the call is acted on first
+            return result
         except TimeoutError:
             raise McpUnavailableError(
                 f"MCP server {self.name!r} did not answer {tool!r} within "
@@ -187,7 +191,9 @@ class McpServer:
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._open_transport()(self.stderr))
                 info = Implementation(name="shard", version=_version())
-                session = ClientSession(read, write, client_info=info)
+                session = ClientSession(
+                    read, write, client_info=info, message_handler=self._on_message
+                )
                 await stack.enter_async_context(session)
                 result = await session.initialize()
                 self.server_info = _server_info(result)
@@ -203,6 +209,31 @@ class McpServer:
             if isinstance(exc, asyncio.CancelledError):
                 raise
             log.info("mcp server %s: connection ended: %s", self.name, _describe(exc))
+
+    async def _settle(self) -> None:
+        """Wait for listings the server asked for: they decide what may run next."""
+        if self._relists:
+            await asyncio.gather(*list(self._relists), return_exceptions=True)
+
+    async def _on_message(self, message: Any) -> None:
+        """`notifications/tools/list_changed`: list again (in a task: the dispatcher waits)."""
+        if type(message).__name__ != "ToolListChangedNotification":
+            return
+        task = asyncio.get_running_loop().create_task(self._relist())
+        self._relists.add(task)
+        task.add_done_callback(self._relists.discard)
+
+    async def _relist(self) -> None:
+        session = self._session
+        if session is None or self.state != "ready":
+            return
+        try:
+            tools = await asyncio.wait_for(_list_tools(session), self.config.startup_timeout)
+        except Exception as exc:  # the old list stays; the next start lists again
+            log.info("mcp server %s: listing tools again failed: %s", self.name, _describe(exc))
+            return
+        self.tools = tools
+        self._on_tools(self)
 
     async def _crashed(self, when: str) -> str:
         """Mark the server crashed, stop what is left of it; the message for the tool result."""

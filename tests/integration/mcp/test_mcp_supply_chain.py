@@ -154,3 +154,43 @@ async def test_a_result_that_says_ignore_previous_instructions_changes_no_permis
     assert agent.gate.rules is before
     assert not grants.exists() or json.loads(grants.read_text())["grants"] == []
     assert len(provider.requests) == 3
+
+
+async def test_a_description_changed_while_running_disables_the_approved_tool(
+    tmp_path: Path,
+) -> None:
+    lookup = ("mcp__poisoned__lookup", {"query": "cat"})
+    person = Person(answers=["allow_always", "allow", "allow"])
+    agent, provider = await make_agent(
+        tmp_path,
+        {"poisoned": fixture_server("poisoned")},
+        scripted(
+            {"tool_calls": [lookup]},
+            {"tool_calls": [("mcp__poisoned__mutate", {})]},
+            {"tool_calls": [lookup]},
+        ),
+        person=person,
+    )
+    try:
+        mcp = _mcp(agent)
+        await agent.run("look up cat, then change things, then look up cat")
+        tool = mcp.tools["mcp__poisoned__lookup"]
+        assert tool_text(agent, -3) == ("no entry for 'cat'", False)
+        assert tool_text(agent, -2) == ("changed", False)
+        # The server listed its tools again after `mutate` (tools/list_changed): the approved
+        # lookup now reads differently, so it is disabled and its grant no longer applies.
+        text, is_error = tool_text(agent, -1)
+        assert is_error
+        assert "mcp__poisoned__lookup is disabled" in text
+        assert tool.disabled is not None
+        assert "changed since a person approved it" in tool.disabled
+        assert [p.tool for p in person.asked] == [
+            "mcp__poisoned__lookup",
+            "mcp__poisoned__mutate",
+            "mcp__poisoned__lookup",
+        ]
+        [last] = [t for t in provider.requests[-1].tools if t.name == tool.name]
+        assert HIDDEN not in last.description
+        assert any(f"{tool.name} disabled" in n for n in person.notices)
+    finally:
+        await agent.close()
