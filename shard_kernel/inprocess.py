@@ -8,6 +8,7 @@ goes on (clicks on the widget reach the kernel's main thread and are handed over
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Coroutine
 from concurrent.futures import Future
@@ -17,6 +18,7 @@ from shard_core.protocol.commands import CommandReply
 from shard_core.protocol.events import Event, TurnEndEvent
 from shard_core.sdk import Agent, create_agent
 from shard_core.types import ContextKind
+from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
 from shard_widgets import AgentWidget
 
 T = TypeVar("T")
@@ -34,6 +36,7 @@ class InProcessAgent:
         self._thread.start()
         self._blocked_turns = 0
         options.setdefault("has_responder", self._has_responder)
+        options.setdefault("extensions", [notebook_extension(NotebookSetup.from_env(os.environ))])
         self.agent: Agent = self.call(create_agent(**options))
         self.agent.events.subscribe(self._fan_out)
 

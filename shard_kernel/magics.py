@@ -32,12 +32,17 @@ from shard_kernel.magic_context import (
     inject_parser,
     set_title,
 )
+from shard_kernel.notebook_tools import notebook_extension
+from shard_kernel.notebook_tools.handover import handed_setup
+from shard_kernel.notebook_tools.handover import notice as notebook_notice
 from shard_kernel.remote import GatewayError, NoGatewayError, RemoteAgent, RemoteHub
 
 USAGE = """usage:
   %shard new [--name N] [--cwd DIR] [--model MODEL] [--mode plan|build] [--allow RULE] [--deny RULE]
-             [--local]             a gateway agent, attached live (the default agent); in this
-                                   kernel with --local, or when no gateway is found
+             [--local] [--notebook this|PATH]
+                                   a gateway agent, attached live (the default agent); in this
+                                   kernel with --local, or when no gateway is found; --notebook
+                                   this hands it this notebook and runs its code in this kernel
   %shard connect [URL] [--token T] use the Shard gateway at URL (no URL: find a running one)
   %shard attach NAME|ID            show a gateway agent live; it becomes the default agent
   %shard dashboard                 every gateway agent, refreshed live, with Attach and Kill
@@ -77,6 +82,7 @@ def _new_parser() -> _Parser:
     parser.add_argument("--allow", action="append", default=[])
     parser.add_argument("--deny", action="append", default=[])
     parser.add_argument("--local", action="store_true")
+    parser.add_argument("--notebook", metavar="this|PATH")
     return parser
 
 
@@ -113,6 +119,7 @@ class ShardMagics(Magics):
         super().__init__(shell)
         self.agents: dict[str, Host] = {}
         self.current: str | None = None
+        self._in_this_kernel: set[str] = set()  # agents whose workspace kernel is this one
         self.remote = RemoteHub(on_attach=self._register)
 
     @line_cell_magic
@@ -155,7 +162,9 @@ class ShardMagics(Magics):
 
     def _new(self, args: list[str]) -> None:
         opts = _new_parser().parse_args(args)
-        if not opts.local and self._gateway_found(opts.name or self._local_name()):
+        # An agent handed a notebook runs in this kernel: "this" means this kernel too.
+        local = opts.local or opts.notebook is not None
+        if not local and self._gateway_found(opts.name or self._local_name()):
             self._new_remote(opts)
         else:
             self._new_local(opts)
@@ -198,6 +207,10 @@ class ShardMagics(Magics):
         name = opts.name or self._local_name()
         if name in self.agents:
             raise UsageError(f"an agent named {name!r} exists already")
+        handed = None
+        if opts.notebook is not None:
+            user_ns = self.shell.user_ns if self.shell else {}
+            handed = handed_setup(opts.notebook, user_ns, Path(opts.cwd).expanduser().resolve())
         agent = InProcessAgent(
             name,
             cwd=opts.cwd,
@@ -205,12 +218,17 @@ class ShardMagics(Magics):
             mode=opts.mode,
             allow=opts.allow,
             deny=opts.deny,
+            **({"extensions": [notebook_extension(handed)]} if handed else {}),
         )
+        if handed is not None and handed.connection_file is not None:
+            self._in_this_kernel.add(name)
         self.agents[name] = agent
         self.current = name
         session = agent.agent.session
         demo = " (scripted demo: no model is called)" if session.config.demo else ""
         print(f"agent {name}: {session.provider.model}{demo}, {session.mode} mode, in {opts.cwd}")
+        if handed is not None:
+            print(notebook_notice(name, handed))
 
     def _connect(self, args: list[str]) -> None:
         opts = _connect_parser().parse_args(args)
@@ -318,6 +336,11 @@ class ShardMagics(Magics):
         if opts.inject:
             print(inject(host, cell.strip(), opts.kind or "note", opts.label))
             return None
+        if opts.wait and (opts.agent or self.current) in self._in_this_kernel:
+            raise UsageError(
+                "--wait would block the kernel this agent runs its code in; "
+                "leave it out and watch the widget"
+            )
         display(host.widget())
         future = host.prompt(cell.strip(), blocking=opts.wait)
         if opts.wait:

@@ -122,7 +122,6 @@ class WorkspaceKernel:
             client = self.manager.client()
         client.start_channels()
         try:
-            await client.wait_for_ready(timeout=READY_TIMEOUT)
             info = await _kernel_info(client)
         except (RuntimeError, TimeoutError) as exc:
             client.stop_channels()
@@ -153,7 +152,7 @@ class WorkspaceKernel:
                 await self.ensure(cwd)
                 return f"started {self.describe()}"
             await self.manager.restart_kernel(now=True)
-            await self.client.wait_for_ready(timeout=READY_TIMEOUT)
+            await _kernel_info(self.client)
             return f"restarted {self.describe()}; every variable is gone"
 
     async def interrupt(self) -> None:
@@ -266,11 +265,20 @@ def _merge(outputs: list[Json], output: Json) -> None:
 
 
 async def _kernel_info(client: AsyncKernelClient) -> Json:
-    msg_id = client.kernel_info()
-    while True:
-        reply = await client.get_shell_msg(timeout=READY_TIMEOUT)
-        if reply.get("parent_header", {}).get("msg_id") == msg_id:
-            return dict(reply["content"])
+    """Wait for the kernel to answer a kernel_info request, asking again each second.
+
+    Not `wait_for_ready`: after the reply it drains IOPub until 0.2 s pass without a message,
+    which never happens on a kernel someone else keeps busy (the user's own notebook kernel).
+    """
+    async with asyncio.timeout(READY_TIMEOUT):
+        while True:
+            msg_id = client.kernel_info()
+            with contextlib.suppress(TimeoutError):  # no answer this second: ask again
+                async with asyncio.timeout(1.0):
+                    while True:
+                        reply = await client.get_shell_msg()
+                        if reply.get("parent_header", {}).get("msg_id") == msg_id:
+                            return dict(reply["content"])
 
 
 async def _reply(client: AsyncKernelClient, msg_id: str, run: Execution) -> tuple[int | None, str]:
