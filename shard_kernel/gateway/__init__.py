@@ -17,5 +17,6 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     from shard_kernel.gateway.extension import load_extension
+    from shard_kernel.gateway.jobs import install_jobs
 
-    load_extension(serverapp)
+    install_jobs(serverapp, load_extension(serverapp))

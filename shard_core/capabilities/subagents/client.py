@@ -1,8 +1,8 @@
 """GatewayJobs: the subagent tools' HTTP client for the gateway's `/shard/api/jobs` routes.
 
-The gateway writes its URL and token to `SHARD_HOME/gateway.json` (0600; the sandbox hides
-SHARD_HOME from commands). The link is read at each call, so a restarted gateway with a new
-token is found again. Plain `urllib` in a worker thread: no Jupyter import, no dependency.
+The gateway hands the agent kernels it starts its URL and token as SHARD_GATEWAY_URL and
+SHARD_GATEWAY_TOKEN (bash commands never see the token: `*_TOKEN` variables are removed from
+their environment). Plain `urllib` in a worker thread: no Jupyter import, no dependency.
 """
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urlencode
 
-LINK = "gateway.json"
+URL_VARIABLE = "SHARD_GATEWAY_URL"
+TOKEN_VARIABLE = "SHARD_GATEWAY_TOKEN"
 REQUEST_SECONDS = 30.0
 
 
@@ -24,11 +25,12 @@ class GatewayError(RuntimeError):
 
 
 class GatewayJobs:
-    def __init__(self, home: Path) -> None:
-        self.link = home / LINK
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.url = env.get(URL_VARIABLE, "").strip()
+        self.token = env.get(TOKEN_VARIABLE, "").strip()
 
     def available(self) -> bool:
-        return self.link.is_file()
+        return self.url.startswith(("http://", "https://"))
 
     async def launch(self, body: dict[str, Any]) -> dict[str, Any]:
         return await self._call("POST", "shard/api/jobs", body)
@@ -57,29 +59,20 @@ class GatewayJobs:
         seconds: float = REQUEST_SECONDS,
         query: str | None = None,
     ) -> dict[str, Any]:
-        url, token = self._endpoint()
-        target = url.rstrip("/") + "/" + path
+        if not self.available():
+            raise GatewayError(
+                f"no gateway to run subagents ({URL_VARIABLE} is not set): subagents need an "
+                "agent started by `shard gateway` or JupyterLab"
+            )
+        target = self.url.rstrip("/") + "/" + path
         if query is not None:
             target += "?" + urlencode({"parent": query})
         data = None if body is None else json.dumps(body).encode("utf-8")
         request = urllib.request.Request(target, data=data, method=method)
         request.add_header("Content-Type", "application/json")
-        if token:
-            request.add_header("Authorization", f"token {token}")
+        if self.token:
+            request.add_header("Authorization", f"token {self.token}")
         return await asyncio.to_thread(_send, request, seconds)
-
-    def _endpoint(self) -> tuple[str, str]:
-        try:
-            link = json.loads(self.link.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            raise GatewayError(
-                f"no gateway to run subagents ({self.link} is missing or unreadable): "
-                "subagents need an agent started by `shard gateway` or JupyterLab"
-            ) from None
-        url, token = link.get("url"), link.get("token")
-        if not isinstance(url, str) or not url.startswith("http"):
-            raise GatewayError(f"{self.link} names no http URL")
-        return url, token if isinstance(token, str) else ""
 
 
 def _send(request: urllib.request.Request, seconds: float) -> dict[str, Any]:

@@ -3,27 +3,28 @@ child kernels (coordinator.py, channel.py), friendly aliases, reports, and REST 
 `/shard/api/jobs` (handlers.py).
 
 `install_jobs` adds them to a server that already has the Shard extension's registry, and
-writes `SHARD_HOME/gateway.json` (the server's URL and token, 0600) so the agents it starts
-can reach these routes over loopback; the sandbox hides SHARD_HOME from their commands.
+puts the server's URL and token into its own environment as SHARD_GATEWAY_URL and
+SHARD_GATEWAY_TOKEN, which the local agent kernels it starts inherit, so their subagent tools
+reach these routes over loopback. The token is written to no file; bash commands never see it
+(a `*_TOKEN` variable is removed from their environment) and log lines redact it.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
 from jupyter_server.utils import url_path_join
 
-from shard_core.engine.state import write_private
 from shard_kernel.gateway.jobs.catalog import JobCatalog
 from shard_kernel.gateway.jobs.coordinator import Coordinator
 from shard_kernel.gateway.jobs.handlers import COORDINATOR_KEY, JOB_ROUTES
 from shard_kernel.gateway.registry import AgentRegistry
 
-GATEWAY_LINK = "gateway.json"
+URL_VARIABLE = "SHARD_GATEWAY_URL"
+TOKEN_VARIABLE = "SHARD_GATEWAY_TOKEN"
 
-__all__ = ["GATEWAY_LINK", "Coordinator", "JobCatalog", "install_jobs"]
+__all__ = ["Coordinator", "JobCatalog", "install_jobs"]
 
 
 def install_jobs(serverapp: Any, registry: AgentRegistry) -> Coordinator:
@@ -41,15 +42,17 @@ def install_jobs(serverapp: Any, registry: AgentRegistry) -> Coordinator:
 
     def started() -> None:
         coordinator.start()
-        _write_link(serverapp, home / GATEWAY_LINK)
+        _advertise(serverapp)
 
     serverapp.io_loop.add_callback(started)
     return coordinator
 
 
-def _write_link(serverapp: Any, path: Any) -> None:
-    """Where this server listens and its token, for the subagent tools of its agents."""
+def _advertise(serverapp: Any) -> None:
+    """Where this server listens and its token, for the agent kernels it starts locally (they
+    inherit the server's environment; kernels a remote gateway hosts do not, and have no
+    subagent tools)."""
     identity = getattr(serverapp, "identity_provider", None)
     token = getattr(identity, "token", None) or getattr(serverapp, "token", "") or ""
-    link = {"url": serverapp.connection_url, "token": token, "pid": os.getpid()}
-    write_private(path, (json.dumps(link) + "\n").encode("utf-8"))
+    os.environ[URL_VARIABLE] = serverapp.connection_url
+    os.environ[TOKEN_VARIABLE] = token

@@ -1,7 +1,7 @@
 """Friendly aliases for subagents: "Juniper", "Juniper 2", … unique among one parent's children.
 
-The pool is, in order: the agent definition's `names`, then config `subagents.names`, then a
-bundled pool. It is pinned into the job when the job is accepted, so editing the config later
+The pool is the agent definition's `names`, else config `subagents.names`, else a bundled
+pool. It is pinned into the job when the job is accepted, so editing the config later
 never renames an agent. Names compare after NFKC normalisation, trimming and casefolding, so
 a full-width "Juniper" and "juniper " are the same name; unusable entries are dropped.
 """
@@ -40,16 +40,17 @@ def clean(name: object) -> str | None:
 
 
 def pool(*sources: Iterable[object]) -> list[str]:
-    """The usable names of every source, in order, without repeats, then the bundled pool."""
-    found: list[str] = []
-    seen: set[str] = set()
+    """The first source with a usable name (its usable names, in order, without repeats),
+    else the bundled pool: a definition's names win over the config's, which win over ours."""
     for source in (*sources, BUNDLED):
+        found: list[str] = []
         for raw in source:
             name = clean(raw)
-            if name is not None and normalize(name) not in seen:
-                seen.add(normalize(name))
+            if name is not None and normalize(name) not in {normalize(f) for f in found}:
                 found.append(name)
-    return found
+        if found:
+            return found
+    return list(BUNDLED)
 
 
 def allocate(names: list[str], taken: Iterable[str]) -> str:

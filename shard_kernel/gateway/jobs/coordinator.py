@@ -259,6 +259,15 @@ class Coordinator:
             return
         run.state = "running"
         self._save(job)
+        # The child's session names its parent, job and run before the task (best effort:
+        # an agent without `inject` still runs the task).
+        note = (
+            f"You are {run.alias}, a subagent (agent {run.agent_id}) of agent "
+            f"{job.parent_agent_id}: job {job.id}, run {run.id}. Your final answer is your "
+            "report to it."
+        )
+        with contextlib.suppress(TimeoutError, ChannelError):
+            await channel.command({"type": "inject", "text": note, "label": "subagent"})
         reply = await channel.command({"type": "prompt", "text": prompt})
         if not reply.get("ok"):
             _end(run, "failed", f"the child refused the prompt: {reply.get('message')}")
