@@ -23,6 +23,7 @@ from typing import Any
 from shard_core.capabilities.code_index import CodeIndexCapability
 from shard_core.capabilities.mcp import install_mcp
 from shard_core.capabilities.skills import SkillsCapability, default_roots
+from shard_core.capabilities.subagents import SubagentsCapability
 from shard_core.contracts import Extension, ExtensionApi, UiBridge
 from shard_core.engine.agent_definitions import (
     AgentDefinition,
@@ -240,6 +241,8 @@ async def _install(
     await host.install("shard.code_index", CodeIndexCapability(cwd, home=home))
     for name, extension in [*_bundled(config, env, lineage, tasks), *opts.extensions]:
         await host.install(name, extension)
+    # The subagent tools, when a gateway started this agent (they talk to it over HTTP).
+    await host.install("shard.subagents", SubagentsCapability(env))
     await host.install_entry_points()
     await host.install_folder(home / "extensions", trusted=True)
     await host.install_folder(cwd / ".shard" / "extensions", trusted=opts.trust_project)
