@@ -28,6 +28,7 @@ from shard_kernel.gateway.manifest import AgentManifest, ManifestStore, new_agen
 from shard_kernel.gateway.security import REDACTOR
 from shard_kernel.gateway.validation import kernel_env
 from shard_kernel.kernelspec import KERNEL_NAME
+from shard_kernel.state_home import kernel_home_env
 
 
 class UnknownAgentError(KeyError):
@@ -202,8 +203,11 @@ class AgentRegistry:
     ) -> dict[str, str]:
         """The agent's variables over `base` (the env the server was going to start with)."""
         shard = kernel_env(manifest)
+        remote = isinstance(self.km, GatewayMappingKernelManager)
+        if remote:  # a remote kernel must be told where the server reads its state
+            shard.update(kernel_home_env())
         if base is None:
-            if isinstance(self.km, GatewayMappingKernelManager):
+            if remote:
                 return shard  # the gateway client adds its own KERNEL_* and allowed variables
             base = os.environ  # a local kernel inherits the server's environment
         kept = {k: v for k, v in base.items() if not k.startswith("KERNEL_SHARD_")}
