@@ -40,8 +40,7 @@ def request_params(request: ProviderRequest, model: str) -> Json:
         params["system"] = system
     if request.tools:
         params["tools"] = tools_param(request.tools)
-    if request.temperature is not None:
-        params["temperature"] = request.temperature
+    # no `temperature`: the Messages API this SDK speaks takes no sampling parameters
     return params
 
 

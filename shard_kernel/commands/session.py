@@ -3,12 +3,14 @@
     shard session compact ~/.shard/sessions/s-1a2b.jsonl --dry-run
     shard session recall ~/.shard/sessions/s-1a2b.jsonl "refresh token" --scope compaction:0
     shard session search "refresh token"
+    shard session request ~/.shard/sessions/s-1a2b.jsonl --entry 9f8e7d6c5b4a3210
 
 `compact` prints the summary a compaction would write now (`--dry-run`), or appends the
 compaction entry to the log. It takes the log's writer lock, so it refuses while the agent that
 owns the session is running (stop the agent first); nothing is ever rewritten. A fork's
 ancestors are read from the same folder. `recall` answers like the agent's recall tool.
 `search` ranks the entries of every session under SHARD_HOME through one rebuildable cache.
+`request` rebuilds the exact provider request behind an assistant message from the log alone.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import sys
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 from shard_core.contracts.compactor import CompactionInput
 from shard_core.engine.compaction import (
@@ -26,9 +29,11 @@ from shard_core.engine.compaction import (
     live_context,
 )
 from shard_core.engine.compaction.tokens import ENTRY_OVERHEAD_TOKENS
+from shard_core.engine.provenance import rebuild_request, request_entries
 from shard_core.engine.recall import answer, lineage_paths, parse_request, search_home
-from shard_core.engine.session_store import SessionStore
+from shard_core.engine.session_store import SessionStore, load_lineage
 from shard_core.engine.state import shard_home
+from shard_core.providers.wire import canonical_json, wire_body
 from shard_core.types import CompactionDetails, CompactionEntry, SessionEntry
 from shard_core.types.errors import ConfigError
 from shard_kernel.commands.sessions import resolve_session
@@ -53,6 +58,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _add_compact(actions)
     _add_recall(actions)
     _add_search(actions)
+    _add_request(actions)
     parser.set_defaults(handler=lambda _args: _usage(parser))
 
 
@@ -127,6 +133,25 @@ def _add_search(actions: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     search.add_argument("query", help="words (stemmed: rotation finds rotates)")
     search.add_argument("--limit", type=int, default=10, help="results (default 10)")
     search.set_defaults(handler=run_search)
+
+
+def _add_request(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    request = actions.add_parser(
+        "request",
+        help="rebuild the exact provider request behind an assistant message, from the log",
+        description="Rebuild, from the session log alone, the request that produced an "
+        "assistant message: the JSON body the provider's SDK sent (canonical: sorted keys, "
+        "no spaces), or with --neutral Shard's provider-neutral request.",
+        epilog="examples:\n  shard session request s-1a2b.jsonl --entry 9f8e7d6c5b4a3210\n"
+        "  shard session request s-1a2b.jsonl --all > requests.jsonl",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    request.add_argument("file", help="the session .jsonl, or its id")
+    which = request.add_mutually_exclusive_group(required=True)
+    which.add_argument("--entry", help="the assistant message's entry id")
+    which.add_argument("--all", action="store_true", help="every request of this log, one a line")
+    request.add_argument("--neutral", action="store_true", help="the provider-neutral request")
+    request.set_defaults(handler=run_request)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -213,6 +238,42 @@ def run_recall(args: argparse.Namespace) -> int:
     result = answer(lineage_paths(resolve_session(args.file)), request)
     print(result.text)
     return 1 if result.error else 0
+
+
+def run_request(args: argparse.Namespace) -> int:
+    path = resolve_session(args.file)
+    store = SessionStore.read(path)
+    load_lineage(store, _home_of(path))
+    ids = [e.id for e in request_entries(store)] if args.all else [args.entry]
+    if not ids:
+        print(
+            f"{store.session_id} has no assistant message with a recorded request", file=sys.stderr
+        )
+        return 1
+    for entry_id in ids:
+        rebuilt = rebuild_request(store, entry_id)
+        record = rebuilt.record
+        body = None if args.neutral else wire_body(record.provider, rebuilt.request, record.options)
+        if body is None:
+            body = rebuilt.request.model_dump(mode="json")
+            if not args.neutral:
+                print(f"{entry_id}: provider {record.provider!r} has no known wire format: "
+                      "the neutral request follows", file=sys.stderr)  # fmt: skip
+        for note in rebuilt.notes:
+            print(f"{entry_id}: {note}", file=sys.stderr)
+        print(canonical_json(body))
+    return 0
+
+
+def _home_of(path: Path) -> Path:
+    """The SHARD_HOME a log lives in (…/sessions/x.jsonl or …/agents/A/sessions/x.jsonl), for
+    finding a fork's ancestors; SHARD_HOME when the log lives elsewhere."""
+    parents = path.resolve().parents
+    if len(parents) > 3 and parents[0].name == "sessions" and parents[2].name == "agents":
+        return parents[3]
+    if len(parents) > 1 and parents[0].name == "sessions":
+        return parents[1]
+    return shard_home()
 
 
 def run_search(args: argparse.Namespace) -> int:
