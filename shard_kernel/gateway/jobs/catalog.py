@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from shard_core.engine.state import write_private
+from shard_core.engine.state import private_dir, write_private
 from shard_kernel.gateway.jobs.records import JobRecord
 
 MANIFEST = "manifest.json"
@@ -35,6 +35,7 @@ class JobCatalog:
         return self.root / job_id / MANIFEST
 
     def save(self, job: JobRecord) -> None:
+        private_dir(self.root)
         data = job.model_dump_json(indent=2) + "\n"
         write_private(self.path(job.id), data.encode("utf-8"))
         self.jobs[job.id] = job
