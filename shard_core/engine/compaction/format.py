@@ -149,24 +149,31 @@ def _rank(section: Section) -> int:
     return SHRINK_ORDER.index(name) if name in SHRINK_ORDER else SHRINK_ORDER.index("")
 
 
+def _shrunk(section: Section) -> Section | None:
+    """The section without its least valuable line, None when it keeps what it has: the
+    transcript loses its oldest turn, the goal its oldest scope change (never the goal)."""
+    name = "transcript" if section.merge == TRANSCRIPT_POLICY else section.name
+    if len(section.lines) <= (0 if name in EMPTIABLE else 1):
+        return None
+    if name == "transcript":
+        lines = _drop_oldest_turn(section.lines)
+    elif name == "goal":
+        lines = section.lines[:1] + section.lines[2:]
+    elif name in OLDEST_FIRST:
+        lines = section.lines[1:]
+    else:
+        lines = section.lines[:-1]
+    return replace(section, lines=lines)
+
+
 def _shrink_once(sections: list[Section]) -> bool:
-    """Drop the least valuable line (SHRINK_ORDER): the oldest transcript turn first, the
-    goal's scope changes last (the goal itself stays)."""
+    """Drop the least valuable line of all (one step of `fit`, which takes them a section at
+    a time: the same result)."""
     for i in sorted(range(len(sections)), key=lambda i: (_rank(sections[i]), -i)):
-        section = sections[i]
-        name = "transcript" if section.merge == TRANSCRIPT_POLICY else section.name
-        if len(section.lines) <= (0 if name in EMPTIABLE else 1):
-            continue
-        if name == "transcript":
-            lines = _drop_oldest_turn(section.lines)
-        elif name == "goal":
-            lines = section.lines[:1] + section.lines[2:]
-        elif name in OLDEST_FIRST:
-            lines = section.lines[1:]
-        else:
-            lines = section.lines[:-1]
-        sections[i] = replace(section, lines=lines)
-        return True
+        shrunk = _shrunk(sections[i])
+        if shrunk is not None:
+            sections[i] = shrunk
+            return True
     return False
 
 
@@ -202,8 +209,13 @@ def fit(sections: Sequence[Section], max_chars: int) -> str:
     as a last resort the text itself is cut."""
     work = list(sections)
     sizes: dict[int, tuple[Section, int]] = {}
-    while _length(work, sizes) > max_chars and _shrink_once(work):
-        pass
+    total = _length(work, sizes)
+    # least valuable first (SHRINK_ORDER; among equals the later section), each down to
+    # what it keeps before the next gives up a line
+    for i in sorted(range(len(work)), key=lambda i: (_rank(work[i]), -i)):
+        while total > max_chars and (shrunk := _shrunk(work[i])) is not None:
+            work[i] = shrunk
+            total = _length(work, sizes)
     text = render(work)
     if len(text) > max_chars:
         text = text[: max(0, max_chars - len(CUT_NOTE))] + CUT_NOTE
