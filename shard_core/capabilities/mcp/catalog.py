@@ -29,7 +29,7 @@ def catalog_path(folder: Path, config: ServerConfig, part: str) -> Path:
     return folder / "catalog" / f"{part}-{digest}.json"
 
 
-def read_catalog(path: Path) -> tuple[list[ListedTool], list[str]] | None:
+def read_catalog(path: Path) -> tuple[list[ListedTool], list[str], bool] | None:
     try:
         data: Any = json.loads(path.read_text(encoding="utf-8"))
         tools = [
@@ -42,12 +42,13 @@ def read_catalog(path: Path) -> tuple[list[ListedTool], list[str]] | None:
             )
             for t in data["tools"]
         ]
-        return tools, [str(p) for p in data.get("prompts", [])]
+        prompts = [str(p) for p in data.get("prompts", [])]
+        return tools, prompts, data.get("resources") is True
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def write_catalog(path: Path, tools: list[ListedTool], prompts: list[str]) -> None:
+def write_catalog(path: Path, tools: list[ListedTool], prompts: list[str], resources: bool) -> None:
     payload = {
         "tools": [
             {
@@ -60,6 +61,7 @@ def write_catalog(path: Path, tools: list[ListedTool], prompts: list[str]) -> No
             for t in tools
         ],
         "prompts": prompts,
+        "resources": resources,
     }
     # A cache: without it the server simply starts when the next agent is created.
     with contextlib.suppress(OSError):

@@ -66,6 +66,8 @@ class McpServer:
         self.error: str | None = None
         self.tools: list[ListedTool] = []
         self.prompts: list[str] = []
+        self.resources = False
+        """whether the server offers resources (the generic resource tool reads them)"""
         self.server_info: str | None = None
         self.stderr = StderrTail(config.name)
         self.failures = 0
@@ -133,6 +135,10 @@ class McpServer:
         session = await self.ensure()
         return await asyncio.wait_for(session.read_resource(uri), self.config.call_timeout)
 
+    async def list_resources(self) -> Any:
+        session = await self.ensure()
+        return await asyncio.wait_for(session.list_resources(), self.config.call_timeout)
+
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
         session = await self.ensure()
         return await asyncio.wait_for(session.get_prompt(name, arguments), self.config.call_timeout)
@@ -199,6 +205,7 @@ class McpServer:
                 self.server_info = _server_info(result)
                 tools = await _list_tools(session)
                 self.prompts = await _list_prompts(session, result)
+                self.resources = _offers(result, "resources")
                 ready.set_result((session, tools))
                 await self._stop.wait()
         except BaseException as exc:
@@ -285,9 +292,13 @@ async def _list_tools(session: Any) -> list[ListedTool]:
     return tools
 
 
-async def _list_prompts(session: Any, result: Any) -> list[str]:
+def _offers(result: Any, feature: str) -> bool:
     capabilities = getattr(result, "capabilities", None)
-    if capabilities is None or getattr(capabilities, "prompts", None) is None:
+    return getattr(capabilities, feature, None) is not None
+
+
+async def _list_prompts(session: Any, result: Any) -> list[str]:
+    if not _offers(result, "prompts"):
         return []
     try:
         listed = await session.list_prompts()

@@ -25,6 +25,12 @@ from shard_core.capabilities.mcp.config import Resolve, ServerConfig, ServerConf
 from shard_core.capabilities.mcp.connection import McpServer, McpUnavailableError
 from shard_core.capabilities.mcp.names import server_parts, tool_names
 from shard_core.capabilities.mcp.report import McpCommand
+from shard_core.capabilities.mcp.resources import (
+    RESOURCE_TOOL,
+    McpResourceTool,
+    PromptCommand,
+    prompt_command,
+)
 from shard_core.capabilities.mcp.tool import McpTool
 from shard_core.capabilities.mcp.transports import Opener, Registered, opener
 from shard_core.contracts import Disposer, ExtensionApi
@@ -51,6 +57,8 @@ class McpCapability:
         self.notices: list[str] = []
         self.servers: dict[str, McpServer] = {}
         self.tools: dict[str, McpTool] = {}
+        self.extras: dict[str, object] = {}
+        """resource tools and prompt commands registered, by name"""
         self._cwd, self._env, self._resolve = cwd, env, resolve
         self._transports = transports
         self._grants = grants
@@ -81,7 +89,7 @@ class McpCapability:
             elif cached is None:
                 continue
             else:
-                server.tools, server.prompts = cached
+                server.tools, server.prompts, server.resources = cached
                 self._register(server)
         await asyncio.gather(*(self._start_at_install(s) for s in starting))
         command = McpCommand(self)
@@ -96,7 +104,7 @@ class McpCapability:
     def _listed(self, server: McpServer) -> None:
         """A (re)start listed the tools: register new ones, update and re-check known ones."""
         self._register(server)
-        write_catalog(self._catalog(server), server.tools, server.prompts)
+        write_catalog(self._catalog(server), server.tools, server.prompts, server.resources)
 
     def _register(self, server: McpServer) -> None:
         names = tool_names(server.part, [t.name for t in server.tools])
@@ -112,6 +120,23 @@ class McpCapability:
         for tool in self.tools.values():
             if tool.server is server and tool.name not in names.values():
                 tool.disabled = "the server no longer offers this tool"
+        self._register_extras(server, set(names.values()))
+
+    def _register_extras(self, server: McpServer, taken: set[str]) -> None:
+        """The generic resource tool and the prompt commands, once each."""
+        if self._api is None:
+            return
+        name = f"mcp__{server.part}__{RESOURCE_TOOL}"
+        if server.resources and name not in taken and name not in self.extras:
+            tool = McpResourceTool(name, server)
+            self.extras[name] = tool
+            self._api.register_tool(tool)
+        for prompt in server.prompts:
+            command = prompt_command(server.part, prompt)
+            if command not in self.extras:
+                handler = PromptCommand(server, prompt)
+                self.extras[command] = handler
+                self._api.register_command(command, handler.description, handler)
 
     def check(self, tool: McpTool) -> None:
         """Disable a tool that cannot be shown in full, or that changed since it was approved."""

@@ -183,3 +183,30 @@ async def test_a_known_server_starts_lazily_from_the_catalog(tmp_path: Path) -> 
     finally:
         await agent.close()
     await asyncio.sleep(0)
+
+
+async def test_resources_through_the_generic_tool_and_prompts_as_commands(tmp_path: Path) -> None:
+    calls = [("mcp__echo__resource", {}), ("mcp__echo__resource", {"uri": "note://hello"})]
+    person = Person(answers=["allow", "allow"])
+    agent, provider = await make_agent(
+        tmp_path, {"echo": fixture_server("echo")}, scripted({"tool_calls": calls}), person=person
+    )
+    try:
+        await agent.run("read the notes")
+        command = agent.host.command("mcp:echo:greet")
+        assert command is not None
+        shown = command.handler(["name=Ada"])
+        shown = shown if isinstance(shown, str) else await shown
+        bad = command.handler(["Ada"])
+        bad = bad if isinstance(bad, str) else await bad
+    finally:
+        await agent.close()
+    listing, listing_error = tool_text(agent, -2)
+    assert not listing_error
+    assert "- note://hello (hello, text/plain)" in listing
+    assert tool_text(agent, -1) == ("[resource note://hello]\nhello from a resource", False)
+    assert [p.tool for p in person.asked] == ["mcp__echo__resource", "mcp__echo__resource"]
+    [spec] = [t for t in provider.requests[0].tools if t.name == "mcp__echo__resource"]
+    assert spec.description.startswith("Resources of the MCP server 'echo'")
+    assert "**user:** Please greet Ada warmly." in shown
+    assert bad == "**error:** arguments are KEY=VALUE, got 'Ada'"
