@@ -119,3 +119,4 @@ class CodeIndexCapability:
 
     async def close(self) -> None:
         await self.code.diagnostics.close()
+        await asyncio.to_thread(self.index.save)  # what single updates left unwritten

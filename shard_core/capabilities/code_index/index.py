@@ -26,6 +26,7 @@ from shard_core.tools.ignore import IgnoreRules, walk_files
 
 MAX_FILES = 20_000
 MAX_FILE_BYTES = 1_000_000
+SAVE_INTERVAL = 30.0
 
 
 @dataclass
@@ -58,6 +59,7 @@ class CodeIndex:
         self._lock = threading.RLock()
         self._loaded = False
         self._dirty = False
+        self._saved_at = time.monotonic()
         self.version = 0
         """bumped whenever any file's symbols change (the repo map caches on it)"""
 
@@ -72,13 +74,14 @@ class CodeIndex:
             seen: set[str] = set()
             notes: list[str] = []
             skipped_big = 0
+            prefix = len(str(self.root)) + 1
             for entry in walk_files(self.root, self.root, hidden=False):
                 if entry.is_symlink or language_of(entry.name) is None:
                     continue
                 if len(seen) >= self.max_files:
                     notes.append(f"stopped at {self.max_files} files (the index's file cap)")
                     break
-                rel = entry.path.relative_to(self.root).as_posix()
+                rel = str(entry.path)[prefix:]  # (walk paths start with the root)
                 outcome = self._update(rel, entry.path)
                 if outcome == "too big":
                     skipped_big += 1
@@ -114,17 +117,21 @@ class CodeIndex:
                 outcome = self._update(rel, self.root / rel)
                 if outcome in ("gone", "too big") and self.files.pop(rel, None) is not None:
                     self._changed()
-            self._finish(started)
+            self._finish(started, save=time.monotonic() - self._saved_at >= SAVE_INTERVAL)
             return self.stats.parsed - before
 
     def invalidate(self, path: str) -> None:
         self.update([path])
 
     def save(self) -> None:
+        """Write the index if it changed since the last write. A full refresh writes; single
+        updates write at most every SAVE_INTERVAL seconds (and the capability writes at
+        shutdown), so an edit never pays for serialising the whole workspace."""
         with self._lock:
             if self._dirty and self.store_path is not None:
                 store.save(self.store_path, self.root, self.files)
                 self._dirty = False
+                self._saved_at = time.monotonic()
 
     # ------------------------------------------------------------ CodeIntelligenceProvider
 
@@ -252,10 +259,11 @@ class CodeIndex:
             if self.store_path is not None:
                 self.files = store.load(self.store_path, self.root)
 
-    def _finish(self, started: float) -> None:
+    def _finish(self, started: float, *, save: bool = True) -> None:
         self.stats.last_update = time.time()
         self.stats.last_seconds = time.perf_counter() - started
-        self.save()
+        if save:
+            self.save()
 
 
 def _symbol(d: Definition, rel: str) -> Symbol:

@@ -83,6 +83,7 @@ class LanguageServer:
         from pygls.lsp.client import LanguageClient  # only when a server is there to talk to
 
         client = LanguageClient("shard", "1")
+
         def published(params: lsp.PublishDiagnosticsParams) -> None:
             self._on_publish(params)  # (pygls marks the handler: a plain function, not a method)
 

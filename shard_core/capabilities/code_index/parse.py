@@ -13,6 +13,8 @@ from shard_core.capabilities.code_index.languages import grammar
 
 SIGNATURE_CHARS = 200
 _SPACE = re.compile(r"\s+")
+_LINE_COMMENT = re.compile(r"(?:#|//)(?![^\n]*[\"'])[^\n]*")
+"""`# …` or `// …` to the end of the line, unless a quote follows (it may be inside a string)"""
 _OPEN = re.compile(r"\(\s+")
 _CLOSE = re.compile(r",?\s+\)")
 _BODY_FIELDS = ("body",)
@@ -95,7 +97,10 @@ def _signature(node: Node, kind: str, source: bytes) -> str:
     if colon is not None and colon.start_byte < end:  # Python: a comment may follow the colon
         end = colon.start_byte
     head = source[node.start_byte : min(end, node.start_byte + 4 * SIGNATURE_CHARS)]
-    text = _squash(head.decode("utf-8", "replace")).rstrip("{:=( ").rstrip()
+    raw = head.decode("utf-8", "replace")
+    if "#" in raw or "//" in raw:  # a comment between the parameters is not signature
+        raw = _LINE_COMMENT.sub("", raw)
+    text = _squash(raw).rstrip("{:=( ").rstrip()
     if end == node.end_byte and "\n" in _text(node):  # no body field: keep the first line
         text = _squash(_text(node).split("\n", 1)[0]).rstrip("{:( ")
     return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"

@@ -26,6 +26,7 @@ class CodeIntelligence:
         self.focus: dict[str, None] = {}
         """workspace-relative files mentioned or changed in the session, oldest first"""
         self._map_cache: tuple[object, list[repo_map.MapEntry]] | None = None
+        self._graph: tuple[object, repo_map.Graph] | None = None
 
     # ------------------------------------------------------------ CodeIntelligenceProvider
 
@@ -80,6 +81,10 @@ class CodeIntelligence:
         key = (self.index.version, tuple(files), tuple(names))
         if self._map_cache is not None and self._map_cache[0] == key:
             return self._map_cache[1]
-        entries = repo_map.ranked_definitions(self.index.snapshot(), set(files), set(names))
+        snapshot = self.index.snapshot()
+        graph_key = (self.index.version, tuple(names))
+        if self._graph is None or self._graph[0] != graph_key:
+            self._graph = (graph_key, repo_map.build_graph(snapshot, set(names)))
+        entries = repo_map.ranked_definitions(snapshot, self._graph[1], set(files))
         self._map_cache = (key, entries)
         return entries

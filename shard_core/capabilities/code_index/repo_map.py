@@ -1,7 +1,8 @@
 """The repo map: the workspace's most relevant definitions for the task at hand, in a budget.
 
 Files are ranked by PageRank over the reference graph (file A → file B when A names something
-B defines; weight √count, shared among B's rivals for that name), personalised towards the
+B defines; weight √count, shared among B's rivals for that name; a name more than MAX_DEFINERS
+files define is too common to say anything and is left out), personalised towards the
 focus files (those mentioned or edited in the session, or named in the call). Each file's rank
 then flows along its edges to the definitions it uses; the best definitions are rendered,
 grouped by file, until the token budget (≈ 4 characters a token) is spent.
@@ -9,6 +10,7 @@ grouped by file, until the token budget (≈ 4 characters a token) is spent.
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections import defaultdict
 from collections.abc import Collection, Mapping
@@ -16,8 +18,22 @@ from dataclasses import dataclass
 
 from shard_core.capabilities.code_index.store import IndexedFile
 
+GENERIC_NAMES = frozenset(
+    {n for t in (builtins, object, str, bytes, list, dict, set, int, float) for n in dir(t)}
+    | {"push", "map", "filter", "forEach", "then", "catch", "log", "toString", "length",
+       "reduce", "some", "every", "slice", "splice", "includes", "indexOf", "apply", "call",
+       "bind", "cast", "new", "Ok", "Err", "Some", "unwrap", "clone", "to_string", "len", "fmt",
+       "printf", "malloc", "free", "puts", "require", "String", "Object", "Array", "Error"}
+)  # fmt: skip
+"""Names built into the languages or their standard containers: a call to `x.join(...)` says
+nothing about which workspace file it means."""
+
 DAMPING = 0.85
-ITERATIONS = 30
+ITERATIONS = 50
+TOLERANCE = 1e-6
+MAX_DEFINERS = 20
+MAX_ENTRIES = 2_000
+"""the best (file, name) pairs resolved to definitions: far more than any budget shows"""
 CHARS_PER_TOKEN = 4
 _FOCUS_NAME_BOOST = 10.0
 _PRIVATE_DAMPING = 0.1
@@ -31,72 +47,93 @@ class MapEntry:
     rank: float
 
 
-Edges = dict[str, list[tuple[str, str, float]]]
-"""source file → [(target file, name, weight)]"""
+@dataclass
+class Graph:
+    """Files as nodes 0..n-1; per source the (target, share) transitions summing to 1, and the
+    (target, name, share) uses behind them, for scoring definitions."""
+
+    nodes: list[str]
+    out: list[list[tuple[int, float]]]
+    uses: list[list[tuple[int, str, float]]]
 
 
-def build_edges(files: Mapping[str, IndexedFile], focus_names: Collection[str] = ()) -> Edges:
-    definers: dict[str, list[str]] = defaultdict(list)
-    for rel, entry in files.items():
-        for name in {d.name for d in entry.symbols.definitions if d.kind != "heading"}:
-            definers[name].append(rel)
-    edges: Edges = {}
-    for rel, entry in files.items():
-        out: list[tuple[str, str, float]] = []
-        for name, count in entry.symbols.references.items():
+def build_graph(files: Mapping[str, IndexedFile], focus_names: Collection[str] = ()) -> Graph:
+    nodes = sorted(files)
+    at = {rel: i for i, rel in enumerate(nodes)}
+    definers: dict[str, list[int]] = defaultdict(list)
+    for rel in nodes:
+        for name in {d.name for d in files[rel].symbols.definitions if d.kind != "heading"}:
+            definers[name].append(at[rel])
+    out: list[list[tuple[int, float]]] = []
+    uses: list[list[tuple[int, str, float]]] = []
+    for i, rel in enumerate(nodes):
+        used: list[tuple[int, str, float]] = []
+        for name, count in files[rel].symbols.references.items():
             targets = definers.get(name)
-            if not targets:
-                continue
+            if not targets or len(targets) > MAX_DEFINERS or name in GENERIC_NAMES:
+                continue  # unknown here, or too common (`__init__`, `join`) to say anything
             weight = math.sqrt(count) / len(targets)
             if name in focus_names:
                 weight *= _FOCUS_NAME_BOOST
             elif name.startswith("_"):
                 weight *= _PRIVATE_DAMPING
-            out += [(target, name, weight) for target in targets if target != rel]
-        edges[rel] = out
-    return edges
+            used += [(t, name, weight) for t in targets if t != i]
+        total = sum(w for _, _, w in used)
+        pairs: dict[int, float] = defaultdict(float)
+        for t, _, w in used:
+            pairs[t] += w / total
+        out.append(list(pairs.items()))
+        uses.append([(t, name, w / total) for t, name, w in used])
+    return Graph(nodes, out, uses)
 
 
-def pagerank(nodes: list[str], edges: Edges, focus: Collection[str]) -> dict[str, float]:
+def pagerank(graph: Graph, focus: Collection[str]) -> list[float]:
     """Personalised PageRank by power iteration; dangling rank returns to the focus."""
-    if not nodes:
-        return {}
-    chosen = [n for n in nodes if n in focus]
-    base = {n: 1.0 / len(chosen) for n in chosen} if chosen else {n: 1 / len(nodes) for n in nodes}
-    totals = {n: sum(w for _, _, w in edges.get(n, ())) for n in nodes}
-    rank = {n: 1.0 / len(nodes) for n in nodes}
+    n = len(graph.nodes)
+    if n == 0:
+        return []
+    chosen = [i for i, rel in enumerate(graph.nodes) if rel in focus] or list(range(n))
+    base = [(i, 1.0 / len(chosen)) for i in chosen]
+    rank = [1.0 / n] * n
     for _ in range(ITERATIONS):
-        nxt = dict.fromkeys(nodes, 0.0)
+        nxt = [0.0] * n
         dangling = 0.0
-        for source, value in rank.items():
-            total = totals[source]
-            if total <= 0:
+        for value, row in zip(rank, graph.out, strict=True):
+            if not row:
                 dangling += value
                 continue
-            share = DAMPING * value / total
-            for target, _, weight in edges[source]:
-                nxt[target] += share * weight
+            flow = DAMPING * value
+            for target, share in row:
+                nxt[target] += flow * share
         leak = (1 - DAMPING) + DAMPING * dangling
-        for node, p in base.items():
-            nxt[node] += leak * p
+        for i, p in base:
+            nxt[i] += leak * p
+        change = sum(abs(a - b) for a, b in zip(nxt, rank, strict=True))
         rank = nxt
+        if change < TOLERANCE:
+            break
     return rank
 
 
 def ranked_definitions(
-    files: Mapping[str, IndexedFile], focus: Collection[str], focus_names: Collection[str] = ()
+    files: Mapping[str, IndexedFile], graph: Graph, focus: Collection[str]
 ) -> list[MapEntry]:
-    edges = build_edges(files, focus_names)
-    rank = pagerank(sorted(files), edges, focus)
-    score: dict[tuple[str, str], float] = defaultdict(float)
-    for source, out in edges.items():
-        total = sum(w for _, _, w in out)
-        for target, name, weight in out:
-            score[(target, name)] += rank[source] * weight / total
+    rank = pagerank(graph, focus)
+    score: dict[tuple[int, str], float] = defaultdict(float)
+    for source, used in enumerate(graph.uses):
+        value = rank[source]
+        for target, name, share in used:
+            score[(target, name)] += value * share
+    best = sorted(score.items(), key=lambda kv: -kv[1])[:MAX_ENTRIES]
+    wanted: dict[int, dict[str, float]] = defaultdict(dict)
+    for (target, name), value in best:
+        wanted[target][name] = value
     entries: list[MapEntry] = []
-    for (rel, name), value in score.items():
+    for target, names in wanted.items():
+        rel = graph.nodes[target]
         for d in files[rel].symbols.definitions:
-            if d.name == name and d.kind != "heading":
+            value = names.get(d.name)
+            if value is not None and d.kind != "heading":
                 entries.append(MapEntry(rel, d.line, d.signature, value))
     entries.sort(key=lambda e: (-e.rank, e.path, e.line))
     return entries

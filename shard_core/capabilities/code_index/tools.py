@@ -98,6 +98,8 @@ class CodeSymbolTool:
         kind = input.get("kind")
         if not name:
             return ToolResult.error("name must not be empty")
+        if kind is not None and kind not in KINDS:
+            return ToolResult.error(f"kind {kind!r} is not one of: {', '.join(KINDS)}")
         found = await asyncio.to_thread(self.code.symbol, name)
         defs = [s for s in found if s.kind != "reference" and (kind is None or s.kind == kind)]
         refs = [s for s in found if s.kind == "reference"][:MAX_REFERENCE_FILES]

@@ -32,7 +32,18 @@ async def test_an_edit_re_parses_only_that_file_and_finds_the_new_symbol(tmp_pat
     provider = FunctionProvider(
         scripted(
             {"tool_calls": [("code_symbol", {"name": "fn7"})]},
-            {"tool_calls": [("edit", {"path": "pkg/mod7.py", "old_string": "def fn7(a: int) -> int:", "new_string": new})]},  # noqa: E501
+            {
+                "tool_calls": [
+                    (
+                        "edit",
+                        {
+                            "path": "pkg/mod7.py",
+                            "old_string": "def fn7(a: int) -> int:",
+                            "new_string": new,
+                        },
+                    )
+                ]
+            },
             {"tool_calls": [("code_symbol", {"name": "helper"})]},
         )
     )
@@ -51,7 +62,8 @@ async def test_an_edit_re_parses_only_that_file_and_finds_the_new_symbol(tmp_pat
     assert code.index.stats.parsed == 31  # 30 at the first question, then just the edited file
     [mutated] = [e for e in seen if isinstance(e, FileMutatedEvent)]
     assert mutated.paths == [str(tmp_path / "ws" / "pkg" / "mod7.py")]
-    assert mutated.since is None and mutated.tool == "edit"
+    assert mutated.since is None
+    assert mutated.tool == "edit"
     order = [e.type for e in seen if e.type in ("file_mutated", "tool_result")]
     assert order == ["tool_result", "file_mutated", "tool_result", "tool_result"]
     assert "pkg/mod7.py" in code.focus  # an edited file leads the repo map
@@ -62,7 +74,11 @@ async def test_a_shell_command_s_changes_are_found_by_re_stat(tmp_path: Path) ->
     provider = FunctionProvider(
         scripted(
             {"tool_calls": [("code_symbol", {"name": "fn1"})]},
-            {"tool_calls": [("bash", {"command": "printf 'def added():\\n    pass\\n' >> pkg/mod1.py"})]},  # noqa: E501
+            {
+                "tool_calls": [
+                    ("bash", {"command": "printf 'def added():\\n    pass\\n' >> pkg/mod1.py"})
+                ]
+            },
         )
     )
     agent = await make_agent(tmp_path, provider)
@@ -77,7 +93,8 @@ async def test_a_shell_command_s_changes_are_found_by_re_stat(tmp_path: Path) ->
     [(_, _), (_, bash)] = results(agent)
     assert not bash.is_error, bash.text
     [mutated] = [e for e in seen if isinstance(e, FileMutatedEvent)]
-    assert mutated.paths == [] and mutated.since is not None
+    assert mutated.paths == []
+    assert mutated.since is not None
     assert code.index.stats.parsed == 4  # 3 at the first question, then the appended file
     indexed = code.index.files["pkg/mod1.py"].symbols.definitions  # (outline would re-stat)
     assert [d.name for d in indexed] == ["fn1", "added"]
@@ -123,7 +140,8 @@ def test_gitignored_hidden_and_unknown_files_are_left_out(tmp_path: Path) -> Non
     index.refresh()
     assert sorted(index.files) == ["pkg/mod0.py"]
     assert index.update([ws / "build" / "out.py", ws / "pkg" / "x.gen.py"]) == 0
-    assert index.symbol("built") == [] and index.outline("build/out.py") == []
+    assert index.symbol("built") == []
+    assert index.outline("build/out.py") == []
 
 
 def test_the_index_is_bounded_with_a_diagnostic(tmp_path: Path) -> None:

@@ -1,0 +1,21 @@
+"""The code index bench still runs end to end on a tiny tree. No timing is asserted."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import code_index
+from bench._common import table_rows
+
+
+def test_the_code_index_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert code_index.main(["--quick", "--files", "30"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# code index bench: 30 files")
+    cold = table_rows(out, "cold index (median)")
+    assert cold[0][0] == "shard code index"
+    [update, restat] = table_rows(out, "incremental")
+    assert update[:3] == ["update after one edit", "20", "20"]
+    assert restat[:3] == ["re-stat all (after bash)", "1", "0"]
+    [row] = table_rows(out, "repo_map (1,024 tokens)")
+    assert row[0] == "30 files"

@@ -1,0 +1,100 @@
+"""Language-server diagnostics after an edit: with pyright (installed in the dev environment)
+a type error an edit introduces appears in that edit's result, in code_diagnostics and in the
+compaction's Outstanding Context; with no server it is one line and nothing fails."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from shard_core.capabilities.code_index import CodeIndexCapability
+from shard_core.capabilities.code_index.lsp import NO_SERVER, find_server
+from shard_core.contracts.codeintel import DIAGNOSTICS_HEADING
+from shard_core.contracts.compactor import CompactionInput
+from shard_core.engine.compaction import DeterministicCompactor
+from tests.fixtures.function_provider import FunctionProvider, scripted
+from tests.unit.capabilities.code_index.conftest import make_agent, results
+
+SOURCE = "def total(xs: list[int]) -> int:\n    return sum(xs)\n"
+BREAK = {"path": "m.py", "old_string": "return sum(xs)", "new_string": 'return "none"'}
+FIX = {"path": "m.py", "old_string": 'return "none"', "new_string": "return len(xs)"}
+
+
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "m.py").write_text(SOURCE)
+    return ws
+
+
+@pytest.mark.skipif(find_server() is None, reason="no Python language server installed")
+async def test_a_type_error_from_an_edit_is_in_its_result(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    capability = CodeIndexCapability(ws, home=tmp_path / "home", lsp_timeout=120)
+    provider = FunctionProvider(
+        scripted(
+            {"tool_calls": [("edit", BREAK)]},
+            {"tool_calls": [("code_diagnostics", {"path": "m.py"})]},
+            {"tool_calls": [("edit", FIX)]},
+            {"tool_calls": [("code_diagnostics", {})]},
+        )
+    )
+    agent = await make_agent(tmp_path, provider, extensions=[("test.code", capability)])
+    try:
+        await agent.run("break it, look, fix it")
+        branch = agent.session.store.branch()
+    finally:
+        await agent.close()
+    assert capability.code.diagnostics.server is not None
+    assert capability.code.diagnostics.server._client is None  # stopped with the agent
+    [(_, broke), (_, looked), (_, fixed), (_, after)] = results(agent)
+    assert not broke.is_error
+    first, heading, error = broke.text.splitlines()
+    assert first.startswith("edited m.py")
+    assert heading == f"{DIAGNOSTICS_HEADING}:"
+    assert error.startswith("m.py:2:12: error: Type \"Literal['none']\" is not assignable to")
+    assert error in looked.text
+    assert fixed.text.splitlines() == ["edited m.py: 1 replacement(s), +1 -1 lines"]
+    assert after.text == "no errors reported for changed files"
+    compactor = DeterministicCompactor(keep_recent_tokens=50)
+    details = compactor.compact(CompactionInput(branch[:8], 5_000, 100_000, 50_000, "manual", 0))
+    assert details is not None
+    outstanding = details.summary.split("## Outstanding Context\n")[1].split("\n\n")[0]
+    assert outstanding.startswith(f"- [ERROR] [diagnostics] {error[:40]}")
+
+
+async def test_without_a_server_it_is_one_line_and_edits_go_on(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    capability = CodeIndexCapability(ws, home=tmp_path / "home", server=None)
+    provider = FunctionProvider(
+        scripted({"tool_calls": [("edit", BREAK)]}, {"tool_calls": [("code_diagnostics", {})]})
+    )
+    agent = await make_agent(tmp_path, provider, extensions=[("test.code", capability)])
+    try:
+        await agent.run("break it")
+    finally:
+        await agent.close()
+    [(_, edit), (_, diagnostics)] = results(agent)
+    assert edit.text == "edited m.py: 1 replacement(s), +1 -1 lines"
+    assert not diagnostics.is_error
+    assert diagnostics.text == NO_SERVER
+    assert "\n" not in NO_SERVER
+    assert 'return "none"' in (ws / "m.py").read_text()
+
+
+async def test_a_server_that_cannot_start_is_a_status_not_a_failure(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    false = shutil.which("false")
+    assert false is not None
+    capability = CodeIndexCapability(ws, server=[false], lsp_timeout=30)
+    provider = FunctionProvider(scripted({"tool_calls": [("edit", BREAK)]}))
+    agent = await make_agent(tmp_path, provider, extensions=[("test.code", capability)])
+    try:
+        await agent.run("break it")
+    finally:
+        await agent.close()
+    [(_, edit)] = results(agent)
+    assert edit.text == "edited m.py: 1 replacement(s), +1 -1 lines"
+    assert capability.code.diagnostics.status.startswith("false: failed: ")
