@@ -17,6 +17,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "gateway",
     "sessions",
     "session",
+    "usage",
     "rules",
     "extensions",
     "mcp",

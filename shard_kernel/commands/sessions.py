@@ -1,4 +1,6 @@
-"""`shard sessions list|show|fork`: browse and fork the session logs under SHARD_HOME."""
+"""`shard sessions list|search|show|fork`: find, browse and fork the session logs under
+SHARD_HOME. `list` shows each session's title, workspace, last activity and usage; `search`
+ranks sessions by relevance and recency together and names each by id and title."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ import json
 import time
 from pathlib import Path
 
+from shard_core.engine.recall.across import describe, search_sessions
+from shard_core.engine.recall.catalog import catalog
 from shard_core.engine.session_store import SessionStore, find_session
 from shard_core.engine.state import shard_home
 from shard_core.types import MessageEntry, SessionEntry, ToolResultEntry
@@ -14,6 +18,7 @@ from shard_core.types.errors import ConfigError, SessionNotFoundError
 
 EXAMPLES = """examples:
   shard sessions list
+  shard sessions search "refresh token" --workspace .
   shard sessions show s-1a2b3c4d5e6f7a8b
   shard sessions fork s-1a2b3c4d5e6f7a8b --entry 9f8e7d6c5b4a3210
 """
@@ -28,7 +33,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    actions.add_parser("list", help="every session, newest last")
+    actions.add_parser("list", help="every session with its title, newest last")
+    search = actions.add_parser("search", help="sessions ranked by relevance and recency")
+    search.add_argument("query", help="words (stemmed: rotation finds rotates)")
+    search.add_argument("--workspace", help="only sessions started in this folder")
+    search.add_argument("--limit", type=int, default=10, help="sessions (default 10)")
     show = actions.add_parser("show", help="one session's transcript")
     show.add_argument("session", help="session id or path to a .jsonl log")
     fork = actions.add_parser("fork", help="a new session whose lineage points back")
@@ -41,6 +50,8 @@ def handle(args: argparse.Namespace) -> int:
     home = shard_home()
     if args.action == "list":
         return _list(home)
+    if args.action == "search":
+        return _search(home, args)
     path = _path(home, args.session)
     if args.action == "show":
         return _show(path)
@@ -98,17 +109,34 @@ def _check_header(path: Path) -> None:
 
 
 def _list(home: Path) -> int:
-    logs = [*home.glob("sessions/*.jsonl"), *home.glob("agents/*/sessions/*.jsonl")]
-    if not logs:
+    infos = catalog(home)
+    if not infos:
         print(f"no sessions under {home}")
         return 0
-    for path in sorted(logs, key=lambda p: p.stat().st_mtime):
-        store = SessionStore.read(path)
-        header = store.header
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
-        agent = header.details.agent_id if header and header.details.agent_id else "-"
-        cwd = header.details.cwd if header else "?"
-        print(f"{store.session_id}  {when}  {len(store.entries):>5} entries  {agent}  {cwd}")
+    for info in infos:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.last_activity))
+        u = info.usage
+        cost = f"${u.cost_usd:.4f}" if u.cost_usd is not None else "$?"
+        tokens = f"{u.input_tokens + u.cache_read_tokens:,} in / {u.output_tokens:,} out"
+        title = f"“{info.title}”" if info.title else "(untitled)"
+        print(
+            f"{info.session_id}  {when}  {info.entries:>5} entries  {tokens}  {cost}  "
+            f"{info.agent_id or '-'}  {info.workspace or '?'}  {title}"
+        )
+    return 0
+
+
+def _search(home: Path, args: argparse.Namespace) -> int:
+    workspace = str(Path(args.workspace).expanduser().resolve()) if args.workspace else None
+    matches = search_sessions(home, args.query, workspace=workspace, limit=max(1, args.limit))
+    scope = f"in {workspace}" if workspace else f"under {home}"
+    if not matches:
+        print(f'no session {scope} has "{args.query}"')
+        return 1
+    for match in matches:
+        print(describe(match))
+        for hit in match.hits[:3]:
+            print(f"  #{hit.pos} {hit.label}: {' '.join(hit.snippet.split())[:200]}")
     return 0
 
 

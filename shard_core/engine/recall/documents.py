@@ -25,6 +25,7 @@ from shard_core.types import (
     SkillCheckpoint,
     TextBlock,
     ThinkingBlock,
+    TitleCheckpoint,
     ToolCallBlock,
     ToolResultBlock,
     ToolResultEntry,
@@ -107,6 +108,8 @@ def _checkpoint(entry: CheckpointEntry) -> Doc:
         return Doc(
             "checkpoint", "checkpoint skill", f"skill {details.name} {details.path}", (), True
         )
+    if isinstance(details, TitleCheckpoint):
+        return Doc("checkpoint", "checkpoint title", f"title {details.title}", (), True)
     assert isinstance(details, ContextCheckpoint)
     return Doc("checkpoint", "checkpoint context", "", (), False)
 

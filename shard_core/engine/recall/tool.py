@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from shard_core.contracts.tool import ToolContext
-from shard_core.engine.recall.lineage import Lineage, LineageResolver
+from shard_core.engine.recall.across import format_matches, search_sessions
+from shard_core.engine.recall.lineage import Lineage, LineageResolver, lineage_paths
 from shard_core.engine.recall.scan import BUDGET_S
 from shard_core.engine.recall.search import MAX_PAGE, Mode, RecallAnswer, RecallRequest, recall
+from shard_core.engine.session_store import find_session
+from shard_core.engine.state import shard_home
 from shard_core.types import JsonObject, ToolResult
 from shard_core.types.errors import ShardError
 
@@ -31,18 +34,22 @@ DESCRIPTION = (
     'path (mode "touched": entries that read, wrote, edited or ran commands on it). '
     '`expand: [N, …]` returns those entries whole. Scope "all" (default), "latest" (what '
     'the last compaction folded) or "compaction:N". Pages: pass back the `cursor` a result '
-    "names."
+    'names. Other sessions: `sessions: "all"` with a `query` ranks the sessions of this '
+    "workspace (`home: true`: every workspace) by relevance and recency and names each by id "
+    "and title; `session: <id>` then searches or expands that one like this one."
 )
 
 
 FIELDS = ("scope", "query", "mode", "recent", "expand", "cursor")
+ACROSS = ("sessions", "home", "session")
+"""Fields that pick which sessions recall reads (see `RecallTool.execute`)."""
 
 
 def parse_request(data: JsonObject) -> RecallRequest | str:
     """A valid request, or what is wrong with the input (for the model to fix)."""
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
-        return f"unknown field {unknown[0]!r} (allowed: {', '.join(FIELDS)})"
+        return f"unknown field {unknown[0]!r} (allowed: {', '.join((*FIELDS, *ACROSS))})"
     scope = data.get("scope", "all")
     if not isinstance(scope, str) or not _SCOPE.match(scope):
         return f'scope must be "all", "latest" or "compaction:N", not {scope!r}'
@@ -83,21 +90,43 @@ class RecallTool:
             "recent": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
             "expand": {"type": "array", "items": {"type": "integer", "minimum": 0}},
             "cursor": {"type": "string", "description": "from a previous result"},
+            "sessions": {
+                "type": "string",
+                "enum": ["this", "all"],
+                "description": "this session (default) or all sessions of this workspace",
+            },
+            "home": {"type": "boolean", "description": "with sessions all: every workspace"},
+            "session": {"type": "string", "description": "another session's id, to search"},
         },
         "additionalProperties": False,
     }
     read_only: bool = True
 
-    def __init__(self, resolver: LineageResolver, *, budget_s: float = BUDGET_S) -> None:
+    def __init__(
+        self, resolver: LineageResolver, *, budget_s: float = BUDGET_S, home: Path | None = None
+    ) -> None:
         self.resolver = resolver
         self.budget_s = budget_s
+        self.home = home
+        """SHARD_HOME for other sessions (None: the environment's, when asked)"""
 
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
-        request = parse_request(input)
+        across = {k: input[k] for k in ACROSS if k in input}
+        request = parse_request({k: v for k, v in input.items() if k not in ACROSS})
         if isinstance(request, str):
             return ToolResult.error(f"recall: {request}")
+        problem = _across_problem(across, request)
+        if problem:
+            return ToolResult.error(f"recall: {problem}")
+        home = self.home or shard_home()
+        if across.get("sessions") == "all":
+            return await self._across(home, str(request.query), bool(across.get("home")), ctx)
         try:
-            paths = self.resolver(ctx.session_id)
+            other = across.get("session")
+            if isinstance(other, str) and other != ctx.session_id:
+                paths = lineage_paths(find_session(home, other))
+            else:
+                paths = self.resolver(ctx.session_id)
             result = await asyncio.to_thread(answer, paths, request, self.budget_s)
         except (ShardError, OSError, sqlite3.Error) as exc:
             return ToolResult.error(f"recall failed: {exc}")
@@ -109,3 +138,38 @@ class RecallTool:
             next_cursor=result.next_cursor,
             total=result.total,
         )
+
+    async def _across(
+        self, home: Path, query: str, everywhere: bool, ctx: ToolContext
+    ) -> ToolResult:
+        workspace = None if everywhere else str(ctx.cwd)
+        try:
+            matches = await asyncio.to_thread(search_sessions, home, query, workspace=workspace)
+        except (ShardError, OSError, sqlite3.Error) as exc:
+            return ToolResult.error(f"recall failed: {exc}")
+        scope = "under SHARD_HOME" if everywhere else "of this workspace"
+        text = format_matches(matches, query, scope)
+        sessions = [
+            {"session": m.info.session_id, "title": m.info.title, "workspace": m.info.workspace}
+            for m in matches
+        ]
+        return ToolResult.ok(text, sessions=sessions)
+
+
+def _across_problem(across: JsonObject, request: RecallRequest) -> str | None:
+    sessions = across.get("sessions", "this")
+    if sessions not in ("this", "all"):
+        return f'sessions must be "this" or "all", not {sessions!r}'
+    if "home" in across and not isinstance(across["home"], bool):
+        return "home must be true or false"
+    other = across.get("session")
+    if other is not None and (not isinstance(other, str) or not other.strip()):
+        return 'session must be a session id (as a sessions: "all" result names it)'
+    if sessions == "all":
+        if other is not None:
+            return 'give either sessions: "all" or session: <id>, not both'
+        if not request.query or request.mode != "search" or request.expand:
+            return 'sessions: "all" needs a query (word search); expand within one session'
+    elif across.get("home"):
+        return 'home widens sessions: "all"; give sessions: "all" too'
+    return None

@@ -8,7 +8,7 @@ import pytest
 
 from shard_core.contracts import Tool, ToolContext
 from shard_core.engine.recall import RecallRequest, RecallTool, directory_resolver, parse_request
-from shard_core.engine.recall.tool import FIELDS
+from shard_core.engine.recall.tool import ACROSS, FIELDS
 from shard_core.types import JsonObject
 from shard_core.types.errors import SessionNotFoundError
 from tests.fixtures.sessions.builders import SessionBuilder
@@ -34,7 +34,7 @@ def test_it_is_a_read_only_tool_named_recall(sessions: Path) -> None:
     assert isinstance(tool, Tool)
     assert (tool.name, tool.read_only) == ("recall", True)
     assert set(tool.input_schema["properties"]) == {
-        "scope", "query", "mode", "recent", "expand", "cursor"
+        "scope", "query", "mode", "recent", "expand", "cursor", "sessions", "home", "session"
     }  # fmt: skip
 
 
@@ -100,7 +100,7 @@ async def test_an_unknown_field_is_named_not_ignored(sessions: Path) -> None:
     result = await tool.execute({"query": "x", "bogus": 1}, ctx(sessions))
     assert result.is_error
     assert result.text.startswith("recall: unknown field 'bogus' (allowed: scope, query,")
-    assert set(FIELDS) == set(tool.input_schema["properties"])
+    assert set(FIELDS) | set(ACROSS) == set(tool.input_schema["properties"])
 
 
 async def test_a_resolver_that_raises_is_reported_not_raised(sessions: Path) -> None:
