@@ -28,6 +28,7 @@ SLASH_COMMANDS = (
     "/grants",
     "/skills",
     "/extensions",
+    "/title",
     "/help",
 )
 
@@ -43,6 +44,7 @@ HELP = """**Shard cell commands** (anything else is a prompt to the agent)
 | `/grants` · `/grants revoke RULE` | list or revoke "always allow" grants |
 | `/skills` | the Agent Skills this agent can load, and where each comes from |
 | `/extensions` | the extensions installed and what each registered, replaced or failed |
+| `/title` · `/title TEXT` | show or set the session's title |
 | `/help` | this table |
 """
 
@@ -90,6 +92,7 @@ async def _builtin(kernel: ShardKernel, agent: Agent, name: str, args: list[str]
         "/grants": lambda: _grants(agent, args),
         "/skills": lambda: skills_table(agent),
         "/extensions": lambda: extensions_table(agent.host),
+        "/title": lambda: _title(agent, args),
     }
     return simple[name]()
 
@@ -108,6 +111,12 @@ def command_names(agent: Agent | None) -> list[str]:
     """Every command a cell can start with, for completion."""
     registered = [f"/{c.name}" for c in agent.host.commands()] if agent is not None else []
     return [*SLASH_COMMANDS, *(n for n in registered if n not in SLASH_COMMANDS)]
+
+
+def _title(agent: Agent, args: list[str]) -> str:
+    if not args:
+        return f"Title: {literal(agent.title)}" if agent.title else "No title yet."
+    return f"Title set: {literal(agent.set_title(' '.join(args)))}"
 
 
 def _mode(agent: Agent, args: list[str]) -> str:
