@@ -177,6 +177,10 @@ class McpServer:
         timeout = self.config.startup_timeout
         try:
             session, tools = await asyncio.wait_for(asyncio.shield(ready), timeout)
+        except asyncio.CancelledError:  # the turn was stopped while the server started
+            self._task.cancel()  # its transport stops the process, shielded, as it unwinds
+            self.state, self._task = "stopped", None
+            raise
         except TimeoutError:
             await self.close()
             raise McpUnavailableError(

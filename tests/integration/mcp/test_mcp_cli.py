@@ -82,6 +82,8 @@ def test_shard_run_trust_project_calls_the_project_server_through_the_gate(
 
     # Without --trust-project the project's servers are not started, and the run says why.
     untrusted = _shard(env, workspace, "run", "--model", model, "--json", "hi")
+    assert "project MCP servers (time) not started" in untrusted.stderr
+    assert "needs --trust-project" in untrusted.stderr
     events = [json.loads(line) for line in untrusted.stdout.splitlines()]
     [result] = [e for e in events if e["type"] == "tool_result"]
     assert "unknown tool 'mcp__time__get_current_time'" in result["result"]["content"][0]["text"]

@@ -210,3 +210,31 @@ async def test_resources_through_the_generic_tool_and_prompts_as_commands(tmp_pa
     assert spec.description.startswith("Resources of the MCP server 'echo'")
     assert "**user:** Please greet Ada warmly." in shown
     assert bad == "**error:** arguments are KEY=VALUE, got 'Ada'"
+
+
+async def test_stopping_a_turn_during_a_slow_call_ends_it_and_the_server_still_works(
+    tmp_path: Path,
+) -> None:
+    calls = [("mcp__crash__slow", {})]
+    person = Person(answers=["allow", "allow"])
+    agent, _ = await make_agent(
+        tmp_path,
+        {"crash": fixture_server("crash")},
+        scripted(
+            {"tool_calls": calls}, {"tool_calls": [("mcp__crash__echo", {"text": "on"})]}, "ok"
+        ),
+        person=person,
+    )
+    try:
+        async for event in agent.prompt("be slow"):
+            if event.type == "permission_resolved":  # allowed: the call is starting
+                asyncio.get_running_loop().call_later(0.5, agent.abort)
+            if event.type == "turn_end":
+                assert event.reason == "aborted"
+        text, is_error = tool_text(agent)
+        assert is_error
+        assert text.startswith("stopped while running")
+        await agent.run("echo")
+        assert tool_text(agent) == ("crash echoes: on", False)
+    finally:
+        await agent.close()
