@@ -100,6 +100,7 @@ class BackgroundTasks:
         self._tasks: dict[str, BackgroundTask] = {}
         self._procs: dict[str, asyncio.subprocess.Process] = {}
         self._watchers: dict[str, asyncio.Task[None]] = {}
+        self._ending: dict[str, asyncio.Event] = {}
         self._closed = False
 
     # ------------------------------------------------------------ queries
@@ -195,7 +196,7 @@ class BackgroundTasks:
                 limit = f"{self.max_log_bytes:,} bytes"
                 await self._end(task, "stopped", f"its output passed {limit}")
                 return
-        if not task.running:
+        if not task.running or task.id in self._ending:
             return
         # The shell is gone; whatever it left behind in its group goes with it.
         _signal_group(task.pid, signal.SIGKILL)
@@ -205,15 +206,24 @@ class BackgroundTasks:
         self._notify(task)
 
     async def _end(self, task: BackgroundTask, state: TaskState, reason: str) -> None:
+        """Kill the task's group; its state changes only once the process is gone, and a
+        second caller (close() during a task_stop) waits for the first one's kill."""
+        ending = self._ending.get(task.id)
+        if ending is not None:
+            await ending.wait()
+            return
+        self._ending[task.id] = done = asyncio.Event()
         proc = self._procs[task.id]
-        task.state, task.reason = state, reason
-        task.ended_at = time.time()
-        _signal_group(task.pid, signal.SIGTERM)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(proc.wait()), self.kill_grace)
-        _signal_group(task.pid, signal.SIGKILL)
-        await proc.wait()
-        task.exit_code = proc.returncode
+        try:
+            _signal_group(task.pid, signal.SIGTERM)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(proc.wait()), self.kill_grace)
+            _signal_group(task.pid, signal.SIGKILL)
+            await proc.wait()
+            task.exit_code = proc.returncode
+            task.state, task.reason, task.ended_at = state, reason, time.time()
+        finally:
+            done.set()
         watcher = self._watchers.get(task.id)
         if watcher is not None and watcher is not asyncio.current_task():
             watcher.cancel()
