@@ -411,6 +411,7 @@ def _assemble(
         section_sources=sources,  # asked per request: a section may follow the branch
     )
     gate.mode = snap.modes[session.mode]
+    session.diagnostics = opts.diagnostics  # the same list: the status events show every line
     return Agent(session, host, gate, definition=definition)
 
 

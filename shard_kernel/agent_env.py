@@ -18,6 +18,7 @@ from shard_core.types.errors import ConfigError
 
 PREFIX = "KERNEL_SHARD_"
 POLICIES = ("deny", "allow_if_rule_matches", "queue")
+TRUST_VARIABLE = PREFIX + "TRUST_PROJECT"
 
 
 @dataclass(frozen=True)
@@ -26,12 +27,25 @@ class AgentEnv:
     generated_id: bool
     cwd: Path
     model: str | None
-    mode: str
+    mode: str | None
+    """None: the agent definition's mode, else build"""
     headless_policy: HeadlessPolicy | None
     permission_timeout: float | None
     allow: tuple[str, ...]
     deny: tuple[str, ...]
     trust_project: bool
+    agent_definition: str | None = None
+    """KERNEL_SHARD_AGENT_DEFINITION: build the agent from agents/NAME.md"""
+    skills: tuple[str, ...] | None = None
+    """KERNEL_SHARD_SKILLS (one name a line): only these skills; None: every one found"""
+
+
+def kernel_hint(line: str) -> str:
+    """A diagnostic as a kernel's user reads it: the variable that is a kernel's
+    `--trust-project` named beside the flag."""
+    if TRUST_VARIABLE in line:
+        return line
+    return line.replace("--trust-project", f"--trust-project (in a kernel: {TRUST_VARIABLE}=1)")
 
 
 def _rules(raw: str | None) -> tuple[str, ...]:
@@ -63,10 +77,12 @@ def read_agent_env(env: Mapping[str, str] | None = None) -> AgentEnv:
         generated_id=agent_id is None,
         cwd=cwd,
         model=get("MODEL"),
-        mode=get("MODE") or "build",
+        mode=get("MODE"),
         headless_policy=cast(HeadlessPolicy | None, policy),
         permission_timeout=seconds,
         allow=_rules(get("ALLOW")),
         deny=_rules(get("DENY")),
         trust_project=(get("TRUST_PROJECT") or "").lower() in ("1", "true", "yes"),
+        agent_definition=get("AGENT_DEFINITION"),
+        skills=_rules(get("SKILLS")) or None,
     )

@@ -7,6 +7,7 @@ notebook is written either way.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -19,6 +20,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
+from shard_core.engine.state import shard_home
 from shard_core.types.errors import ConfigError
 from shard_kernel.local_kernels import private_kernel_manager
 from shard_kernel.terminal.escape import terminal_safe
@@ -35,6 +37,8 @@ class BatchOptions:
     allow: list[str] = field(default_factory=list[str])
     deny: list[str] = field(default_factory=list[str])
     cwd: Path | None = None
+    trust_project: bool = False
+    agent_definition: str | None = None
 
 
 class ProgressClient(NotebookClient):
@@ -101,6 +105,8 @@ def kernel_env(opts: BatchOptions, metadata: dict[str, Any]) -> dict[str, str]:
         "ALLOW": "\n".join(opts.allow or shard_meta.get("allow", [])) or None,
         "DENY": "\n".join(opts.deny or shard_meta.get("deny", [])) or None,
         "MODE": shard_meta.get("mode"),
+        "TRUST_PROJECT": "1" if opts.trust_project else None,
+        "AGENT_DEFINITION": opts.agent_definition,
     }
     for key, value in settings.items():
         if value:
@@ -121,6 +127,7 @@ def run_batch(opts: BatchOptions, out: TextIO) -> int:
         raise ConfigError(f"{opts.notebook} uses kernel {kernel!r}; shard batch runs 'shard'")
     output = opts.output or opts.notebook.with_name(opts.notebook.stem + ".out.ipynb")
     status = 0
+    env = kernel_env(opts, dict(nb.metadata))
     with private_kernel_manager() as km:
         client = ProgressClient(
             nb,
@@ -132,7 +139,7 @@ def run_batch(opts: BatchOptions, out: TextIO) -> int:
         try:
             # nbclient leaves a kernel manager it was handed running; cleanup_kc stops the
             # kernel before we exit (else it finds its parent gone and says so on stderr).
-            client.execute(env=kernel_env(opts, dict(nb.metadata)), cleanup_kc=True)
+            client.execute(env=env, cleanup_kc=True)
         except CellExecutionError as exc:
             failure = terminal_safe(str(exc).strip().splitlines()[-1])  # kernel text: untrusted
             print(f"a cell failed: {failure}", file=out)
@@ -140,4 +147,24 @@ def run_batch(opts: BatchOptions, out: TextIO) -> int:
         finally:
             nbformat.write(nb, str(output))
     print(f"wrote {output}", file=out)
+    for line in start_notes(env["KERNEL_SHARD_AGENT_ID"]):  # e.g. project files left out
+        print(f"note: {terminal_safe(line)}", file=out)
     return status
+
+
+def start_notes(agent_id: str) -> list[str]:
+    """The diagnostics the agent's kernel reported when it started (its first status event)."""
+    try:
+        path = shard_home() / "agents" / agent_id / "events.jsonl"
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, ValueError):  # no log: the kernel never started an agent
+        return []
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("type") == "status":
+            notes = event.get("diagnostics")
+            return [str(n) for n in notes] if isinstance(notes, list) else []
+    return []

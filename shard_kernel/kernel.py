@@ -45,7 +45,7 @@ from shard_core.protocol.events import (
 )
 from shard_core.sdk import Agent, create_agent
 from shard_core.types.errors import ShardError
-from shard_kernel.agent_env import PREFIX, AgentEnv, read_agent_env
+from shard_kernel.agent_env import PREFIX, AgentEnv, kernel_hint, read_agent_env
 from shard_kernel.cell_output import CellOutput
 from shard_kernel.clients import ClientRegistry
 from shard_kernel.comm_commands import CommCommands
@@ -225,6 +225,8 @@ class ShardKernel(Kernel):
             extensions=[notebook_extension(NotebookSetup.from_env(os.environ))],
         )
         recover(agent, self.event_log)
+        notes = agent.session.diagnostics  # the list every status event carries
+        notes[:] = [kernel_hint(line) for line in notes]
         return agent
 
     async def ready_agent(self) -> Agent:

@@ -39,10 +39,12 @@ from shard_kernel.remote import GatewayError, NoGatewayError, RemoteAgent, Remot
 
 USAGE = """usage:
   %shard new [--name N] [--cwd DIR] [--model MODEL] [--mode plan|build] [--allow RULE] [--deny RULE]
-             [--local] [--notebook this|PATH]
+             [--agent DEFINITION] [--skill NAME] [--local] [--notebook this|PATH]
                                    a gateway agent, attached live (the default agent); in this
-                                   kernel with --local, or when no gateway is found; --notebook
-                                   this hands it this notebook and runs its code in this kernel
+                                   kernel with --local, or when no gateway is found; --agent
+                                   builds it from agents/DEFINITION.md, --skill limits its skills;
+                                   --notebook this hands it this notebook and runs its code in
+                                   this kernel
   %shard connect [URL] [--token T] use the Shard gateway at URL (no URL: find a running one)
   %shard attach NAME|ID            show a gateway agent live; it becomes the default agent
   %shard dashboard                 every gateway agent, refreshed live, with Attach and Kill
@@ -78,9 +80,11 @@ def _new_parser() -> _Parser:
     parser.add_argument("--name")
     parser.add_argument("--cwd", default=".")
     parser.add_argument("--model")
-    parser.add_argument("--mode", default="build")
+    parser.add_argument("--mode", default=None)
     parser.add_argument("--allow", action="append", default=[])
     parser.add_argument("--deny", action="append", default=[])
+    parser.add_argument("--agent", default=None)
+    parser.add_argument("--skill", action="append", default=None)
     parser.add_argument("--local", action="store_true")
     parser.add_argument("--notebook", metavar="this|PATH")
     return parser
@@ -184,11 +188,13 @@ class ShardMagics(Magics):
     def _new_remote(self, opts: argparse.Namespace) -> None:
         command: dict[str, Any] = {
             "cwd": str(Path(opts.cwd).expanduser().resolve()),
-            "mode": opts.mode,
             "permissions": {"allow": opts.allow, "deny": opts.deny},
         }
-        if opts.model:
-            command["model"] = opts.model
+        for key, value in (("model", opts.model), ("mode", opts.mode), ("agent", opts.agent)):
+            if value:
+                command[key] = value
+        if opts.skill:
+            command["skills"] = opts.skill
         if opts.name:
             command["name"] = opts.name
         agent = self.remote.create(command)
@@ -218,6 +224,8 @@ class ShardMagics(Magics):
             mode=opts.mode,
             allow=opts.allow,
             deny=opts.deny,
+            agent_definition=opts.agent,
+            skills=opts.skill,
             **({"extensions": [notebook_extension(handed)]} if handed else {}),
         )
         if handed is not None and handed.connection_file is not None:
@@ -227,6 +235,8 @@ class ShardMagics(Magics):
         session = agent.agent.session
         demo = " (scripted demo: no model is called)" if session.config.demo else ""
         print(f"agent {name}: {session.provider.model}{demo}, {session.mode} mode, in {opts.cwd}")
+        for line in session.diagnostics:  # e.g. project files left out without trust
+            print(f"  note: {line}")
         if handed is not None:
             print(notebook_notice(name, handed))
 

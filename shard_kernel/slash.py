@@ -1,5 +1,6 @@
-"""Slash commands in a shard cell: /mode, /compact, /recall, /fork, /status, /grants, /skills,
-/extensions, /help, and every command an extension registered (`api.register_command`)."""
+"""Slash commands in a shard cell: /mode, /compact, /recall, /fork, /status, /grants,
+/extensions, /help, and every command an extension registered (`api.register_command`: /skills
+comes from the skills capability)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from shard_core.capabilities.skills import LoadSkillTool
 from shard_core.contracts import ToolContext
 from shard_core.sdk import Agent
 from shard_core.types.errors import ConfigError
@@ -26,7 +26,6 @@ SLASH_COMMANDS = (
     "/fork",
     "/status",
     "/grants",
-    "/skills",
     "/extensions",
     "/title",
     "/help",
@@ -42,7 +41,6 @@ HELP = """**Shard cell commands** (anything else is a prompt to the agent)
 | `/fork [ENTRY_ID]` | copy the conversation into a new session from an entry |
 | `/status` | status, mode, model, context use, usage, attached clients |
 | `/grants` · `/grants revoke RULE` | list or revoke "always allow" grants |
-| `/skills` | the Agent Skills this agent can load, and where each comes from |
 | `/extensions` | the extensions installed and what each registered, replaced or failed |
 | `/title` · `/title TEXT` | show or set the session's title |
 | `/help` | this table |
@@ -90,7 +88,6 @@ async def _builtin(kernel: ShardKernel, agent: Agent, name: str, args: list[str]
         "/mode": lambda: _mode(agent, args),
         "/status": lambda: _status(kernel, agent),
         "/grants": lambda: _grants(agent, args),
-        "/skills": lambda: skills_table(agent),
         "/extensions": lambda: extensions_table(agent.host),
         "/title": lambda: _title(agent, args),
     }
@@ -172,7 +169,9 @@ def _status(kernel: ShardKernel, agent: Agent) -> str:
         ("clients", clients_line(kernel)),
         ("pending asks", str(len(kernel.pending))),
     ]
-    return "| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows)
+    table = "| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows)
+    notes = "".join(f"\n- {literal(line)}" for line in s.diagnostics)
+    return table + (f"\n\nAt start:{notes}" if notes else "")
 
 
 def clients_line(kernel: ShardKernel) -> str:
@@ -213,20 +212,3 @@ def _grants(agent: Agent, args: list[str]) -> str:
     if not grants:
         return "No grants: nothing is always allowed for this agent."
     return "\n".join(f"- `{g.text}` (granted by {g.granted_by})" for g in grants)
-
-
-def skills_table(agent: Agent) -> str:
-    tool = agent.session.tools.get("load_skill")
-    if not isinstance(tool, LoadSkillTool):
-        return (
-            "No skills: none were found in `~/.shard/skills` or `~/.agents/skills` (nor, with "
-            "--trust-project, in the project's `.shard/skills` or `.agents/skills`)."
-        )
-    registry = tool.registry
-    rows = [
-        f"| {literal(s.name)} | {s.layer} | {literal(s.description)} | {literal(str(s.path))} |"
-        for s in registry.live()
-    ]
-    table = "| skill | layer | description | file |\n|---|---|---|---|\n" + "\n".join(rows)
-    notes = [f"- {d.level}: {literal(d.message)}" for d in registry.diagnostics]
-    return table + ("\n\n" + "\n".join(notes) if notes else "")

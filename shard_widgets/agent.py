@@ -50,6 +50,9 @@ class AgentWidget(ShardWidget):
     modes = traitlets.List(traitlets.Unicode(), default_value=list(DEFAULT_MODES)).tag(sync=True)
     model = traitlets.Unicode("").tag(sync=True)
     demo = traitlets.Bool(False).tag(sync=True)
+    diagnostics = traitlets.List(
+        traitlets.Unicode(), help="what the agent left out at start (the status' diagnostics)"
+    ).tag(sync=True)
     usage = traitlets.Dict(help="the latest usage event's figures").tag(sync=True)
 
     def __init__(
@@ -158,6 +161,7 @@ class AgentWidget(ShardWidget):
         if event["type"] == "status":
             self.status, self.mode, self.model = event["status"], event["mode"], event["model"]
             self.demo = event["demo"]
+            self.diagnostics = [str(d) for d in event.get("diagnostics") or []]
         else:
             self.usage = {
                 k: v for k, v in event.items() if k not in ("type", "agent_id", "seq", "ts")

@@ -48,7 +48,7 @@ __all__ = [
 DefinitionLayer = Literal["user", "project"]
 MAX_DEFINITION_BYTES = 256 * 1024
 KNOWN_KEYS = ("name", "description", "model", "mode", "tools", "skills", "permissions", "names")
-TRUST_HINT = "project agent definitions need --trust-project (KERNEL_SHARD_TRUST_PROJECT=1)"
+TRUST_HINT = "project agent definitions need --trust-project"
 
 
 @dataclass(frozen=True)

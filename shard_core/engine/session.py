@@ -118,6 +118,8 @@ class AgentSession:
         self.stable_sections = list(stable_sections)
         self.section_sources = list(section_sources)
         """extensions' `prompt_sections` sources, asked again for every request's branch"""
+        self.diagnostics: list[str] = []
+        """what was skipped or failed at assembly, one line each; every status event carries it"""
         self.meter = UsageMeter(context_window=provider.context_window)
         self.status: AgentStatus = "idle"
         self.mode = self._restore_mode(config.mode)
@@ -434,6 +436,7 @@ class AgentSession:
             demo=self.config.demo,
             message=message,
             title=self.title,
+            diagnostics=list(self.diagnostics),
         )
 
     def _restore_mode(self, default: str) -> str:

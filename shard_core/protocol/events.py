@@ -175,6 +175,11 @@ class StatusEvent(_Event):
         default=None, description="attached clients by role, when the agent's host knows them"
     )
     title: str | None = Field(default=None, description="the session's title, once it has one")
+    diagnostics: list[str] = Field(
+        default_factory=list[str],
+        description="what the agent skipped or could not load when it started, one line each "
+        "(e.g. a project resource left out without --trust-project), in every status",
+    )
 
 
 SteerStatus = Literal["admitted", "rejected", "superseded", "queued"]

@@ -41,6 +41,13 @@ class AgentInfo(WireModel):
         description="the notebook this agent's kernel was started for (a path under the "
         "server's root), when the server adopted a notebook's `shard` kernel",
     )
+    diagnostics: list[str] = Field(
+        default_factory=list[str],
+        description="what the agent skipped or could not load at start, from its last status",
+    )
+    agent_definition: str | None = Field(
+        default=None, description="the agent definition (agents/NAME.md) it was built from"
+    )
 
 
 class AgentListCommand(WireModel):
@@ -56,7 +63,14 @@ class AgentCreateCommand(WireModel):
     permissions: PermissionConfig = Field(default_factory=PermissionConfig)
     headless_policy: HeadlessPolicy = "deny"
     permission_timeout: float = Field(default=60.0, gt=0, le=86_400, allow_inf_nan=False)
-    skills: list[str] = Field(default_factory=list)
+    skills: list[str] = Field(
+        default_factory=list, description="only these Agent Skills (empty: every one found)"
+    )
+    agent: str | None = Field(
+        default=None,
+        description="build the agent from this agent definition (agents/NAME.md): its model "
+        "and mode are the defaults, its tools, skills and rules apply",
+    )
 
 
 class AgentKillCommand(WireModel):

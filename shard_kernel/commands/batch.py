@@ -36,6 +36,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--cwd", type=Path, help="workspace (default: the notebook's folder)")
     parser.add_argument("--allow", action="append", default=[], metavar="RULE")
     parser.add_argument("--deny", action="append", default=[], metavar="RULE")
+    parser.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="read the project's SHARD.md/AGENTS.md, allow rules, skills, agent definitions "
+        "and extensions",
+    )
+    parser.add_argument(
+        "--agent", metavar="NAME", help="build the agent from the definition agents/NAME.md"
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -51,5 +60,7 @@ def handle(args: argparse.Namespace) -> int:
         allow=args.allow,
         deny=args.deny,
         cwd=args.cwd,
+        trust_project=args.trust_project,
+        agent_definition=args.agent,
     )
     return run_batch(opts, sys.stdout)

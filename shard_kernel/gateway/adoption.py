@@ -90,7 +90,7 @@ def server_defaults(env: Mapping[str, str] | None, log: Any) -> dict[str, Any]:
     except ConfigError as exc:
         log.warning("shard: ignoring the server's KERNEL_SHARD_* settings for notebooks: %s", exc)
         return {}
-    defaults: dict[str, Any] = {"mode": found.mode}
+    defaults: dict[str, Any] = {"mode": found.mode or "build"}
     if "KERNEL_SHARD_CWD" in given:
         defaults["cwd"] = str(found.cwd.resolve())
     if found.model is not None:

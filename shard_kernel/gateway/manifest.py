@@ -35,6 +35,8 @@ class AgentManifest(BaseModel):
     headless_policy: HeadlessPolicy = "deny"
     permission_timeout: float = 60.0
     skills: list[str] = Field(default_factory=list)
+    agent_definition: str | None = None
+    """The agent definition (agents/NAME.md) the kernel builds the agent from."""
     created: float = Field(default_factory=time.time)
     notebook: str | None = None
     """The notebook (a path under the server's root) whose `shard` kernel became this agent."""

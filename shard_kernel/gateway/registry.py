@@ -81,6 +81,8 @@ class AgentRegistry:
             permissions=command.permissions,
             headless_policy=command.headless_policy,
             permission_timeout=command.permission_timeout,
+            skills=command.skills,
+            agent_definition=command.agent,
             created=time.time(),
         )
         self.store.save(manifest)
@@ -279,6 +281,8 @@ class AgentRegistry:
             headless_policy=manifest.headless_policy,
             error=error,
             notebook=manifest.notebook,
+            diagnostics=[str(d) for d in (last or {}).get("diagnostics") or []],
+            agent_definition=manifest.agent_definition,
         )
 
     def _start_failure(self, agent_id: str, runtime: RuntimeState, tail: Tail | None) -> str | None:

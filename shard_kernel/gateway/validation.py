@@ -7,16 +7,21 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from shard_core.engine.agent_definitions import load_agent_definitions
+from shard_core.engine.frontmatter import valid_name
 from shard_core.engine.permissions.rules import parse_rule
+from shard_core.engine.state import config_dir, shard_home
 from shard_core.protocol.orchestrator import AgentCreateCommand
 from shard_core.providers.models import parse_model
 from shard_core.types.errors import ConfigError
+from shard_kernel.agent_env import kernel_hint
 from shard_kernel.gateway.manifest import AgentManifest
 
 MODES = ("plan", "build")
@@ -71,6 +76,8 @@ def parse_create(body: dict[str, Any]) -> AgentCreateCommand:
     for name in NUMBERS:  # a number sent as a string ("1e999") is one only now
         _check_number(name, getattr(command, name))
     _check_cwd(command.cwd)
+    if command.agent is not None:
+        command = _with_definition(command, explicit_mode="mode" in body)
     if command.model is not None:
         _check_model(command.model)
     if command.mode not in MODES:
@@ -82,6 +89,28 @@ def parse_create(body: dict[str, Any]) -> AgentCreateCommand:
         )
     _check_rules(command)
     return command
+
+
+def _with_definition(command: AgentCreateCommand, *, explicit_mode: bool) -> AgentCreateCommand:
+    """The named definition must exist for this cwd (project ones only when the server's
+    kernels trust projects); its model and mode fill what the request left out."""
+    name = command.agent or ""
+    if not valid_name(name):
+        raise BadRequestError(f"agent: {_short(name)} is not an agent definition name (kebab-case)")
+    trusted = os.environ.get("KERNEL_SHARD_TRUST_PROJECT", "").lower() in ("1", "true", "yes")
+    definitions = load_agent_definitions(
+        Path(command.cwd), home=shard_home(), config=config_dir(), trusted=trusted
+    )
+    try:
+        definition = definitions.require(name)
+    except ConfigError as exc:
+        raise BadRequestError(f"agent: {kernel_hint(str(exc))}") from None
+    update: dict[str, Any] = {}
+    if command.model is None and definition.model:
+        update["model"] = definition.model
+    if not explicit_mode and definition.mode:
+        update["mode"] = definition.mode
+    return command.model_copy(update=update)
 
 
 def _check_number(name: str, value: float) -> None:
@@ -149,8 +178,11 @@ def _check_rules(command: AgentCreateCommand) -> None:
         raise BadRequestError(
             "permissions.ask is not supported yet: anything not allowed or denied is asked"
         )
-    if command.skills:
-        raise BadRequestError("skills are not supported by the gateway yet: leave skills empty")
+    for skill in command.skills:
+        if not valid_name(skill):
+            raise BadRequestError(
+                f"skills: {_short(skill)} is not a skill name (kebab-case: a-z, 0-9, hyphens)"
+            )
     for kind, rules in (("allow", permissions.allow), ("deny", permissions.deny)):
         for rule in rules:
             if "\n" in rule or "\r" in rule:
@@ -174,4 +206,8 @@ def kernel_env(manifest: AgentManifest) -> dict[str, str]:
     }
     if manifest.model:
         env["KERNEL_SHARD_MODEL"] = manifest.model
+    if manifest.skills:
+        env["KERNEL_SHARD_SKILLS"] = "\n".join(manifest.skills)
+    if manifest.agent_definition:
+        env["KERNEL_SHARD_AGENT_DEFINITION"] = manifest.agent_definition
     return env

@@ -78,6 +78,7 @@ export class AgentStore implements WidgetModel {
     ["modes", ["build", "plan"]],
     ["model", ""],
     ["demo", false],
+    ["diagnostics", []],
     ["usage", {}],
     ["pending", []],
     ["pending_ui", []],
@@ -157,6 +158,8 @@ export class AgentStore implements WidgetModel {
     for (const key of ["status", "mode", "model"])
       if (isString(event[key])) this.put(key, event[key]);
     this.put("demo", event["demo"] === true);
+    const notes = event["diagnostics"];
+    this.put("diagnostics", Array.isArray(notes) ? notes.filter(isString) : []);
     if (isRecord(event["clients"])) this.put("clients", event["clients"]);
   }
 

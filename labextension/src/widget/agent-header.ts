@@ -18,6 +18,8 @@ export interface HeaderState {
   readonly demo: boolean;
   readonly mode: string;
   readonly modes: readonly string[];
+  /** What the agent left out or could not load at start, one line each (status `diagnostics`). */
+  readonly diagnostics?: readonly string[];
 }
 
 export interface HeaderActions {
@@ -66,6 +68,17 @@ function statusText(state: HeaderState, now: number): string {
   if (isBusy(status) && state.activity)
     return `${state.activity.label} · ${formatElapsed(now - state.activity.since)}`;
   return status.replaceAll("_", " ");
+}
+
+/** The start-up notes under the header (e.g. a project skill skipped without
+ * --trust-project), one line each; null when there are none. */
+export function renderDiagnostics(lines: readonly string[] | undefined): HTMLElement | null {
+  if (!lines || lines.length === 0) return null;
+  return h(
+    "ul",
+    { class: "shard-diagnostics", attrs: { "aria-label": "notes from the agent's start" } },
+    ...lines.map((line) => h("li", { class: "shard-diagnostic" }, line)),
+  );
 }
 
 export function renderHeader(

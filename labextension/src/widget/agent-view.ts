@@ -4,7 +4,13 @@ import { button, clear, h } from "../render/dom";
 import { PermissionDialogView, type PermissionAnswer } from "../render/dialogs/permission-dialog";
 import { UiDialogView, type UiAnswer } from "../render/dialogs/ui-dialog";
 import type { PermissionRequestEvent, UiRequestEvent } from "../wire";
-import { currentActivity, isBusy, renderHeader, type Activity } from "./agent-header";
+import {
+  currentActivity,
+  isBusy,
+  renderDiagnostics,
+  renderHeader,
+  type Activity,
+} from "./agent-header";
 import * as commands from "./commands";
 import { renderPlainItem } from "./item-views";
 import { KeyedList } from "./keyed-list";
@@ -108,13 +114,14 @@ export function renderAgentView(
       demo: model.get("demo") === true,
       mode: getString(model, "mode"),
       modes,
+      diagnostics: getList(model, "diagnostics").filter((d): d is string => typeof d === "string"),
     };
-    header.replaceChildren(
-      renderHeader(state, {
-        abort: () => send(commands.abort()),
-        setMode: (mode) => send(commands.setMode(mode)),
-      }),
-    );
+    const row = renderHeader(state, {
+      abort: () => send(commands.abort()),
+      setMode: (mode) => send(commands.setMode(mode)),
+    });
+    const notes = renderDiagnostics(state.diagnostics);
+    header.replaceChildren(...(notes ? [row, notes] : [row]));
   };
   const refreshUsage = (): void => usage.replaceChildren(renderUsage(model.get("usage")));
   const showError = (message: string): void => {
@@ -156,9 +163,14 @@ export function renderAgentView(
     ...["change:events", "change:pending", "change:pending_ui"].map((e) =>
       listen(model, e, refreshTranscript),
     ),
-    ...["change:status", "change:mode", "change:modes", "change:model", "change:demo"].map((e) =>
-      listen(model, e, refreshHeader),
-    ),
+    ...[
+      "change:status",
+      "change:mode",
+      "change:modes",
+      "change:model",
+      "change:demo",
+      "change:diagnostics",
+    ].map((e) => listen(model, e, refreshHeader)),
     listen(model, "change:usage", refreshUsage),
     listen(model, "msg:custom", onCustom),
   ];

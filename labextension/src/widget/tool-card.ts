@@ -17,16 +17,20 @@ const STATUS_TEXT: Readonly<Record<ToolStatus, string>> = {
   aborted: "aborted",
 };
 const PREVIEW_CHARS = 120;
+const SKILL_TOOL = "load_skill";
 const MAX_TEXT_CHARS = 20_000;
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
 /** The card; `ownClientId` lets an answered permission say "by you". */
 export function renderToolCard(item: ToolItem, ownClientId: string | null = null): HTMLElement {
   const input = item.input ?? item.inputText;
+  // A skill activation reads as one: badged, and its result is the skill card the tool sent.
+  const skill = item.name === SKILL_TOOL;
   const header = h(
     "div",
     { class: "shard-tool-header" },
     h("span", { class: "shard-tool-name" }, item.name || "tool"),
+    skill ? h("span", { class: "shard-badge shard-skill-badge" }, "skill") : null,
     h("span", { class: "shard-tool-preview" }, preview(item.input, item.inputText)),
     item.readOnly ? h("span", { class: "shard-badge" }, "read-only") : null,
     h("span", { class: `shard-tool-status shard-tool-${item.status}` }, STATUS_TEXT[item.status]),
@@ -48,7 +52,7 @@ export function renderToolCard(item: ToolItem, ownClientId: string | null = null
     : null;
   const card = h(
     "div",
-    { class: `shard-tool shard-tool-is-${item.status}` },
+    { class: `shard-tool shard-tool-is-${item.status}${skill ? " shard-tool-skill" : ""}` },
     header,
     decision,
     details,

@@ -24,6 +24,7 @@ from typing import Any
 
 from shard_core.capabilities.skills.activation import MAX_ACTIVATED_BYTES, activated_section
 from shard_core.capabilities.skills.catalog import catalog_section
+from shard_core.capabilities.skills.command import DESCRIPTION, skills_command
 from shard_core.capabilities.skills.discovery import load_skills
 from shard_core.capabilities.skills.load_tool import LoadSkillTool, load
 from shard_core.capabilities.skills.registry import (
@@ -63,6 +64,8 @@ class SkillsCapability:
         self.registry.diagnostics[:0] = notes
         if self.only is not None:
             _limit(self.registry, self.only)
+        # Even with no skill live: `/skills` then says why (e.g. project skills need trust).
+        api.register_command("skills", DESCRIPTION, skills_command(lambda: self.registry))
         if not self.registry.skills:
             return
         self.preloaded = preloaded_section(self.registry, self.preload)

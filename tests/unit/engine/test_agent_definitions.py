@@ -110,9 +110,9 @@ def test_precedence_legacy_then_config_then_project_and_trust(tmp_path: Path) ->
     assert untrusted.require("helper").description == "config"
     assert untrusted.diagnostics == [
         f"skipped {tmp_path / 'repo' / '.shard' / 'agents'} (1 files): project agent "
-        "definitions need --trust-project (KERNEL_SHARD_TRUST_PROJECT=1)",
+        "definitions need --trust-project",
         f"skipped {ws / '.shard' / 'agents'} (1 files): project agent definitions need "
-        "--trust-project (KERNEL_SHARD_TRUST_PROJECT=1)",
+        "--trust-project",
     ]
     trusted = load_agent_definitions(ws, home=home, config=config, trusted=True)
     found = trusted.require("helper")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from shard_core.contracts import ExtensionApi
 from shard_core.engine.config import ShardConfig
@@ -12,6 +12,8 @@ from shard_core.types import ToolResultEntry
 from shard_kernel.slash import literal
 from tests.fixtures.function_provider import FunctionProvider, scripted
 from tests.unit.capabilities.skills.conftest import write_skill
+
+NO_KERNEL = cast(Any, None)  # /skills never touches the kernel
 
 
 async def _agent(tmp_path: Path, provider: FunctionProvider, **kw: Any) -> Agent:
@@ -85,17 +87,18 @@ async def test_untrusted_project_skills_are_skipped_with_a_diagnostic(tmp_path: 
 
 
 async def test_slash_skills_lists_live_skills_and_diagnostics(tmp_path: Path) -> None:
-    from shard_kernel.slash import HELP, skills_table  # the kernel side of the feature
+    from shard_kernel.slash import help_text, run_slash  # the kernel side of the feature
 
     empty = await _agent(tmp_path, FunctionProvider(scripted("hi")))
     await empty.close()
-    assert skills_table(empty).startswith("No skills: none were found")
+    # registered by the skills capability even when no skill is live, so it can say why
+    assert (await run_slash(NO_KERNEL, empty, "/skills")).startswith("No skills: none were found")
 
     write_skill(tmp_path / "home" / "skills", "a", "review", "Review | carefully.")
     write_skill(tmp_path / "user" / ".agents" / "skills", "b", "review", "Review again.")
     agent = await _agent(tmp_path, FunctionProvider(scripted("hi")))
     await agent.close()
-    table = skills_table(agent)
+    table = await run_slash(NO_KERNEL, agent, "/skills")
     path = tmp_path / "user" / ".agents" / "skills" / "b" / "SKILL.md"
     assert table.splitlines()[:3] == [
         "| skill | layer | description | file |",
@@ -103,4 +106,29 @@ async def test_slash_skills_lists_live_skills_and_diagnostics(tmp_path: Path) ->
         f"| review | user | Review again\\. | {literal(str(path))} |",
     ]
     assert table.splitlines()[-1].startswith("- warning: review\\: ")
-    assert "`/skills`" in HELP
+    assert "| `/skills` | the Agent Skills this agent can load" in help_text(agent)
+    assert "(extension shard\\.skills) |" in help_text(agent)
+
+
+async def test_slash_skills_name_shows_one_skill_with_its_body(tmp_path: Path) -> None:
+    from shard_kernel.slash import run_slash
+
+    path = write_skill(
+        tmp_path / "home" / "skills", "r", "release-notes", "Notes.", "## Steps\n```x```"
+    )
+    (path.parent / "scripts").mkdir()
+    (path.parent / "scripts" / "make.py").write_text("print()")
+    agent = await _agent(tmp_path, FunctionProvider(scripted("hi")))
+    await agent.close()
+    shown = await run_slash(NO_KERNEL, agent, "/skills release-notes")
+    assert shown.splitlines()[:5] == [
+        "**release\\-notes**",
+        "",
+        "| | |",
+        "|---|---|",
+        "| description | Notes\\. |",
+    ]
+    assert "| resources | 1: scripts/make.py |" in shown.replace("\\", "")
+    assert shown.endswith("````markdown\n## Steps\n```x```\n````")
+    missing = await run_slash(NO_KERNEL, agent, "/skills nope")
+    assert missing == "No skill named nope; known: release\\-notes."
