@@ -283,3 +283,44 @@ async def test_bad_launches_are_clear_errors_and_write_nothing(
     assert unknown.code == 404
     unauthorized = await api(server, "GET", "/shard/api/jobs", token=None)
     assert unauthorized.code == 403
+
+
+async def test_with_no_person_attached_anywhere_the_childs_headless_policy_decides(
+    servers: Servers, workspace: Path
+) -> None:
+    # The coordinator follows the child as an observer, which never answers: with no
+    # interactive client on the child or its parent, the child's own headless policy (deny
+    # for a command no rule allows) decides, and the run still ends with its report.
+    server = servers.start()
+    steps = [
+        {"tool_calls": [{"name": "bash", "input": {"command": "touch forbidden.txt"}}]},
+        {"text": "I was not allowed to touch it."},
+    ]
+    _definition(server.env, "toucher", write_script(workspace.parent, steps, "touch.json"))
+    parent = await _create(server, workspace, write_script(workspace.parent, [{"text": "hi"}]))
+    launched = await api(
+        server,
+        "POST",
+        "/shard/api/jobs",
+        {"parent": parent["id"], "task": "touch the file", "agent": "toucher"},
+    )
+    assert launched.code == 201, launched.body
+    [job] = await _settled(server, parent["id"], 1)
+    full = await _job(server, job["id"])
+    assert (full["state"], full["runs"][0]["report"]) == (
+        "completed",
+        "I was not allowed to touch it.",
+    )
+    assert not (workspace / "forbidden.txt").exists()
+    home = Path(server.env["SHARD_HOME"])
+    entries = [
+        json.loads(line)
+        for line in _session_text(home, full["runs"][0]["agent_id"]).splitlines()
+        if '"type":"permission"' in line
+    ]
+    [decision] = [e["details"] for e in entries]
+    assert (decision["tool"], decision["decision"], decision["source"]) == (
+        "bash",
+        "deny",
+        "headless",
+    )
