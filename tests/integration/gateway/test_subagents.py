@@ -324,3 +324,80 @@ async def test_with_no_person_attached_anywhere_the_childs_headless_policy_decid
         "deny",
         "headless",
     )
+
+
+async def test_the_six_tools_from_a_parent_turn(servers: Servers, workspace: Path) -> None:
+    (workspace / "bug_1.py").write_text("def add(a, b):\n    return a - b\n")
+    (workspace / "claim.py").write_text(CLAIM)
+    server = servers.start()
+    _definition(server.env, "fixer", write_script(workspace.parent, CHILD, "child.json"), "Ada")
+    steps = [
+        {"tool_calls": [{"name": "subagent_launch", "input": {"task": "fix", "agent": "fixer"}}]},
+        {"tool_calls": [{"name": "subagent_wait", "input": {"ids": ["Ada"], "timeout": 120}}]},
+        {"tool_calls": [{"name": "subagent_status", "input": {}}]},
+        {"tool_calls": [{"name": "subagent_steer", "input": {"id": "ada", "text": "faster"}}]},
+        {"tool_calls": [{"name": "subagent_stop", "input": {"id": "Ada"}}]},
+        {"tool_calls": [{"name": "subagent_relaunch", "input": {"id": "Ada", "task": "again"}}]},
+        {"tool_calls": [{"name": "subagent_wait", "input": {"ids": ["Ada"], "timeout": 120}}]},
+        {"text": "Ada fixed it and ran again."},
+    ]
+    allow = [*PARENT_ALLOW, "SubagentSteer", "SubagentStop", "SubagentRelaunch"]
+    parent = await _create(
+        server,
+        workspace,
+        write_script(workspace.parent, steps),
+        permissions={"allow": allow},
+    )
+    await _prompt(server, parent["kernel_id"], "use a subagent")
+    home = Path(server.env["SHARD_HOME"])
+    results = [
+        json.loads(line)["details"]
+        for line in _session_text(home, parent["id"]).splitlines()
+        if '"type":"tool_result"' in line
+    ]
+    assert len(results) == 7, results
+    launch, wait, status, steer, stop, relaunch, wait_again = (r["result"] for r in results)
+    assert launch["content"][0]["text"].startswith("accepted job job-")
+    assert "Ada (agent-" in launch["content"][0]["text"]
+    assert wait["details"]["done"] is True
+    assert "I fixed the file I claimed." in wait["content"][0]["text"]
+    assert "a + b" in (workspace / "bug_1.py").read_text()
+    assert "(single) completed" in status["content"][0]["text"]
+    assert steer["is_error"] is True
+    assert steer["details"]["receipt"]["status"] == "rejected"
+    assert "is completed, not running" in steer["content"][0]["text"]
+    assert "completed" in stop["content"][0]["text"]  # it had ended: nothing to stop
+    assert relaunch["content"][0]["text"].startswith("relaunched as job job-")
+    assert wait_again["details"]["done"] is True
+    jobs = await _jobs(server, parent["id"])
+    assert len(jobs) == 2
+    assert {r["alias"] for j in jobs for r in j["runs"]} == {"Ada"}
+    assert len({r["agent_id"] for j in jobs for r in j["runs"]}) == 1  # relaunch: same child
+
+
+async def test_stop_ends_a_running_child_and_reports_it(servers: Servers, workspace: Path) -> None:
+    server = servers.start()
+    _definition(server.env, "sleeper", write_script(workspace.parent, SLOW_CHILD, "slow.json"))
+    parent = await _create(server, workspace, write_script(workspace.parent, [{"text": "hi"}]))
+    launched = await api(
+        server,
+        "POST",
+        "/shard/api/jobs",
+        {"parent": parent["id"], "task": "sleep", "agent": "sleeper"},
+    )
+    job = body(launched)
+    deadline = time.monotonic() + 60
+    while (await _job(server, job["id"]))["runs"][0]["state"] != "running":
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.2)
+    stopped = await api(
+        server, "POST", f"/shard/api/jobs/{job['id']}/stop", {"parent": parent["id"]}
+    )
+    assert stopped.code == 200, stopped.body
+    [done] = await _settled(server, parent["id"], 1, delivered=True)
+    full = await _job(server, done["id"])
+    assert (full["state"], full["runs"][0]["state"]) == ("stopped", "stopped")
+    child = body(await api(server, "GET", f"/shard/api/agents/{full['runs'][0]['agent_id']}"))
+    assert child["runtime_state"] == "stopped"
+    conflict = await api(server, "GET", f"/shard/api/jobs/{job['id']}?parent=agent-someoneelse")
+    assert conflict.code == 404  # another parent's jobs are out of reach
