@@ -69,6 +69,8 @@ class McpCapability:
         """start a server with no catalog at install, to learn its tools (`shard mcp list`: no)"""
 
     async def __call__(self, api: ExtensionApi) -> Disposer | None:
+        command = McpCommand(self)  # also without servers: it says why there are none
+        api.register_command("mcp", command.description, command)
         if not self.configs.servers:
             return None
         self._api = api
@@ -92,8 +94,6 @@ class McpCapability:
                 server.tools, server.prompts, server.resources = cached
                 self._register(server)
         await asyncio.gather(*(self._start_at_install(s) for s in starting))
-        command = McpCommand(self)
-        api.register_command("mcp", command.description, command)
         return self.close
 
     async def close(self) -> None:

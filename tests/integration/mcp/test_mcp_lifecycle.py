@@ -147,6 +147,9 @@ async def test_project_servers_need_trust(tmp_path: Path) -> None:
     try:
         await agent.run("hi")
         assert not [t for t in provider.requests[0].tools if t.name.startswith("mcp__")]
+        table = await agent.host.command("mcp").handler([])  # type: ignore[union-attr,misc]
+        assert table.startswith("No MCP servers configured")
+        assert "project MCP servers (echo) not started" in table
     finally:
         await agent.close()
     trusted, provider = await make_agent(
