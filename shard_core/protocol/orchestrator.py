@@ -41,6 +41,7 @@ class AgentInfo(WireModel):
         description="the notebook this agent's kernel was started for (a path under the "
         "server's root), when the server adopted a notebook's `shard` kernel",
     )
+    title: str | None = Field(default=None, description="the agent's session title, if any")
     diagnostics: list[str] = Field(
         default_factory=list[str],
         description="what the agent skipped or could not load at start, from its last status",

@@ -17,6 +17,7 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 
 from shard_kernel.gateway.history import MAX_LIMIT
+from shard_kernel.gateway.kernel_command import KernelCommandError, parse_title, set_title
 from shard_kernel.gateway.registry import (
     AgentRegistry,
     NameTakenError,
@@ -98,6 +99,20 @@ class AgentHandler(ShardAPIHandler):
     @authorized
     async def get(self, agent_id: str) -> None:
         self.reply(self.agent_json(await self.info_or_404(agent_id)))
+
+    @web.authenticated
+    @authorized
+    async def patch(self, agent_id: str) -> None:
+        """`{"title": "…"}` names the agent's session (logged in the session, like /title)."""
+        await self.info_or_404(agent_id)
+        try:
+            title = parse_title(parse_json_object(self.request.body))
+            await set_title(self.registry, agent_id, title)
+        except BadRequestError as exc:
+            raise web.HTTPError(400, "%s", str(exc)) from None
+        except KernelCommandError as exc:
+            raise web.HTTPError(409, "%s", str(exc)) from None
+        self.reply(self.agent_json(await self.registry.info(agent_id)))
 
     @web.authenticated
     @authorized

@@ -283,6 +283,7 @@ class AgentRegistry:
             notebook=manifest.notebook,
             diagnostics=[str(d) for d in (last or {}).get("diagnostics") or []],
             agent_definition=manifest.agent_definition,
+            title=(last or {}).get("title") or None,
         )
 
     def _start_failure(self, agent_id: str, runtime: RuntimeState, tail: Tail | None) -> str | None:
