@@ -13,6 +13,7 @@ import type { AgentInfo } from "../wire";
 import { AgentDirectory } from "./agent-directory";
 import { AgentsPanel } from "./agents-panel";
 import { AgentChat } from "./chat-widget";
+import { diskSyncPlugin } from "./disk-sync";
 import { kernelAgents, SHARD_KERNEL } from "./kernel-agents";
 
 const CATEGORY = "Shard";
@@ -197,4 +198,4 @@ const plugin: JupyterFrontEndPlugin<void> = {
   activate,
 };
 
-export default [plugin];
+export default [plugin, diskSyncPlugin];
