@@ -19,6 +19,9 @@ else
   echo "npm is required for the front-end tests (apt-get install -y nodejs npm)" >&2
   exit 1
 fi
+echo "== deployment test prerequisites (Enterprise Gateway's own venv, the hub's proxy from npm)"
+.venv/bin/python -m tests.fixtures.enterprise_gateway
+.venv/bin/python -m tests.fixtures.hub_proxy
 echo "== pytest"
 status=0
 .venv/bin/python -m pytest -m "not e2e" "$@" || status=$?

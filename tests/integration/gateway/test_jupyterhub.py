@@ -1,6 +1,6 @@
 """Shard under JupyterHub: a real hub (DummyAuthenticator, SimpleLocalProcessSpawner, node's
-configurable-http-proxy, installed from npm into `.hub-proxy/` on first use) runs the documented
-config (docs/deploy/jupyterhub/jupyterhub_config.py) on loopback. A user logs in through the
+configurable-http-proxy from npm, tests/fixtures/hub_proxy.py) runs the documented config
+(docs/deploy/jupyterhub/jupyterhub_config.py) on loopback. A user logs in through the
 login form, starts a server, makes a hub API token; the single-user server lists, creates and
 runs agents under /user/<name>/shard/api/…, and its kernel channels and pushed events answer
 there too — with the hub's credentials only: no token, or another user's, is refused."""
@@ -8,8 +8,8 @@ there too — with the hub's credentials only: no token, or another user's, is r
 from __future__ import annotations
 
 import asyncio
+import json
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -23,6 +23,7 @@ from shard_core.protocol.orchestrator import AgentsSnapshotEvent
 from shard_kernel.gateway.client import KernelSocket
 from shard_kernel.remote.events import EventFeed
 from shard_kernel.remote.link import GatewayLink
+from tests.fixtures.hub_proxy import proxy_command
 from tests.integration.gateway.conftest import Server, Servers, free_port, start_process
 from tests.integration.gateway.ws_agent import WsAgent
 
@@ -31,8 +32,6 @@ pytest.importorskip("jupyterhub", reason="jupyterhub is a dev dependency")
 REPO = Path(__file__).resolve().parents[3]
 DOC_CONFIG = REPO / "docs" / "deploy" / "jupyterhub" / "jupyterhub_config.py"
 BIN = Path(sys.executable).parent
-PROXY_DIR = REPO / ".hub-proxy"
-PROXY = PROXY_DIR / "node_modules" / ".bin" / "configurable-http-proxy"
 SCRIPT = '{"name": "hub", "steps": [{"text": "Hello from the hub."}]}'
 
 
@@ -76,24 +75,11 @@ class Hub:
         return self.server.log.read_text()[-4000:]
 
 
-def proxy_command() -> Path:
-    """node's configurable-http-proxy, installed with npm the first time (a few seconds)."""
-    if not PROXY.exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.skip("npm is needed to install configurable-http-proxy for the hub")
-        install = [npm, "install", "--prefix", str(PROXY_DIR), "--no-audit", "--no-fund"]
-        done = subprocess.run(
-            [*install, "configurable-http-proxy@5"], capture_output=True, text=True, timeout=300
-        )
-        if done.returncode != 0 or not PROXY.exists():
-            pytest.skip(f"could not install configurable-http-proxy: {done.stderr[-500:]}")
-    return PROXY
-
-
 def start_hub(servers: Servers) -> Hub:
     root = servers.root
     proxy = proxy_command()
+    if isinstance(proxy, str):
+        pytest.skip(proxy)  # no npm or no registry: say why
     port, api_port, proxy_port = free_port(), free_port(), free_port()
     overlay = root / "jupyterhub_config.py"
     single_user_env = {
@@ -179,6 +165,14 @@ async def test_shard_under_jupyterhub(servers: Servers) -> None:
     ]
     assert said == ["Hello from the hub."]
     await client.aclose()
+    listed_by_cli = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "shard_kernel.cli", "agents", "list", "--url", base,
+         "--token", token, "--json"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert listed_by_cli.returncode == 0, listed_by_cli.stderr
+    assert [a["name"] for a in json.loads(listed_by_cli.stdout)] == ["hubbed"]
     state = servers.root / "hub-state" / "alice" / "agents" / agent["id"]
     assert (state / "events.jsonl").is_file()  # SHARD_HOME from the spawner's environment
 
