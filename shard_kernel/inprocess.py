@@ -59,6 +59,7 @@ class InProcessAgent:
             modes=sorted(session.modes),
             model=session.provider.model,
             demo=session.config.demo,
+            diagnostics=list(session.diagnostics),
         )
         self.widgets.append(widget)
         return widget
