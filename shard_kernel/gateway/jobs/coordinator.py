@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -153,8 +154,10 @@ class Coordinator:
     def _definition(self, parent: AgentManifest, name: str | None) -> AgentDefinition | None:
         if name is None:
             return None
+        # Project definitions only where the server's kernels trust projects (as for create).
+        trusted = os.environ.get("KERNEL_SHARD_TRUST_PROJECT", "").lower() in ("1", "true", "yes")
         found = load_agent_definitions(
-            parent.cwd, home=self.home, config=config_dir(), trusted=False
+            parent.cwd, home=self.home, config=config_dir(), trusted=trusted
         )
         try:
             return found.require(name)

@@ -2,8 +2,10 @@
 
 A child is configured only from its parent's manifest and the agent definition it names —
 never from its task text — and never gets more than its parent: its allow rules are a subset
-of the parent's, the parent's ask and deny rules stay, a definition's tool allowlist becomes
-deny rules for the other tools, and a parent in plan mode has children in plan mode.
+of the parent's (a definition's others become deny rules), the parent's ask and deny rules
+stay, a definition's tool allowlist also becomes deny rules for the other tools, and a parent
+in plan mode has children in plan mode. The child's kernel builds its agent from the same
+definition (its prompt, skills and tool allowlist).
 """
 
 from __future__ import annotations
@@ -85,6 +87,9 @@ def child_manifest(
     allow = [rule for rule in wanted if rule in allowed]
     ask = [*parent.permissions.ask, *(definition.ask if definition else ())]
     deny = [*parent.permissions.deny, *(definition.deny if definition else ())]
+    # The child's kernel builds its agent from the definition, rules included: what it would
+    # allow beyond the parent is denied outright (a deny rule beats an allow rule).
+    deny += [rule for rule in wanted if rule not in allowed]
     if definition is not None and definition.tools is not None:
         deny += [_rule_name(t) for t in KNOWN_TOOLS if t not in definition.tools]
     mode = "plan" if parent.mode == "plan" else (definition.mode if definition else None)
@@ -97,6 +102,7 @@ def child_manifest(
             "permissions": PermissionConfig(allow=allow, ask=_unique(ask), deny=_unique(deny)),
             "created": created,
             "notebook": None,
+            "agent_definition": definition.name if definition else None,
         }
     )
 

@@ -252,10 +252,20 @@ async def test_a_childs_permissions_never_exceed_its_parents(
     manifest = json.loads((home / "agents" / child_id / "manifest.json").read_text())
     # Only the definition's rules the parent also has; its tool allowlist as deny rules.
     assert manifest["permissions"]["allow"] == ["Bash(python3 claim.py)"]
-    assert {"Write", "Edit", "SubagentLaunch"} <= set(manifest["permissions"]["deny"])
+    assert {"Bash(rm:*)", "Write", "Edit", "SubagentLaunch"} <= set(manifest["permissions"]["deny"])
+    assert manifest["agent_definition"] == "wide"
     assert "Read" not in manifest["permissions"]["deny"]
     assert "Bash" not in manifest["permissions"]["deny"]
     assert set(manifest["permissions"]["allow"]) <= set(PARENT_ALLOW)
+    # The child's kernel built its agent from the definition: the model saw only its tools.
+    await _settled(server, parent["id"], 1)
+    tools = [
+        {t["name"] for t in json.loads(line)["details"]["tools"]}
+        for line in _session_text(home, child_id).splitlines()
+        if '"tools_hash"' in line and '"tools":' in line
+    ]
+    assert tools, "no request was recorded"
+    assert tools[0] == {"read", "bash"}
 
 
 async def test_bad_launches_are_clear_errors_and_write_nothing(

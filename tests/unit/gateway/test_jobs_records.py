@@ -142,12 +142,14 @@ def test_a_child_never_gets_more_than_its_parent() -> None:
     )
     child = child_manifest(parent, wide, agent_id="agent-child", name="c", created=1.0)
     assert child.permissions.allow == ["Bash(pytest:*)"]
-    assert child.permissions.deny[:2] == ["Bash(rm:*)", "Bash(git push:*)"]
+    assert child.permissions.deny[:3] == ["Bash(rm:*)", "Bash(git push:*)", "Bash(curl:*)"]
+    assert child.agent_definition == "wide"
     assert {"Write", "Edit", "SubagentLaunch", "TaskStop"} <= set(child.permissions.deny)
     assert {"Read", "Bash"}.isdisjoint(child.permissions.deny)
     assert (child.mode, child.model) == ("plan", "scripted/other")  # plan parent, plan child
     plain = child_manifest(parent, None, agent_id="agent-c2", name="c2", created=1.0)
     assert plain.permissions == parent.permissions
+    assert plain.agent_definition is None
     assert (plain.id, plain.model, plain.notebook) == ("agent-c2", "scripted/demo", None)
 
 
