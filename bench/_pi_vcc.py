@@ -98,13 +98,15 @@ def setup(src: str | None, cache: str | None = None) -> Path:
     if bundle.exists():
         return bundle
     src = src or os.environ.get("PI_VCC_SRC")
-    if not src or not Path(src).exists():
+    copied = (folder / "src" / "core" / "summarize.ts").exists()
+    if not copied and (not src or not Path(src).exists()):
         raise SystemExit(
             "pi-vcc is not set up: clone the sting8k/pi-vcc repository (v0.2.2) and pass "
             "--pi-vcc-src DIR or set PI_VCC_SRC (see bench/_pi_vcc.py)"
         )
     folder.mkdir(parents=True, exist_ok=True)
-    _copy_source(Path(src), folder)
+    if src and Path(src).exists():
+        _copy_source(Path(src), folder)
     if not (folder / "node_modules" / "@mariozechner" / "pi-coding-agent").exists():
         subprocess.run(
             ["npm", "install", "--no-save", "--no-audit", "--no-fund", *PEERS],
