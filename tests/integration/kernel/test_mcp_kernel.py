@@ -5,6 +5,8 @@ about with the tool's full description, answered by a client, run against mcp-se
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -62,3 +64,35 @@ def test_a_kernel_calls_a_project_mcp_server_through_the_gate(
     table = _text(client)
     assert "| time | project | stdio:" in table
     assert "mcp__time__convert_time" in table
+
+
+def _children_running(pid: int, name: str) -> list[int]:
+    import psutil
+
+    try:
+        children = psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    return [c.pid for c in children if name in " ".join(c.cmdline())]
+
+
+def test_a_killed_kernel_leaves_no_mcp_server_behind(
+    start_kernel: StartKernel, workspace: Path
+) -> None:
+    import time
+
+    from tests.fixtures.processes import process_alive
+
+    servers = {"mcpServers": {"time": {"command": str(BIN / "mcp-server-time")}}}
+    (workspace / ".mcp.json").write_text(json.dumps(servers))
+    km, kc = start_kernel([{"text": "hi"}], trust_project="1")
+    msg_id = kc.execute("/mcp")  # the agent (and its server) exist once a cell ran
+    assert _reply(kc, msg_id)["status"] == "ok"
+    kernel_pid = km.provisioner.process.pid  # type: ignore[union-attr]
+    [server] = _children_running(kernel_pid, "mcp-server-time")
+    os.kill(kernel_pid, signal.SIGKILL)  # no disposer runs: the server sees its stdin close
+    for _ in range(300):
+        if not process_alive(server):
+            break
+        time.sleep(0.1)
+    assert not process_alive(server)
