@@ -15,8 +15,6 @@ from collections.abc import Collection, Sequence
 
 from shard_core.engine.compaction import live_context
 from shard_core.types import (
-    CheckpointEntry,
-    CompactionEntry,
     SessionEntry,
     SkillCheckpoint,
     SystemSection,
@@ -42,30 +40,64 @@ def activated_section(
 ) -> SystemSection | None:
     """The rehydrated bodies for this branch, or None when every activation is still live (or
     there is none). `skip`: names already in the prompt another way (preloaded)."""
-    activations: list[SkillCheckpoint] = []
-    results: dict[str, ToolResultEntry] = {}
-    compacted = False
-    for entry in branch:
-        if isinstance(entry, CheckpointEntry) and isinstance(entry.details, SkillCheckpoint):
-            activations.append(entry.details)
-        elif isinstance(entry, ToolResultEntry) and entry.details.name == "load_skill":
-            results[entry.id] = entry
-        elif isinstance(entry, CompactionEntry):
-            compacted = True
-    if not activations or not compacted:
-        return None  # the cheap common case: nothing was ever folded away
-    _, kept = live_context(branch)
-    live = {e.id for e in kept}
-    bodies, dropped = _select(activations, results, live, skip)
-    if not bodies and not dropped:
-        return None
-    parts = [HEADING, INTRO, *bodies]
-    if dropped:
-        parts.append(
-            f"Not repeated here (over the {MAX_ACTIVATED_BYTES // 1024} KiB limit for this "
-            f"section): {', '.join(dropped)}. Call load_skill again if you need one of them."
-        )
-    return SystemSection(name=SECTION_NAME, text="\n\n".join(parts), stable=False)
+    return ActivationScan().section(branch, skip=skip)
+
+
+class ActivationScan:
+    """`activated_section` for one agent, asked on every request: the branch only grows between
+    requests, so only the entries appended since the last call are looked at (a branch that is
+    not an extension of the last one — a fork, a resumed leaf — is scanned again in full)."""
+
+    def __init__(self) -> None:
+        self._length = 0
+        self._last_id: str | None = None
+        self._activations: list[SkillCheckpoint] = []
+        self._results: dict[str, ToolResultEntry] = {}
+        self._compacted = False
+
+    def section(
+        self, branch: Sequence[SessionEntry], *, skip: Collection[str] = ()
+    ) -> SystemSection | None:
+        self._advance(branch)
+        if not self._activations or not self._compacted:
+            return None  # the cheap common case: nothing was ever folded away
+        _, kept = live_context(branch)
+        live = {e.id for e in kept}
+        bodies, dropped = _select(self._activations, self._results, live, skip)
+        if not bodies and not dropped:
+            return None
+        parts = [HEADING, INTRO, *bodies]
+        if dropped:
+            parts.append(
+                f"Not repeated here (over the {MAX_ACTIVATED_BYTES // 1024} KiB limit for this "
+                f"section): {', '.join(dropped)}. Call load_skill again if you need one of them."
+            )
+        return SystemSection(name=SECTION_NAME, text="\n\n".join(parts), stable=False)
+
+    def _advance(self, branch: Sequence[SessionEntry]) -> None:
+        n = self._length
+        if n == 0 or len(branch) < n or branch[n - 1].id != self._last_id:
+            self._reset()
+            n = 0
+        for entry in branch[n:]:
+            # The literal `type` field, not isinstance: this runs over every new entry.
+            if entry.type == "checkpoint":
+                if entry.details.kind == "skill":
+                    self._activations.append(entry.details)
+            elif entry.type == "tool_result":
+                if entry.details.name == "load_skill":
+                    self._results[entry.id] = entry
+            elif entry.type == "compaction":
+                self._compacted = True
+        self._length = len(branch)
+        self._last_id = branch[-1].id if branch else None
+
+    def _reset(self) -> None:
+        self._length = 0
+        self._last_id = None
+        self._activations = []
+        self._results = {}
+        self._compacted = False
 
 
 def _select(

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from shard_core.capabilities.skills.activation import MAX_ACTIVATED_BYTES, activated_section
+from shard_core.capabilities.skills.activation import MAX_ACTIVATED_BYTES, ActivationScan
 from shard_core.capabilities.skills.catalog import catalog_section
 from shard_core.capabilities.skills.command import DESCRIPTION, skills_command
 from shard_core.capabilities.skills.discovery import load_skills
@@ -55,6 +55,7 @@ class SkillsCapability:
         self.preload = list(preload)
         self.registry = SkillRegistry()
         self.preloaded: SystemSection | None = None
+        self.activations = ActivationScan()
 
     def __call__(self, api: ExtensionApi) -> None:
         extra, notes = self._source_roots()
@@ -76,7 +77,7 @@ class SkillsCapability:
         """The catalog and preloaded skills (stable), then what compaction folded (volatile)."""
         found = [catalog_section(self.registry), self.preloaded]
         skip = self.preload if self.preloaded else ()
-        found.append(activated_section(branch, skip=skip))
+        found.append(self.activations.section(branch, skip=skip))
         return [s for s in found if s is not None]
 
     def _source_roots(self) -> tuple[list[SkillRoot], list[SkillDiagnostic]]:

@@ -244,3 +244,36 @@ def test_newest_first_whole_bodies_within_160_kib_and_one_per_name(tmp_path: Pat
     bodies = ["NEW v2 " + "n" * 1024, "MID " + "m" * 70 * 1024, "OLD " + "o" * 30 * 1024]
     assert sum(len(b) for b in bodies) <= MAX_ACTIVATED_BYTES
     assert all(b in text for b in bodies)  # never a partial body
+
+
+def test_the_incremental_scan_agrees_with_a_full_one_and_follows_a_branch_switch(
+    tmp_path: Path,
+) -> None:
+    from shard_core.capabilities.skills.activation import ActivationScan
+
+    store = SessionStore.create(tmp_path / "s", tmp_path)
+    try:
+        scan = ActivationScan()
+        assert scan.section(store.branch()) is None
+        fork_point = store.leaf_id
+        _log_activation(store, "first", "FIRST body")
+        assert scan.section(store.branch()) is None  # not folded yet
+        _compact(store)
+        incremental = scan.section(store.branch())
+        assert incremental == activated_section(store.branch())
+        assert incremental is not None
+        assert "FIRST body" in incremental.text
+        _log_activation(store, "second", "SECOND body")  # live again: not repeated
+        assert scan.section(store.branch()) == activated_section(store.branch())
+        # another branch of the same log, from before the load: nothing to rehydrate
+        other = store.append(
+            ToolResultEntry,
+            ToolResultDetails(tool_call_id="x", name="read", result=ToolResult.ok("r")),
+            parent_id=fork_point,
+        )
+        branch = store.branch(other.id)
+        assert [e.id for e in branch][-1] == other.id
+        assert scan.section(branch) is None
+        assert activated_section(branch) is None
+    finally:
+        store.close()
