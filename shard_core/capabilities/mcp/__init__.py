@@ -4,7 +4,7 @@
 `.mcp.json` (with trust), and installs `McpCapability` through the ExtensionHost. Modules:
 config (shapes, `${VAR}`), names (`mcp__server__tool`), transports, connection (lifecycle),
 tool (the Tool adapter), results (content → blocks and descriptors), catalog (lazy start),
-report (`/mcp`), stderr (bounded capture).
+report (`/mcp`), resources (the resource tool, prompt commands), stderr (bounded capture).
 """
 
 from __future__ import annotations

@@ -182,15 +182,23 @@ class McpServer:
             self.state, self._task = "stopped", None
             raise
         except TimeoutError:
-            await self.close()
+            await self._abandon()
             raise McpUnavailableError(
                 self._failed(f"did not answer initialize within {timeout:g} s")
             ) from None
         except Exception as exc:
-            await self.close()
+            await self._abandon()
             raise McpUnavailableError(self._failed(f"could not start: {_describe(exc)}")) from None
         self._session, self.tools, self.state = session, tools, "ready"
         self._on_tools(self)
+
+    async def _abandon(self) -> None:
+        """Give up a start that is still under way: its transport stops the process."""
+        task, self._task, self._session = self._task, None, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(task, STOP_TIMEOUT)
 
     async def _hold(self, ready: asyncio.Future[tuple[Any, list[ListedTool]]]) -> None:
         """The connection's task: open, initialize, list, then stay until told to stop."""

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
 
 from shard_core.capabilities.mcp import McpCapability
@@ -66,6 +67,8 @@ async def test_a_server_that_never_answers_initialize_times_out(tmp_path: Path) 
         assert "did not answer initialize" in table
     finally:
         await agent.close()
+    # The abandoned start stopped its process.
+    assert not [c for c in psutil.Process().children(recursive=True) if "hang" in c.cmdline()]
 
 
 def _free_port() -> int:
