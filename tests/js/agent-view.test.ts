@@ -238,7 +238,12 @@ describe("agent view", () => {
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
     expect(model.sent).toEqual([
-      { type: "steer", id: expect.any(String), text: "also run the tests" },
+      {
+        type: "steer",
+        id: expect.any(String),
+        text: "also run the tests",
+        steer_id: expect.stringMatching(/^steer-[0-9a-f]{12}$/),
+      },
     ]);
     expect(input.value).toBe("");
   });

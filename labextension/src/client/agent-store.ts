@@ -83,6 +83,8 @@ export class AgentStore implements WidgetModel {
     ["pending", []],
     ["pending_ui", []],
     ["clients", null],
+    ["title", ""],
+    ["steers", {}],
   ]);
   private readonly listeners = new Map<string, Set<Listener>>();
   private changed = new Set<string>();
@@ -161,6 +163,7 @@ export class AgentStore implements WidgetModel {
     const notes = event["diagnostics"];
     this.put("diagnostics", Array.isArray(notes) ? notes.filter(isString) : []);
     if (isRecord(event["clients"])) this.put("clients", event["clients"]);
+    if (isString(event["title"])) this.put("title", event["title"]);
   }
 
   private track(type: string, event: JsonRecord): void {
@@ -172,7 +175,13 @@ export class AgentStore implements WidgetModel {
     else if (type === "ui_request" && event["ui"] !== "notify")
       this.put("pending_ui", [...without("pending_ui"), event]);
     else if (type === "ui_resolved") this.put("pending_ui", without("pending_ui"));
-    else if (type === "restarted") {
+    else if (type === "steer_receipt" && isString(event["steer_id"])) {
+      // steer_id → its newest receipt, so a view can show what became of a steer it sent
+      const steers = this.state.get("steers") as Record<string, JsonRecord>;
+      const known = steers[event["steer_id"]];
+      if (known === undefined || seqOf(known) < seqOf(event))
+        this.put("steers", { ...steers, [event["steer_id"]]: event });
+    } else if (type === "restarted") {
       this.put("pending", []); // the old process's questions died with it
       this.put("pending_ui", []);
     }

@@ -2,6 +2,7 @@
 // by `%shard new`), each with a live status badge and Open / Kill; and the New agent form.
 import { Widget } from "@lumino/widgets";
 import { button, h } from "../render/dom";
+import { usageBar, usageTokens } from "../widget/usage-bars";
 import { shortModel } from "../render/format";
 import type { AgentInfo } from "../wire";
 import type { AgentDirectory } from "./agent-directory";
@@ -128,10 +129,11 @@ export class AgentsPanel extends Widget {
       );
       return;
     }
-    this.list.replaceChildren(...agents.map((agent) => this.renderAgent(agent)));
+    const most = Math.max(0, ...agents.map((agent) => usageTokens(agent.usage)));
+    this.list.replaceChildren(...agents.map((agent) => this.renderAgent(agent, most)));
   }
 
-  private renderAgent(agent: AgentInfo): HTMLElement {
+  private renderAgent(agent: AgentInfo, most: number): HTMLElement {
     const badge = badgeOf(agent);
     const stopped = agent.runtime_state !== "running" && agent.runtime_state !== "starting";
     const open = button(
@@ -156,6 +158,9 @@ export class AgentsPanel extends Widget {
         h("span", { class: "shard-agent-name" }, agent.name),
         h("span", { class: `shard-badge shard-status-badge shard-tone-${badge.tone}` }, badge.text),
       ),
+      agent.title
+        ? h("div", { class: "shard-agent-title", title: agent.title }, agent.title)
+        : null,
       h(
         "div",
         { class: "shard-agent-meta" },
@@ -166,6 +171,7 @@ export class AgentsPanel extends Widget {
           `${shortModel(agent.model)} · ${agent.mode} · ${agent.clients} client${agent.clients === 1 ? "" : "s"}`,
         ),
       ),
+      usageBar(agent.usage, most),
       h("div", { class: "shard-agent-actions" }, open, kill),
     );
     return item;

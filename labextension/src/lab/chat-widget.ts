@@ -24,6 +24,8 @@ export class AgentChat extends Widget {
   private readonly composer: Composer;
   private readonly cleanups: (() => void)[] = [];
   private connecting = false;
+  /** the steer this tab sent last: the composer shows its receipt */
+  private lastSteer: string | null = null;
 
   constructor(
     readonly agentId: string,
@@ -42,7 +44,11 @@ export class AgentChat extends Widget {
     const view = h("div", { class: "shard-chat-view" });
     this.composer = new Composer({
       prompt: (text) => this.prompt(text),
-      steer: (text) => this.store.send(commands.steer(text)),
+      steer: (text) => {
+        const message = commands.steer(text);
+        this.lastSteer = message.steer_id;
+        this.store.send(message);
+      },
     });
     this.composer.setEnabled(false); // until the attach: a prompt typed earlier would be lost
     this.node.append(this.banner, view, this.composer.el);
@@ -52,11 +58,17 @@ export class AgentChat extends Widget {
       this.composer.setBusy(isString(status) && isBusy(status));
     };
     const onReply = (message: unknown): void => this.onReply(message);
+    const onSteers = (): void => this.onSteerReceipt();
+    const onTitle = (): void => this.updateTitle(this.directory.find(agentId));
     this.store.on("change:status", onStatus);
     this.store.on("msg:custom", onReply);
+    this.store.on("change:steers", onSteers);
+    this.store.on("change:title", onTitle);
     this.cleanups.push(() => {
       this.store.off("change:status", onStatus);
       this.store.off("msg:custom", onReply);
+      this.store.off("change:steers", onSteers);
+      this.store.off("change:title", onTitle);
     });
     this.directory.changed.connect(this.onDirectory, this);
     this.cleanups.push(this.directory.watch());
@@ -152,12 +164,24 @@ export class AgentChat extends Widget {
 
   private onReply(message: unknown): void {
     if (!isRecord(message) || message["command"] !== "steer") return;
-    if (message["ok"] === true)
-      this.composer.showState(
-        "Steer queued: it goes into the agent's next model request.",
-        "success",
-      );
-    else this.composer.showState(`Steer refused: ${String(message["message"] ?? "")}`, "error");
+    if (message["ok"] !== true)
+      this.composer.showState(`Steer refused: ${String(message["message"] ?? "")}`, "error");
+  }
+
+  /** The receipt of the steer this tab sent: admitted, rejected (why), superseded, queued. */
+  private onSteerReceipt(): void {
+    const steers = this.store.get("steers");
+    const receipt = isRecord(steers) && this.lastSteer ? steers[this.lastSteer] : undefined;
+    if (!isRecord(receipt)) return;
+    const reason = isString(receipt["reason"]) ? ` — ${receipt["reason"]}` : "";
+    const states: Record<string, [string, "info" | "success" | "error"]> = {
+      admitted: ["Steer admitted: it is in the agent's next model request.", "success"],
+      rejected: [`Steer rejected${reason}`, "error"],
+      superseded: [`Steer superseded${reason}`, "info"],
+      queued: [`Steer queued${reason}`, "info"],
+    };
+    const state = states[String(receipt["status"])];
+    if (state) this.composer.showState(...state);
   }
 
   private showStopped(text: string): void {
@@ -180,7 +204,9 @@ export class AgentChat extends Widget {
 
   private updateTitle(info: AgentInfo | undefined): void {
     const name = info?.name ?? this.agentId;
+    const session = String(this.store.get("title") ?? "");
     this.title.label = `Shard: ${name}`;
-    this.title.caption = info ? `${name} — ${info.cwd} (${info.model}, ${info.mode})` : name;
+    const about = info ? `${name} — ${info.cwd} (${info.model}, ${info.mode})` : name;
+    this.title.caption = session ? `${about}\n${session}` : about;
   }
 }

@@ -15,6 +15,7 @@ import { AgentsPanel } from "./agents-panel";
 import { AgentChat } from "./chat-widget";
 import { diskSyncPlugin } from "./disk-sync";
 import { kernelAgents, SHARD_KERNEL } from "./kernel-agents";
+import { OUTPUT_SELECTOR, outputInjection } from "./send-output";
 
 const CATEGORY = "Shard";
 const COMMANDS = {
@@ -22,6 +23,7 @@ const COMMANDS = {
   openAgent: "shard:open-agent",
   dashboard: "shard:dashboard",
   stopAgent: "shard:stop-agent",
+  sendOutput: "shard:send-output",
 } as const;
 
 const shardIcon = new LabIcon({
@@ -55,6 +57,7 @@ function activate(
     kernelAgents.configure(tracker, label);
   });
 
+  let recentChat: AgentChat | null = null;
   const openChat = (agent: AgentInfo): AgentChat => {
     let chat = chats.get(agent.id);
     if (chat === undefined || chat.isDisposed) {
@@ -67,6 +70,7 @@ function activate(
       void chat.open();
     }
     app.shell.activateById(chat.id);
+    recentChat = chat;
     return chat;
   };
 
@@ -160,8 +164,30 @@ function activate(
         kernelAgents.forKernel(kernel).command(commands.abort());
     },
   });
-  if (palette)
-    for (const command of Object.values(COMMANDS)) palette.addItem({ command, category: CATEGORY });
+  app.commands.addCommand(COMMANDS.sendOutput, {
+    label: "Send this output to the agent",
+    caption: "Add this output to the agent's context for its next request (no turn starts)",
+    execute: async () => {
+      const node = app.contextMenuHitTest((n) => n.matches(OUTPUT_SELECTOR));
+      const notebook = tracker?.currentWidget ?? null;
+      const message = node ? outputInjection(node, notebook?.title.label ?? null) : null;
+      if (message === null) return;
+      const kernel = notebook?.sessionContext.session?.kernel;
+      if (kernel && kernel.name === SHARD_KERNEL)
+        return kernelAgents.forKernel(kernel).command(message); // the notebook's own agent
+      const chat =
+        recentChat && !recentChat.isDisposed ? recentChat : ([...chats.values()].pop() ?? null);
+      if (chat) return chat.store.send(message);
+      await showDialog({
+        title: "No agent to send it to",
+        body: "Open an agent (the Shard sidebar) first, then send the output again.",
+        buttons: [Dialog.okButton()],
+      });
+    },
+  });
+  app.contextMenu.addItem({ command: COMMANDS.sendOutput, selector: OUTPUT_SELECTOR, rank: 40 });
+  const inPalette = Object.values(COMMANDS).filter((c) => c !== COMMANDS.sendOutput);
+  if (palette) for (const command of inPalette) palette.addItem({ command, category: CATEGORY });
   app.docRegistry.addWidgetExtension("Notebook", {
     createNew: (notebook: NotebookPanel) => addAgentButton(app, notebook),
   });

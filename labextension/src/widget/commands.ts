@@ -13,6 +13,15 @@ export interface SteerMessage {
   readonly type: "steer";
   readonly id: string;
   readonly text: string;
+  /** names the steer in the `steer_receipt` every client gets */
+  readonly steer_id: string;
+}
+export interface InjectMessage {
+  readonly type: "inject";
+  readonly id: string;
+  readonly text: string;
+  readonly kind: "note" | "file" | "output";
+  readonly label: string | null;
 }
 export interface SetModeMessage {
   readonly type: "set_mode";
@@ -25,6 +34,7 @@ export type OutgoingCommand =
   | WithId<UiResponseCommand>
   | AbortMessage
   | SteerMessage
+  | InjectMessage
   | SetModeMessage;
 
 const PAGE_CLIENT_ID = `widget-${randomId()}`;
@@ -77,7 +87,18 @@ export function uiResponse(model: WidgetModel, answer: UiAnswer): WithId<UiRespo
 }
 
 export const abort = (): AbortMessage => ({ type: "abort", id: nextCommandId() });
-export const steer = (text: string): SteerMessage => ({ type: "steer", id: nextCommandId(), text });
+export const steer = (text: string): SteerMessage => ({
+  type: "steer",
+  id: nextCommandId(),
+  text,
+  steer_id: `steer-${randomId()}`,
+});
+/** Context the agent's next request carries; no turn starts. */
+export const inject = (
+  text: string,
+  kind: InjectMessage["kind"],
+  label: string | null = null,
+): InjectMessage => ({ type: "inject", id: nextCommandId(), text, kind, label });
 export const setMode = (mode: string): SetModeMessage => ({
   type: "set_mode",
   id: nextCommandId(),

@@ -6,6 +6,7 @@ import type { AgentInfo } from "../wire";
 import { nextCommandId } from "./commands";
 import { getList, listen, type Cleanup, type RenderProps, type WidgetModel } from "./model";
 import { asReply } from "./replies";
+import { usageBar, usageTokens } from "./usage-bars";
 
 export type DashboardAction = "attach" | "kill";
 
@@ -24,6 +25,7 @@ function usageText(agent: AgentInfo): string {
 function row(
   agent: AgentInfo,
   act: (action: DashboardAction, agentId: string) => void,
+  most: number,
 ): HTMLElement {
   const kill = button(
     "Kill",
@@ -41,13 +43,14 @@ function row(
       "td",
       null,
       h("div", { class: "shard-agent-name" }, agent.name || agent.id),
+      agent.title ? h("div", { class: "shard-agent-title" }, agent.title) : null,
       h("div", { class: "shard-agent-id" }, agent.id),
     ),
     h("td", null, `${agent.status.replaceAll("_", " ")} · ${agent.runtime_state}`),
     h("td", null, agent.mode),
     h("td", null, agent.model),
     h("td", { class: "shard-num" }, String(agent.clients)),
-    h("td", null, usageText(agent)),
+    h("td", null, usageText(agent), usageBar(agent.usage, most)),
     h("td", { class: "shard-agent-cwd", title: agent.cwd }, agent.cwd),
     h(
       "td",
@@ -64,6 +67,7 @@ function table(
 ): HTMLElement {
   const agents = getList(model, "agents").filter(isAgentInfo);
   if (agents.length === 0) return h("div", { class: "shard-empty" }, "No agents.");
+  const most = Math.max(0, ...agents.map((a) => usageTokens(a.usage)));
   const head = h(
     "tr",
     null,
@@ -75,7 +79,7 @@ function table(
     "table",
     { class: "shard-dashboard-table" },
     h("thead", null, head),
-    h("tbody", null, ...agents.map((a) => row(a, act))),
+    h("tbody", null, ...agents.map((a) => row(a, act, most))),
   );
 }
 

@@ -3,7 +3,14 @@
 import { h } from "../render/dom";
 import { renderMarkdown } from "../render/markdown";
 import { renderToolCard } from "./tool-card";
-import type { AssistantItem, Item, NoticeItem, UserItem } from "./transcript-items";
+import type {
+  AssistantItem,
+  ContextItem,
+  Item,
+  NoticeItem,
+  SteerItem,
+  UserItem,
+} from "./transcript-items";
 
 type PlainItem = Exclude<Item, { kind: "permission" } | { kind: "ui" }>;
 
@@ -18,7 +25,45 @@ export function renderPlainItem(item: PlainItem, ownClientId: string | null): HT
       return renderToolCard(item, ownClientId);
     case "notice":
       return renderNotice(item);
+    case "steer":
+      return renderSteer(item);
+    case "context":
+      return renderContext(item);
   }
+}
+
+const STEER_STATES: Record<SteerItem["status"], string> = {
+  admitted: "admitted: in the agent's next request",
+  rejected: "rejected",
+  superseded: "superseded",
+  queued: "queued for the next turn",
+};
+
+/** A steer with its state next to the text (every client shows the same receipt). */
+export function renderSteer(item: SteerItem): HTMLElement {
+  const state = STEER_STATES[item.status] + (item.reason ? ` — ${item.reason}` : "");
+  return h(
+    "div",
+    { class: `shard-msg shard-msg-user shard-steer-item shard-steer-${item.status}` },
+    h(
+      "div",
+      { class: "shard-msg-role" },
+      "Steer ",
+      h("span", { class: "shard-steer-status", attrs: { "data-status": item.status } }, state),
+    ),
+    h("pre", { class: "shard-msg-text" }, item.text),
+  );
+}
+
+/** Injected context: what it is, folded (it can be a whole file or a long output). */
+export function renderContext(item: ContextItem): HTMLElement {
+  const what = item.label ? `${item.contextKind}: ${item.label}` : item.contextKind;
+  return h(
+    "details",
+    { class: "shard-msg shard-msg-user shard-context-item" },
+    h("summary", { class: "shard-msg-role" }, `Context (${what}) — sent with the next request`),
+    h("pre", { class: "shard-msg-text" }, item.text),
+  );
 }
 
 export function renderUser(item: UserItem): HTMLElement {

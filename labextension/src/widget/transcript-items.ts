@@ -60,7 +60,30 @@ export interface NoticeItem extends Base {
   readonly tone: Tone;
   readonly text: string;
 }
-export type Item = UserItem | AssistantItem | ToolItem | PermissionItem | UiItem | NoticeItem;
+/** A steer, shown with what became of it (its latest `steer_receipt`). */
+export interface SteerItem extends Base {
+  readonly kind: "steer";
+  readonly steerId: string;
+  text: string;
+  status: "admitted" | "rejected" | "superseded" | "queued";
+  reason: string | null;
+}
+/** Context injected without a turn: a note, a file, a cell's output. */
+export interface ContextItem extends Base {
+  readonly kind: "context";
+  readonly contextKind: string;
+  readonly label: string | null;
+  readonly text: string;
+}
+export type Item =
+  | UserItem
+  | AssistantItem
+  | ToolItem
+  | PermissionItem
+  | UiItem
+  | NoticeItem
+  | SteerItem
+  | ContextItem;
 
 export interface Pending {
   readonly permissions: readonly PermissionRequestEvent[];
@@ -137,6 +160,29 @@ class ItemBuilder {
       }
       case "turn_end":
         return this.turnEnd(e.turn_id, e.reason, e.error ?? null, e.seq);
+      case "steer_receipt": {
+        // one item per steer, where it was first reported; later receipts update its state
+        const item = this.put({
+          kind: "steer",
+          key: `steer:${e.steer_id}`,
+          sig: `${e.seq}`,
+          steerId: e.steer_id,
+          text: e.text,
+          status: e.status,
+          reason: e.reason ?? null,
+        });
+        item.sig += `:${e.status}`;
+        return;
+      }
+      case "context_injected":
+        return void this.put({
+          kind: "context",
+          key: `context:${e.entry_id}`,
+          sig: `${e.seq}`,
+          contextKind: e.kind,
+          label: e.label ?? null,
+          text: e.text,
+        });
       case "compaction":
         return this.notice(
           e.seq,
