@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from jupyter_server.utils import ensure_async
@@ -36,6 +36,7 @@ class AgentChannel:
         self._replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._snapshot: asyncio.Future[dict[str, Any]] | None = None
         self._reader: asyncio.Task[None] | None = None
+        self._expected: list[tuple[Callable[[dict[str, Any]], bool], asyncio.Future[Any]]] = []
 
     async def open(self) -> dict[str, Any]:
         """Connect, attach as an observer; returns the attach snapshot."""
@@ -62,6 +63,12 @@ class AgentChannel:
             return await asyncio.wait_for(future, REPLY_SECONDS)
         finally:
             self._replies.pop(command_id, None)
+
+    def expect(self, match: Callable[[dict[str, Any]], bool]) -> asyncio.Future[dict[str, Any]]:
+        """The first event from now on that `match`es (it still goes to `events()` too)."""
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._expected.append((match, future))
+        return future
 
     async def events(self) -> AsyncIterator[dict[str, Any]]:
         while True:
@@ -97,9 +104,18 @@ class AgentChannel:
             if content.get("comm_id") == EVENTS_COMM_ID:
                 batch = data.get("events") if data.get("type") == "event_batch" else None
                 for event in batch if batch is not None else [data]:
+                    self._match(event)
                     self._events.put_nowait(event)
             elif content.get("comm_id") == self.comm_id:
                 self._reply(data)
+
+    def _match(self, event: dict[str, Any]) -> None:
+        for match, future in list(self._expected):
+            if future.done():
+                self._expected.remove((match, future))
+            elif match(event):
+                future.set_result(event)
+                self._expected.remove((match, future))
 
     def _reply(self, data: dict[str, Any]) -> None:
         attach = data.get("type") == "snapshot" or data.get("command") == "attach"

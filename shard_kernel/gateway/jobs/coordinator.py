@@ -16,6 +16,7 @@ import contextlib
 import logging
 import os
 import time
+import uuid
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,8 @@ from shard_kernel.gateway.registry import AgentRegistry
 
 STOPPED = "stopped by subagent_stop"
 STOP_EVENT = "coordinator_stop"
+STEER_RECEIPT_SECONDS = 2.0
+"""How long a steer waits for the child's own receipt before answering `accepted`."""
 MAX_DEPTH = 2
 """A child may launch children of its own; their children may not."""
 
@@ -334,19 +337,40 @@ class Coordinator:
         return job
 
     async def steer(self, parent_id: str, target: str, text: str) -> dict[str, Any]:
-        """Strict steering: only the run the steer names, only while it runs; else a receipt
-        that says it was rejected and why."""
+        """Strict steering: only into the run the steer names, only while it runs. The answer
+        is a receipt shaped like the agent's own `steer_receipt`: `rejected` with the reason
+        when the run is not running (a stale lease) or its turn ended first, `admitted` when
+        the child's next request already carried it, else `accepted` (its admission follows
+        as the child's own receipt, in the child's events)."""
         job, run = self.resolve(parent_id, target)
         channel = self._channels.get(run.id)
-        base = {"job_id": job.id, "run_id": run.id, "alias": run.alias}
+        steer_id = f"steer-{uuid.uuid4().hex[:12]}"
+        receipt: dict[str, Any] = {
+            "type": "steer_receipt",
+            "steer_id": steer_id,
+            "text": text,
+            "job_id": job.id,
+            "run_id": run.id,
+            "alias": run.alias,
+            "reason": None,
+        }
         if run.state != "running" or channel is None:
             now = self._active_run(run.agent_id)
             later = f"; {now.alias} now runs {now.id}" if now and now.id != run.id else ""
             reason = f"run {run.id} is {run.state}, not running{later}"
-            return {**base, "status": "rejected", "reason": reason}
-        reply = await channel.command({"type": "steer", "text": text})
-        status = "accepted" if reply.get("ok") else "rejected"
-        return {**base, "status": status, "reason": reply.get("message") or None}
+            return {**receipt, "status": "rejected", "reason": reason}
+        outcome = channel.expect(
+            lambda e: e.get("type") == "steer_receipt" and e.get("steer_id") == steer_id
+        )
+        reply = await channel.command({"type": "steer", "text": text, "steer_id": steer_id})
+        if not reply.get("ok"):
+            return {**receipt, "status": "rejected", "reason": reply.get("message")}
+        try:
+            event = await asyncio.wait_for(outcome, STEER_RECEIPT_SECONDS)
+        except TimeoutError:
+            return {**receipt, "status": "accepted"}
+        return {**receipt, "status": event.get("status"), "reason": event.get("reason"),
+                "entry_id": event.get("entry_id"), "turn_id": event.get("turn_id")}  # fmt: skip
 
     def resolve(self, parent_id: str | None, target: str) -> tuple[JobRecord, RunRecord]:
         """A job, run or child id, or an alias of the parent's children (case-insensitive);

@@ -190,7 +190,14 @@ async def test_restart_interrupts_relaunch_runs_and_a_stale_steer_is_rejected(
         f"/shard/api/jobs/{run['id']}/steer",
         {"parent": parent["id"], "text": "hurry up"},
     )
-    assert body(steered)["status"] == "accepted", steered.body
+    receipt = body(steered)
+    # The child is inside a 30 s tool call: the steer waits in its inbox for the next request.
+    assert (receipt["type"], receipt["status"], receipt["run_id"]) == (
+        "steer_receipt",
+        "accepted",
+        run["id"],
+    ), steered.body
+    assert receipt["steer_id"].startswith("steer-")
 
     server.stop()
     again = servers.start()
