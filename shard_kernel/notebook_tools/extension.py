@@ -39,7 +39,9 @@ def notebook_extension(
 
     def install(api: ExtensionApi) -> Disposer:
         kernel = WorkspaceKernel(
-            kernel_name=chosen.kernel_name, connection_file=chosen.connection_file
+            kernel_name=chosen.kernel_name,
+            connection_file=chosen.connection_file,
+            use_server=chosen.server_kernels,
         )
         api.register_tool(NotebookReadTool(chosen))
         api.register_tool(NotebookEditTool(chosen, on_saved))

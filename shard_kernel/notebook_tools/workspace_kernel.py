@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import zmq
 
 from shard_core.tools.environment import scrubbed_env
+from shard_kernel.notebook_tools.server_kernel import JupyterServer, ServerKernel, ServerKernelError
 
 if TYPE_CHECKING:  # imported where used: an agent that never runs code never pays for them
     from jupyter_client.asynchronous.client import AsyncKernelClient
@@ -64,11 +65,14 @@ class WorkspaceKernel:
         kernel_name: str = "python3",
         connection_file: Path | None = None,
         env: Mapping[str, str] | None = None,
+        use_server: bool = True,
     ) -> None:
         self.cwd = cwd
         self.kernel_name = kernel_name
         self.connection_file = connection_file
         self._env = env
+        self.use_server = use_server
+        self.server_kernel: ServerKernel | None = None
         self.manager: AsyncKernelManager | None = None
         self.client: AsyncKernelClient | None = None
         self.language: str | None = None
@@ -88,6 +92,10 @@ class WorkspaceKernel:
     def describe(self) -> str:
         if not self.owned:
             return f"the notebook's own kernel ({self.connection_file})"
+        if self.server_kernel is not None:
+            server = self.server_kernel.server.url
+            kernel = self.server_kernel.kernel_id
+            return f"a {self.kernel_name} kernel in {self.cwd} (kernel {kernel} of {server})"
         if not self.running:
             where = self.cwd or "the agent's cwd"
             return f"a {self.kernel_name} kernel, started in {where} on first use (not running)"
@@ -105,30 +113,58 @@ class WorkspaceKernel:
             return self.client
 
     async def _connect(self) -> AsyncKernelClient:
-        from jupyter_client.asynchronous.client import AsyncKernelClient
-        from jupyter_client.manager import AsyncKernelManager
-
         if self.connection_file is not None:
-            client = AsyncKernelClient()
-            client.load_connection_file(str(self.connection_file))
+            client = _client_for(self.connection_file)
+        elif (on_server := await self._start_on_server()) is not None:
+            self.server_kernel = on_server
+            client = _client_for(on_server.connection_file)
         else:
-            env = scrubbed_env(self._env if self._env is not None else os.environ)
-            self.manager = AsyncKernelManager(kernel_name=self.kernel_name, **self._sockets())
-            try:
-                await self.manager.start_kernel(cwd=str(self.cwd or Path.cwd()), env=env)
-            except Exception as exc:
-                self.manager = None
-                raise KernelError(f"cannot start a {self.kernel_name!r} kernel: {exc}") from None
-            client = self.manager.client()
+            client = await self._start_here()
         client.start_channels()
         try:
             info = await _kernel_info(client)
+            if self.server_kernel is not None:
+                await self._scrub(client)
         except (RuntimeError, TimeoutError) as exc:
             client.stop_channels()
             await self._stop_manager()
             raise KernelError(f"the workspace kernel did not become ready: {exc}") from None
         self.language = str(info.get("language_info", {}).get("name", "")) or None
         return client
+
+    async def _start_here(self) -> AsyncKernelClient:
+        from jupyter_client.manager import AsyncKernelManager
+
+        env = scrubbed_env(self._env if self._env is not None else os.environ)
+        self.manager = AsyncKernelManager(kernel_name=self.kernel_name, **self._sockets())
+        try:
+            await self.manager.start_kernel(cwd=str(self.cwd or Path.cwd()), env=env)
+        except Exception as exc:
+            self.manager = None
+            raise KernelError(f"cannot start a {self.kernel_name!r} kernel: {exc}") from None
+        return self.manager.client()
+
+    async def _start_on_server(self) -> ServerKernel | None:
+        """A kernel of the Jupyter server that started this process, if there is one; any
+        failure falls back to a kernel of our own."""
+        server = JupyterServer.parent() if self.use_server else None
+        if server is None:
+            return None
+        try:
+            return await ServerKernel.start(server, self.kernel_name, self.cwd or Path.cwd())
+        except (ServerKernelError, KeyError, ValueError):
+            return None
+
+    async def _scrub(self, client: AsyncKernelClient) -> None:
+        """A server's kernel inherits the server's environment; drop the secrets in it, as a
+        kernel started here never gets them."""
+        kept = scrubbed_env(os.environ)
+        names = sorted(k for k in os.environ if k not in kept)
+        if not names:
+            return
+        code = f"import os as _o\nfor _k in {names!r}: _o.environ.pop(_k, None)\ndel _o, _k"
+        msg_id = client.execute(code, silent=True, store_history=False)
+        await _reply(client, msg_id, Execution())
 
     def _sockets(self) -> dict[str, str]:
         """Unix sockets in a private folder (no TCP port on a shared host), where libzmq can."""
@@ -148,15 +184,22 @@ class WorkspaceKernel:
                     "the workspace kernel is the notebook's own kernel; restart it from the "
                     "notebook (Kernel → Restart), not from the agent"
                 )
-            if self.manager is None or self.client is None:
+            if self.client is None:
                 await self.ensure(cwd)
                 return f"started {self.describe()}"
-            await self.manager.restart_kernel(now=True)
-            await _kernel_info(self.client)
+            if self.server_kernel is not None:
+                await self.server_kernel.restart()
+                await _kernel_info(self.client)
+                await self._scrub(self.client)
+            elif self.manager is not None:
+                await self.manager.restart_kernel(now=True)
+                await _kernel_info(self.client)
             return f"restarted {self.describe()}; every variable is gone"
 
     async def interrupt(self) -> None:
-        if self.manager is not None:
+        if self.server_kernel is not None:
+            await self.server_kernel.interrupt()
+        elif self.manager is not None:
             await self.manager.interrupt_kernel()
         elif self.client is not None:
             # A kernel we did not start: ask it over the control channel (ipykernel signals
@@ -170,6 +213,9 @@ class WorkspaceKernel:
         await self._stop_manager()
 
     async def _stop_manager(self) -> None:
+        on_server, self.server_kernel = self.server_kernel, None
+        if on_server is not None:
+            await on_server.shutdown()
         manager, self.manager = self.manager, None
         if manager is not None:
             with contextlib.suppress(Exception):
@@ -233,6 +279,14 @@ class WorkspaceKernel:
                 _merge(run.outputs, output)
                 if hook is not None:
                     hook(output)
+
+
+def _client_for(connection_file: Path) -> AsyncKernelClient:
+    from jupyter_client.asynchronous.client import AsyncKernelClient
+
+    client = AsyncKernelClient()
+    client.load_connection_file(str(connection_file))
+    return client
 
 
 def output_from_msg(msg: Json) -> Json:
