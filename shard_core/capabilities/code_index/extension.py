@@ -12,8 +12,10 @@ built at the first question, not at install: a kernel may start in a very large 
 from __future__ import annotations
 
 import asyncio
+import os
+import shlex
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,18 @@ from shard_core.capabilities.code_index.tools import (
 from shard_core.contracts import ExtensionApi
 
 _PATH_KEYS = ("path", "file_path", "notebook_path")
+LSP_SETTING = "SHARD_LSP"
+"""`auto` (default: the first installed server), `off`, or a command line to start"""
+
+
+def server_command(env: Mapping[str, str] | None = None) -> list[str] | None:
+    """The language server the SHARD_LSP setting asks for (`auto`: the first one found)."""
+    setting = (os.environ if env is None else env).get(LSP_SETTING, "auto").strip()
+    if setting.lower() in ("", "auto"):
+        return find_server()
+    if setting.lower() in ("off", "none", "0", "false"):
+        return None
+    return shlex.split(setting)
 
 
 class CodeIndexCapability:
@@ -42,11 +56,11 @@ class CodeIndexCapability:
         lsp_timeout: float = 20.0,
         max_files: int | None = None,
     ) -> None:
-        """`server`: True finds an installed language server, None/False runs without one,
-        a command list starts that one."""
+        """`server`: True follows SHARD_LSP (default: the first installed language server),
+        None/False runs without one, a command list starts that one."""
         caps = {} if max_files is None else {"max_files": max_files}
         self.index = CodeIndex(root, home, **caps)
-        command = find_server() if server is True else (list(server) if server else None)
+        command = server_command() if server is True else (list(server) if server else None)
         self.code = CodeIntelligence(self.index, Diagnostics(self.index.root, command,
                                                              timeout=lsp_timeout))  # fmt: skip
 

@@ -27,6 +27,7 @@ from shard_core.tools.ignore import IgnoreRules, walk_files
 MAX_FILES = 20_000
 MAX_FILE_BYTES = 1_000_000
 SAVE_INTERVAL = 30.0
+_LOCAL_SCOPES = frozenset({"function", "method"})
 
 
 @dataclass
@@ -168,7 +169,16 @@ class CodeIndex:
         return found
 
     def signatures(self, path: str) -> list[str]:
-        return [s.signature for s in self.outline(path) if s.kind != "heading"]
+        """The file's API in source order: public definitions (and `__init__`) that are not
+        local to a function, as the Type Catalog shows them."""
+        defs = self.definitions(path)
+        return [
+            d.signature
+            for d in defs
+            if d.kind != "heading"
+            and (not d.name.startswith("_") or d.name == "__init__")
+            and (d.parent < 0 or defs[d.parent].kind not in _LOCAL_SCOPES)
+        ]
 
     # ------------------------------------------------------------ helpers
 

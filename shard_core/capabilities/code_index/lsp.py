@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import shutil
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -96,7 +97,7 @@ class LanguageServer:
         await asyncio.wait_for(
             client.initialize_async(
                 lsp.InitializeParams(
-                    process_id=None,
+                    process_id=os.getpid(),  # the server exits when this process is gone
                     root_uri=uri,
                     capabilities=lsp.ClientCapabilities(),
                     workspace_folders=[lsp.WorkspaceFolder(uri=uri, name=self.root.name)],

@@ -26,7 +26,7 @@ class CodeIntelligence:
         self.focus: dict[str, None] = {}
         """workspace-relative files mentioned or changed in the session, oldest first"""
         self._map_cache: tuple[object, list[repo_map.MapEntry]] | None = None
-        self._graph: tuple[object, repo_map.Graph] | None = None
+        self._graph: repo_map.Graph | None = None
 
     # ------------------------------------------------------------ CodeIntelligenceProvider
 
@@ -82,9 +82,10 @@ class CodeIntelligence:
         if self._map_cache is not None and self._map_cache[0] == key:
             return self._map_cache[1]
         snapshot = self.index.snapshot()
-        graph_key = (self.index.version, tuple(names))
-        if self._graph is None or self._graph[0] != graph_key:
-            self._graph = (graph_key, repo_map.build_graph(snapshot, set(names)))
-        entries = repo_map.ranked_definitions(snapshot, self._graph[1], set(files))
+        graph = self._graph
+        if graph is None or graph.focus_names != frozenset(names):
+            graph = repo_map.Graph(snapshot, names)
+        self._graph = graph = graph.update(snapshot)
+        entries = repo_map.ranked_definitions(snapshot, graph, set(files))
         self._map_cache = (key, entries)
         return entries

@@ -47,33 +47,65 @@ class MapEntry:
     rank: float
 
 
-@dataclass
 class Graph:
     """Files as nodes 0..n-1; per source the (target, share) transitions summing to 1, and the
-    (target, name, share) uses behind them, for scoring definitions."""
+    (target, name, share) uses behind them, for scoring definitions.
 
-    nodes: list[str]
-    out: list[list[tuple[int, float]]]
-    uses: list[list[tuple[int, str, float]]]
+    `update` follows the index: a file whose entry changed gets its row again, and so does
+    every file that names something the change defined or undefined; only a file added or
+    removed rebuilds it all (node numbers shift)."""
 
+    def __init__(self, files: Mapping[str, IndexedFile], focus_names: Collection[str] = ()):
+        self.focus_names = frozenset(focus_names)
+        self.nodes = sorted(files)
+        self._at = {rel: i for i, rel in enumerate(self.nodes)}
+        self._files = dict(files)
+        self.definers: dict[str, list[int]] = defaultdict(list)
+        self.referrers: dict[str, set[int]] = defaultdict(set)
+        for i, rel in enumerate(self.nodes):
+            for name in _defined(files[rel]):
+                self.definers[name].append(i)
+            for name in files[rel].symbols.references:
+                self.referrers[name].add(i)
+        self.out: list[list[tuple[int, float]]] = [[] for _ in self.nodes]
+        self.uses: list[list[tuple[int, str, float]]] = [[] for _ in self.nodes]
+        for i in range(len(self.nodes)):
+            self._row(i)
 
-def build_graph(files: Mapping[str, IndexedFile], focus_names: Collection[str] = ()) -> Graph:
-    nodes = sorted(files)
-    at = {rel: i for i, rel in enumerate(nodes)}
-    definers: dict[str, list[int]] = defaultdict(list)
-    for rel in nodes:
-        for name in {d.name for d in files[rel].symbols.definitions if d.kind != "heading"}:
-            definers[name].append(at[rel])
-    out: list[list[tuple[int, float]]] = []
-    uses: list[list[tuple[int, str, float]]] = []
-    for i, rel in enumerate(nodes):
+    def update(self, files: Mapping[str, IndexedFile]) -> Graph:
+        """This graph brought up to `files` (itself), or a new one when files came or went."""
+        if len(files) != len(self.nodes) or any(rel not in self._at for rel in files):
+            return Graph(files, self.focus_names)
+        changed = [rel for rel, entry in files.items() if self._files[rel] is not entry]
+        touched: set[int] = set()
+        for rel in changed:
+            i, old, new = self._at[rel], self._files[rel], files[rel]
+            before = _defined(old)
+            for name in before ^ _defined(new):
+                touched |= self.referrers.get(name, set())
+                if name in before:
+                    self.definers[name].remove(i)
+                else:
+                    self.definers[name].append(i)
+                    self.definers[name].sort()
+            for name in old.symbols.references:
+                self.referrers[name].discard(i)
+            for name in new.symbols.references:
+                self.referrers[name].add(i)
+            self._files[rel] = new
+            touched.add(i)
+        for i in touched:
+            self._row(i)
+        return self
+
+    def _row(self, i: int) -> None:
         used: list[tuple[int, str, float]] = []
-        for name, count in files[rel].symbols.references.items():
-            targets = definers.get(name)
+        for name, count in self._files[self.nodes[i]].symbols.references.items():
+            targets = self.definers.get(name)
             if not targets or len(targets) > MAX_DEFINERS or name in GENERIC_NAMES:
                 continue  # unknown here, or too common (`__init__`, `join`) to say anything
             weight = math.sqrt(count) / len(targets)
-            if name in focus_names:
+            if name in self.focus_names:
                 weight *= _FOCUS_NAME_BOOST
             elif name.startswith("_"):
                 weight *= _PRIVATE_DAMPING
@@ -82,9 +114,12 @@ def build_graph(files: Mapping[str, IndexedFile], focus_names: Collection[str] =
         pairs: dict[int, float] = defaultdict(float)
         for t, _, w in used:
             pairs[t] += w / total
-        out.append(list(pairs.items()))
-        uses.append([(t, name, w / total) for t, name, w in used])
-    return Graph(nodes, out, uses)
+        self.out[i] = list(pairs.items())
+        self.uses[i] = [(t, name, w / total) for t, name, w in used]
+
+
+def _defined(entry: IndexedFile) -> set[str]:
+    return {d.name for d in entry.symbols.definitions if d.kind != "heading"}
 
 
 def pagerank(graph: Graph, focus: Collection[str]) -> list[float]:

@@ -100,6 +100,10 @@ async def test_plan_then_build_carries_the_active_plan_and_a_fork_does_not(home:
             "recall",
             "task_status",
             "task_output",
+            "code_outline",
+            "code_symbol",
+            "repo_map",
+            "code_diagnostics",
         }
         agent.set_mode("build")
         await agent.run("do it")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from shard_core.capabilities.code_index import CodeIndexCapability
+from shard_core.capabilities.code_index.extension import server_command
 from shard_core.capabilities.code_index.lsp import NO_SERVER, find_server
 from shard_core.contracts.codeintel import DIAGNOSTICS_HEADING
 from shard_core.contracts.compactor import CompactionInput
@@ -32,7 +33,9 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.mark.skipif(find_server() is None, reason="no Python language server installed")
 async def test_a_type_error_from_an_edit_is_in_its_result(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
-    capability = CodeIndexCapability(ws, home=tmp_path / "home", lsp_timeout=120)
+    server = find_server()
+    assert server is not None
+    capability = CodeIndexCapability(ws, home=tmp_path / "home", server=server, lsp_timeout=120)
     provider = FunctionProvider(
         scripted(
             {"tool_calls": [("edit", BREAK)]},
@@ -98,3 +101,9 @@ async def test_a_server_that_cannot_start_is_a_status_not_a_failure(tmp_path: Pa
     [(_, edit)] = results(agent)
     assert edit.text == "edited m.py: 1 replacement(s), +1 -1 lines"
     assert capability.code.diagnostics.status.startswith("false: failed: ")
+
+
+def test_the_setting_chooses_the_server() -> None:
+    assert server_command({"SHARD_LSP": "off"}) is None
+    assert server_command({"SHARD_LSP": "pylsp -v"}) == ["pylsp", "-v"]
+    assert server_command({}) == find_server()

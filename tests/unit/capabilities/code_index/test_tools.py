@@ -193,3 +193,16 @@ async def test_index_and_map_commands(capability: CodeIndexCapability) -> None:
     shown = await answer(repo, ["app/cli.py"])
     assert shown.startswith("```\napp/core.py:\n     1: class Engine")
     await host.shutdown()
+
+
+def test_signatures_are_the_public_api_not_locals(capability: CodeIndexCapability) -> None:
+    (capability.index.root / "app" / "api.py").write_text(
+        "class C:\n    def __init__(self) -> None:\n        def local() -> None: ...\n"
+        "    def _hidden(self) -> None: ...\n    def shown(self) -> int: ...\n"
+        "def _private() -> None: ...\n"
+    )
+    assert capability.code.signatures("app/api.py") == [
+        "class C",
+        "def __init__(self) -> None",
+        "def shown(self) -> int",
+    ]

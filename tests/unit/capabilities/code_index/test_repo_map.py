@@ -1,0 +1,52 @@
+"""The repo map's graph follows the index edit by edit: after any sequence of edits the updated
+graph is the graph built from scratch (checked over random edits of a small workspace)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from shard_core.capabilities.code_index import CodeIndex
+from shard_core.capabilities.code_index.repo_map import Graph, pagerank
+
+NAMES = ["alpha", "beta", "gamma", "delta", "omega"]
+
+
+def source(rng: random.Random) -> str:
+    defined = rng.sample(NAMES, rng.randint(0, 2))
+    called = rng.sample(NAMES, rng.randint(0, 3))
+    body = "".join(f"    {c}()\n" for c in called) or "    pass\n"
+    return "".join(f"def {d}():\n{body}\n" for d in defined) + f"def main():\n{body}"
+
+
+def test_an_updated_graph_is_the_graph_built_from_scratch(tmp_path: Path) -> None:
+    rng = random.Random(23)
+    for i in range(8):
+        (tmp_path / f"m{i}.py").write_text(source(rng))
+    index = CodeIndex(tmp_path)
+    index.refresh()
+    graph = Graph(index.snapshot())
+    for _ in range(60):
+        changed = tmp_path / f"m{rng.randrange(8)}.py"
+        changed.write_text(source(rng))
+        index.update([changed])
+        graph = graph.update(index.snapshot())
+        fresh = Graph(index.snapshot())
+        assert [sorted(row) for row in graph.out] == [sorted(row) for row in fresh.out]
+        assert [sorted(row) for row in graph.uses] == [sorted(row) for row in fresh.uses]
+        assert pagerank(graph, ["m0.py"]) == pagerank(fresh, ["m0.py"])
+
+
+def test_a_file_added_or_removed_rebuilds_the_graph(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("def alpha():\n    beta()\n")
+    (tmp_path / "b.py").write_text("def beta():\n    pass\n")
+    index = CodeIndex(tmp_path)
+    index.refresh()
+    graph = Graph(index.snapshot())
+    assert graph.out == [[(1, 1.0)], []]
+    (tmp_path / "c.py").write_text("def gamma():\n    alpha()\n")
+    index.update([tmp_path / "c.py"])
+    grown = graph.update(index.snapshot())
+    assert grown is not graph
+    assert grown.nodes == ["a.py", "b.py", "c.py"]
+    assert grown.out == [[(1, 1.0)], [], [(0, 1.0)]]
