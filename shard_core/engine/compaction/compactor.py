@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Literal
 
 from shard_core.contracts.codeintel import CodeIntelligenceProvider
@@ -40,7 +41,7 @@ from shard_core.engine.compaction.cut import (
     scan_rows,
 )
 from shard_core.engine.compaction.extractors import DEFAULT_EXTRACTORS, warm_facts
-from shard_core.engine.compaction.format import format_summary
+from shard_core.engine.compaction.format import DEFERRABLE, format_summary, over_budget
 from shard_core.engine.compaction.redact import redact
 from shard_core.engine.compaction.registered import with_extractors
 from shard_core.engine.compaction.sections import build_sections
@@ -301,11 +302,11 @@ class DeterministicCompactor:
             plan=plan,
             facts=self._cache.facts if warm else NO_FACTS,
         )
-        sections = build_sections(blocks, ctx, self.extractors)
         redactor = self._cache.redact if warm else redact
-        return format_summary(
-            sections, previous, max_chars=budget * CHARS_PER_TOKEN, redactor=redactor
-        )
+        max_chars = budget * CHARS_PER_TOKEN
+        over = partial(over_budget, previous=previous, max_chars=max_chars, redactor=redactor)
+        sections = build_sections(blocks, ctx, self.extractors, last=DEFERRABLE, over=over)
+        return format_summary(sections, previous, max_chars=max_chars, redactor=redactor)
 
 
 MIN_SUMMARY_TOKENS = 1_200

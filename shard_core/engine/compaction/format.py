@@ -144,6 +144,29 @@ EMPTIABLE = frozenset({"transcript", "types", "turns"})
 """Sections that may lose every line; the others keep at least one."""
 
 
+DEFERRABLE = ("turns", "types", "transcript")
+"""The sections fit may empty whole (EMPTIABLE), most valuable first: what `build_sections`
+works out last, and only while the summary has room for them."""
+
+
+def over_budget(
+    sections: Sequence[Section],
+    left_out: frozenset[str],
+    *,
+    previous: str | None,
+    max_chars: int,
+    redactor: Callable[[str], str] = redact,
+) -> bool:
+    """Whether `format_summary(sections, previous, max_chars=…)` would be over `max_chars`
+    before fit drops a line, the previous summary's sections titled in `left_out` left out."""
+    fresh = _redacted(sections, redactor)
+    if previous:
+        parsed = parse_summary(previous)
+        kept = {t: lines for t, lines in parsed.sections.items() if t not in left_out}
+        fresh = merge_sections(replace(parsed, sections=kept), fresh)
+    return _length(fresh, {}) > max_chars
+
+
 def _rank(section: Section) -> int:
     name = "transcript" if section.merge == TRANSCRIPT_POLICY else section.name
     return SHRINK_ORDER.index(name) if name in SHRINK_ORDER else SHRINK_ORDER.index("")
@@ -166,7 +189,7 @@ def _shrunk(section: Section) -> Section | None:
     return replace(section, lines=lines)
 
 
-def _shrink_once(sections: list[Section]) -> bool:
+def shrink_once(sections: list[Section]) -> bool:
     """Drop the least valuable line of all (one step of `fit`, which takes them a section at
     a time: the same result)."""
     for i in sorted(range(len(sections)), key=lambda i: (_rank(sections[i]), -i)):

@@ -28,7 +28,7 @@ from shard_core.engine.compaction.extractors.turns import (
     last_turns,
     render_block,
 )
-from shard_core.engine.compaction.format import CUT_NOTE, _shrink_once, fit, render
+from shard_core.engine.compaction.format import CUT_NOTE, fit, render, shrink_once
 from shard_core.engine.compaction.gates import Haystack
 from shard_core.engine.compaction.normalize import _EXIT_LINE, exit_line
 from shard_core.engine.compaction.sections import Section
@@ -126,7 +126,7 @@ def _fit_rendering_all(sections: list[Section], max_chars: int) -> str:
     """`fit` as it was: every section rendered again after each dropped line."""
     work = list(sections)
     text = render(work)
-    while len(text) > max_chars and _shrink_once(work):
+    while len(text) > max_chars and shrink_once(work):
         text = render(work)
     if len(text) > max_chars:
         text = text[: max(0, max_chars - len(CUT_NOTE))] + CUT_NOTE
