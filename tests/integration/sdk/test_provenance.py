@@ -1,7 +1,7 @@
 """Model-visible ⟺ logged, provably: every request the provider server received is rebuilt,
 byte-equal after canonical JSON, from the session log alone — with the real anthropic and
 openai SDKs against the fake LLM server, across injected context, a steer, a compaction, a
-resume and a fork.
+resume, a fork and a skill rehydrated after the compaction.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from shard_core.engine.config import ProviderConfig, ShardConfig
+from shard_core.engine.config import CompactionConfig, ProviderConfig, ShardConfig
 from shard_core.protocol.events import Event
 from shard_core.providers.wire import canonical_json
 from shard_core.sdk import Agent, create_agent
@@ -27,9 +27,11 @@ def _script() -> list[dict[str, object]]:
         {"text": "Reading.", "tool_calls": [
             {"id": "t1", "name": "bash", "input": {"command": "cat notes.txt"}}]},
         {"text": "The notes say the key rotates hourly."},
-        # turn 2 (after an injected note): a plain answer
+        # turn 2 (after an injected note): a skill loaded, then the answer
+        {"text": "Loading the style.", "tool_calls": [
+            {"id": "t2", "name": "load_skill", "input": {"name": "report-style"}}]},
         {"text": "Noted: Python 3.11 only."},
-        # turn 3 (after a manual compaction)
+        # turn 3 (after a manual compaction that folded the skill: ## Activated Skills)
         {"text": "Still here after the compaction."},
         # turn 4 (a resumed agent)
         {"text": "Resumed."},
@@ -47,12 +49,15 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 async def _agent(provider: str, srv: FakeLLMServer, repo: Path, **kwargs: object) -> Agent:
     base = srv.anthropic_base_url if provider == "anthropic" else srv.openai_base_url
-    config = ShardConfig(providers={provider: ProviderConfig(api_key="test", base_url=base)})
+    config = ShardConfig(
+        providers={provider: ProviderConfig(api_key="test", base_url=base)},
+        compaction=CompactionConfig(keep_recent_tokens=0),  # the skill's load is folded
+    )
     return await create_agent(
         cwd=repo,
         model=MODELS[provider],
         config=config,
-        env={},
+        env={"HOME": str(repo.parent / "user")},
         allow=["Bash(*)"],
         agent_id="agent-prov",
         max_tokens=1234,
@@ -96,6 +101,12 @@ async def test_every_request_is_rebuilt_from_the_log_byte_for_byte(
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "notes.txt").write_text("the key rotates hourly\n")
+    skill = home / "skills" / "report-style"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: report-style\ndescription: How reports are written\n---\n\n"
+        "Start every report with PELICAN-7.\n"
+    )
     with FakeLLMServer(script=_script()) as srv:
         agent = await _agent(provider, srv, repo)
         try:
@@ -124,7 +135,7 @@ async def test_every_request_is_rebuilt_from_the_log_byte_for_byte(
         received = [canonical_json(r.body) for r in srv.requests]
     parent_log = child_log.parent / f"{session_id}.jsonl"
     rebuilt = _rebuilt(parent_log, home) + _rebuilt(child_log, home)
-    assert len(received) == 6  # two in the first turn, one in each of the other four
+    assert len(received) == 7  # two in each of the first two turns, one in the other four
     assert rebuilt == received
     # the parameters the log had to record are there, not defaults
     first = received[0]
@@ -133,3 +144,7 @@ async def test_every_request_is_rebuilt_from_the_log_byte_for_byte(
         assert '"temperature":0.25' in first
     assert "also check the date format" in received[1]  # the steer reached request 2
     assert 'label=\\"constraints\\"' in received[2]
+    # the compaction folded the skill's load: the next requests rehydrate it in the system
+    assert "## Activated Skills" not in received[3]
+    assert "## Activated Skills" in received[4]
+    assert "PELICAN-7" in received[4]
