@@ -8,15 +8,16 @@ import sys
 from collections.abc import Callable, Sequence
 
 from shard_core import __version__
-from shard_core.types.errors import ShardError
-from shard_kernel.commands import register_all
+from shard_kernel.commands import register_all, register_summaries
 
 EPILOG = """examples:
   shard --version
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, *, summaries: bool = False) -> argparse.ArgumentParser:
+    """The `shard` parser with every subcommand (`only`: with that one; `summaries`: with
+    placeholders that only name them, importing no command module)."""
     parser = argparse.ArgumentParser(
         prog="shard",
         description="Shard: a coding-agent harness that lives in Jupyter.",
@@ -24,17 +25,28 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"shard {__version__}")
-    register_all(parser.add_subparsers(dest="command", metavar="COMMAND"))
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if summaries:
+        register_summaries(subparsers)
+    else:
+        register_all(subparsers, only)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    listing = build_parser(summaries=True)
+    command = listing.parse_known_args(argv)[0].command  # -h and --version end here
+    if command is None:
+        listing.print_help()
+        return 0
+    args = build_parser(command).parse_args(argv)  # imports that command's module only
     handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help()
+        listing.print_help()
         return 0
+    from shard_core.types.errors import ShardError  # the command's module imported it already
+
     try:
         return handler(args)
     except ShardError as exc:

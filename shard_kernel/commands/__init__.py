@@ -1,12 +1,19 @@
 """One module per `shard` subcommand; each exposes `register(subparsers)`.
 
 A module's `register` adds its parser and sets `handler=<function(args) -> exit code>`.
+`shard --help` lists the subcommands from SUMMARIES without importing any of them; a command's
+module is imported when it runs (`register_all(…, only=name)`): each pulls in what its job
+needs (the engine, Jupyter, an SDK), which no other command should pay for.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    _Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 SUBCOMMANDS: tuple[str, ...] = (
     "demo",
@@ -25,8 +32,34 @@ SUBCOMMANDS: tuple[str, ...] = (
 )
 """Module names under shard_kernel.commands, in the order `shard --help` lists them."""
 
+SUMMARIES: dict[str, str] = {
+    "demo": "watch an agent kernel fix a small bug (offline)",
+    "run": "run one agent turn headless",
+    "agent": "run one agent over a stdio JSONL transport",
+    "agents": "list, create, kill or attach to a gateway's agents",
+    "batch": "run a shard notebook unattended",
+    "gateway": "run a headless Jupyter server that supervises agent kernels",
+    "sessions": "list, show and fork sessions",
+    "session": "compact or search a session log",
+    "usage": "token use and cost per model, agent or day",
+    "rules": "inspect permission rules",
+    "extensions": "list extensions",
+    "mcp": "list and test MCP servers",
+    "install-kernel": "install the shard kernelspec",
+}
+"""Each subcommand's `help=` as its module registers it (a test keeps the two the same)."""
 
-def register_all(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+
+def register_all(subparsers: _Subparsers, only: str | None = None) -> None:
+    """Every subcommand's parser (`only`: that one's), from its module."""
     for name in SUBCOMMANDS:
-        module = importlib.import_module(f"shard_kernel.commands.{name.replace('-', '_')}")
-        module.register(subparsers)
+        if only is None or name == only:
+            module = importlib.import_module(f"shard_kernel.commands.{name.replace('-', '_')}")
+            module.register(subparsers)
+
+
+def register_summaries(subparsers: _Subparsers) -> None:
+    """A placeholder parser per subcommand: its summary for `shard --help`, and `command`
+    naming it for `register_all(…, only=…)`; its arguments are the real parser's to read."""
+    for name in SUBCOMMANDS:
+        subparsers.add_parser(name, help=SUMMARIES.get(name, ""), add_help=False)
