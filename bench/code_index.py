@@ -118,21 +118,30 @@ def incremental(tree: Path, work: Path, edits: int) -> tuple[list[float], float,
     return samples, restat, index.stats.parsed - before
 
 
-def repo_maps(tree: Path, work: Path, runs: int) -> tuple[list[float], int]:
-    """Seconds for a whole repo_map (rank, fit, render) with nothing cached, focus on one file."""
+def repo_maps(tree: Path, work: Path, runs: int) -> tuple[float, list[float], int]:
+    """(the first map's seconds: graph built from nothing; each later map's seconds after one
+    edit, as a session sees it; the lines shown). Focus: 1% of the files."""
     index = CodeIndex(tree, work / "home-map")
     index.refresh()
     code = CodeIntelligence(index, Diagnostics(index.root, None))
     focus = sorted(index.files)[: max(1, len(index.files) // 100)]
-    samples: list[float] = []
-    lines = 0
-    for _ in range(runs):
-        index.version += 1  # as an edit would: the cached ranking is stale
+    target = index.root / focus[0]
+    original = target.read_text(encoding="utf-8", errors="replace")
+
+    def one() -> tuple[float, int]:
         started = time.perf_counter()
         text = repo_map.render(repo_map.fit(code.ranked(focus), 1024))
-        samples.append(time.perf_counter() - started)
-        lines = len(text.splitlines())
-    return samples, lines
+        return time.perf_counter() - started, len(text.splitlines())
+
+    first, lines = one()
+    samples: list[float] = []
+    for i in range(runs):
+        target.write_text(original + f"\n\ndef bench_map_{i}() -> None:\n    helper_{i}()\n")
+        index.update([target])  # untimed: the file_mutated handler's part
+        seconds, lines = one()
+        samples.append(seconds)
+    target.write_text(original)
+    return first, samples, lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -187,12 +196,13 @@ def report(tree: Path, work: Path, args: argparse.Namespace) -> None:
          ["re-stat all (after bash)", "1", "0", ms(restat), "", "", ""]],
     ) + "\n")  # fmt: skip
 
-    maps, lines = repo_maps(tree, work, max(3, args.runs * 3))
+    first, maps, lines = repo_maps(tree, work, max(3, args.runs * 3))
     worst = max(maps) * 1000
     print(table(
         ["repo_map (1,024 tokens)", "runs", "lines", "median ms", "max ms", "goal ms", "ok"],
-        [[f"{files} files", str(len(maps)), str(lines), ms(percentile(maps, 50)), f"{worst:.1f}",
-          f"{GOAL_MAP_MS:g}", "yes" if worst <= GOAL_MAP_MS else "no"]],
+        [[f"{files} files, after an edit", str(len(maps)), str(lines), ms(percentile(maps, 50)),
+          f"{worst:.1f}", f"{GOAL_MAP_MS:g}", "yes" if worst <= GOAL_MAP_MS else "no"],
+         [f"{files} files, first map", "1", "", ms(first), "", "", ""]],
     ))  # fmt: skip
 
 

@@ -27,6 +27,8 @@ class CodeIntelligence:
         """workspace-relative files mentioned or changed in the session, oldest first"""
         self._map_cache: tuple[object, list[repo_map.MapEntry]] | None = None
         self._graph: repo_map.Graph | None = None
+        self._rank: dict[tuple[str, ...], list[float]] = {}
+        """the last ranking per focus: the next one starts from it"""
 
     # ------------------------------------------------------------ CodeIntelligenceProvider
 
@@ -85,7 +87,11 @@ class CodeIntelligence:
         graph = self._graph
         if graph is None or graph.focus_names != frozenset(names):
             graph = repo_map.Graph(snapshot, names)
-        self._graph = graph = graph.update(snapshot)
-        entries = repo_map.ranked_definitions(snapshot, graph, set(files))
+        updated = graph.update(snapshot)
+        last = self._rank.get(tuple(files)) if updated is graph else None
+        self._graph = updated
+        rank = repo_map.pagerank(updated, set(files), last)
+        self._rank = {tuple(files): rank}
+        entries = repo_map.ranked_definitions(snapshot, updated, rank)
         self._map_cache = (key, entries)
         return entries

@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import math
 from collections import defaultdict
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from shard_core.capabilities.code_index.store import IndexedFile
@@ -29,8 +29,9 @@ GENERIC_NAMES = frozenset(
 nothing about which workspace file it means."""
 
 DAMPING = 0.85
-ITERATIONS = 50
-TOLERANCE = 1e-6
+ITERATIONS = 100
+TOLERANCE = 1e-4
+"""L1 change per iteration that ends it: the ranking is then within ~6e-4 of the fixed point"""
 MAX_DEFINERS = 20
 MAX_ENTRIES = 2_000
 """the best (file, name) pairs resolved to definitions: far more than any budget shows"""
@@ -122,14 +123,18 @@ def _defined(entry: IndexedFile) -> set[str]:
     return {d.name for d in entry.symbols.definitions if d.kind != "heading"}
 
 
-def pagerank(graph: Graph, focus: Collection[str]) -> list[float]:
-    """Personalised PageRank by power iteration; dangling rank returns to the focus."""
+def pagerank(
+    graph: Graph, focus: Collection[str], start: Sequence[float] | None = None
+) -> list[float]:
+    """Personalised PageRank by power iteration; dangling rank returns to the focus. `start`
+    (the last ranking, before an edit) converges in a few iterations where uniform takes
+    dozens; the fixed point is the same."""
     n = len(graph.nodes)
     if n == 0:
         return []
     chosen = [i for i, rel in enumerate(graph.nodes) if rel in focus] or list(range(n))
     base = [(i, 1.0 / len(chosen)) for i in chosen]
-    rank = [1.0 / n] * n
+    rank = list(start) if start is not None and len(start) == n else [1.0 / n] * n
     for _ in range(ITERATIONS):
         nxt = [0.0] * n
         dangling = 0.0
@@ -151,9 +156,9 @@ def pagerank(graph: Graph, focus: Collection[str]) -> list[float]:
 
 
 def ranked_definitions(
-    files: Mapping[str, IndexedFile], graph: Graph, focus: Collection[str]
+    files: Mapping[str, IndexedFile], graph: Graph, rank: Sequence[float]
 ) -> list[MapEntry]:
-    rank = pagerank(graph, focus)
+    """Definitions by the rank that flows to them along the uses, best first."""
     score: dict[tuple[int, str], float] = defaultdict(float)
     for source, used in enumerate(graph.uses):
         value = rank[source]

@@ -50,3 +50,18 @@ def test_a_file_added_or_removed_rebuilds_the_graph(tmp_path: Path) -> None:
     assert grown is not graph
     assert grown.nodes == ["a.py", "b.py", "c.py"]
     assert grown.out == [[(1, 1.0)], [], [(0, 1.0)]]
+
+
+def test_a_warm_start_reaches_the_same_ranking(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    for i in range(12):
+        (tmp_path / f"m{i}.py").write_text(source(rng))
+    index = CodeIndex(tmp_path)
+    index.refresh()
+    graph = Graph(index.snapshot())
+    before = pagerank(graph, ["m3.py"])
+    (tmp_path / "m3.py").write_text(source(rng))
+    index.update([tmp_path / "m3.py"])
+    graph = graph.update(index.snapshot())
+    cold, warm = pagerank(graph, ["m3.py"]), pagerank(graph, ["m3.py"], before)
+    assert sum(abs(a - b) for a, b in zip(cold, warm, strict=True)) < 1e-3
