@@ -27,6 +27,9 @@ class NotebookSetup:
     """an already running kernel to use as the workspace kernel (the notebook's own kernel)"""
     exec_timeout: float = 600.0
     """seconds a python_exec / notebook_run call may run before it is interrupted"""
+    shared_documents: bool = True
+    """change notebooks through the collaboration server's shared document when the Jupyter
+    server that started this process has jupyter-collaboration"""
     server_kernels: bool = True
     """start the workspace kernel through the Jupyter server that started this process, when
     there is one (it is then listed in Lab and open to a console)"""

@@ -85,6 +85,11 @@ class NotebookFile:
         return cls._parse(path, text, data)
 
     @classmethod
+    def from_json(cls, path: Path, data: Json) -> NotebookFile:
+        """A notebook held elsewhere (a shared document); rendering writes it whole."""
+        return cls._whole(path, "", json.loads(json.dumps(data)), [])
+
+    @classmethod
     def _new(cls, path: Path) -> NotebookFile:
         import nbformat
 

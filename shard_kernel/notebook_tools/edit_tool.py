@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Literal
@@ -15,6 +14,7 @@ from shard_core.types.render import DiffDescriptor, RenderDescriptor, StatusDesc
 from shard_kernel.notebook_tools.context import NotebookSetup, path_description, resolve_notebook
 from shard_kernel.notebook_tools.document import NotebookError, NotebookFile, validate_text
 from shard_kernel.notebook_tools.operations import OPERATION_SCHEMA, Change, apply_operations
+from shard_kernel.notebook_tools.store import NotebookStore
 
 Saved = Callable[[Path], Awaitable[None]]
 """told after a notebook was written (the live-document bridge listens)"""
@@ -24,7 +24,13 @@ class NotebookEditTool:
     name: str = "notebook_edit"
     read_only: bool = False
 
-    def __init__(self, setup: NotebookSetup, on_saved: Saved | None = None) -> None:
+    def __init__(
+        self,
+        setup: NotebookSetup,
+        store: NotebookStore | None = None,
+        on_saved: Saved | None = None,
+    ) -> None:
+        self.store = store or NotebookStore()
         self._on_saved = on_saved
         self.description = (
             "Change a Jupyter notebook's cells by cell id (see notebook_read). Operations apply "
@@ -52,10 +58,19 @@ class NotebookEditTool:
         if isinstance(found, ToolResult):
             return found
         target, shown = found
-        result = await asyncio.to_thread(_edit, target, shown, input["operations"], write=True)
-        if not result.is_error and self._on_saved is not None:
+        created = not target.exists()
+        operations = input["operations"]
+
+        def apply(doc: NotebookFile) -> tuple[list[Change], NotebookFile]:
+            return apply_operations(doc, operations), doc
+
+        try:
+            changes, doc = await self.store.change(target, apply, create=True)
+        except NotebookError as exc:
+            return ToolResult.error(str(exc), path=shown)
+        if self._on_saved is not None:
             await self._on_saved(target)
-        return result
+        return _report(shown, created, changes, doc)
 
     async def preview(self, input: JsonObject, ctx: ToolContext) -> list[RenderDescriptor]:
         """The cell diff this call would make; nothing is written."""
@@ -65,21 +80,20 @@ class NotebookEditTool:
         if isinstance(found, ToolResult):
             return []
         target, shown = found
-        result = await asyncio.to_thread(_edit, target, shown, input["operations"], write=False)
-        return [] if result.is_error else result.render
-
-
-def _edit(target: Path, shown: str, operations: list[JsonObject], *, write: bool) -> ToolResult:
-    try:
-        doc = NotebookFile.load(target, create=True)
-        created = not target.exists()
-        changes = apply_operations(doc, operations)
-        if write:
-            doc.save()
-        else:
+        try:
+            doc = (
+                await self.store.read(target)
+                if target.exists()
+                else NotebookFile.load(target, create=True)
+            )
+            changes = apply_operations(doc, input["operations"])
             validate_text(doc.render(), shown)
-    except NotebookError as exc:
-        return ToolResult.error(str(exc), path=shown)
+        except NotebookError:
+            return []
+        return cell_diff(shown, changes)
+
+
+def _report(shown: str, created: bool, changes: list[Change], doc: NotebookFile) -> ToolResult:
     lines = [f"{'created' if created else 'edited'} {shown}: {len(doc.cells)} cell(s) now"]
     lines += [f"- {_describe(c)}" for c in changes]
     lines += [f"- note: {n}" for n in doc.notes]

@@ -7,7 +7,6 @@ people a status line; an interrupted or timed-out call says so. Running code is 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -20,6 +19,7 @@ from shard_core.types.render import StatusDescriptor, TextDescriptor
 from shard_kernel.notebook_tools.context import NotebookSetup, path_description, resolve_notebook
 from shard_kernel.notebook_tools.document import NotebookError, NotebookFile
 from shard_kernel.notebook_tools.outputs import Budget, summarise
+from shard_kernel.notebook_tools.store import NotebookStore
 from shard_kernel.notebook_tools.workspace_kernel import Execution, KernelError, WorkspaceKernel
 
 Saved = Callable[[Path], Awaitable[None]]
@@ -87,10 +87,15 @@ class NotebookRunTool:
     read_only: bool = False
 
     def __init__(
-        self, kernel: WorkspaceKernel, setup: NotebookSetup, on_saved: Saved | None = None
+        self,
+        kernel: WorkspaceKernel,
+        setup: NotebookSetup,
+        store: NotebookStore | None = None,
+        on_saved: Saved | None = None,
     ) -> None:
         self.kernel = kernel
         self.setup = setup
+        self.store = store or NotebookStore()
         self._on_saved = on_saved
         self.description = (
             "Run cells of a notebook in the workspace kernel, in notebook order, and save their "
@@ -118,7 +123,7 @@ class NotebookRunTool:
             return found
         target, shown = found
         try:
-            doc = await asyncio.to_thread(NotebookFile.load, target)
+            doc = await self.store.read(target)
             wanted = _selected(doc, input)
         except NotebookError as exc:
             return ToolResult.error(str(exc), path=shown)
@@ -138,15 +143,12 @@ class NotebookRunTool:
         return _run_report(shown, wanted, ran, limit)
 
     async def _run_cell(self, target: Path, cell_id: str, limit: float, cwd: Path) -> Execution:
-        doc = await asyncio.to_thread(NotebookFile.load, target)
+        doc = await self.store.read(target)
         source = doc.cells[doc.find(cell_id)].source
-        try:
-            run = await self.kernel.execute(source, limit=limit, cwd=cwd)
-        except asyncio.CancelledError:
-            raise
-        # Load again: the notebook may have been edited while the cell ran; write only this
-        # cell's outputs into what is there now.
-        await asyncio.to_thread(_store_outputs, target, cell_id, run)
+        run = await self.kernel.execute(source, limit=limit, cwd=cwd)
+        # Into the notebook as it is now (it may have been edited while the cell ran): only
+        # this cell's outputs and count change.
+        await self.store.change(target, lambda now: _store_outputs(now, cell_id, run))
         return run
 
 
@@ -169,13 +171,11 @@ def _selected(doc: NotebookFile, input: JsonObject) -> list[str]:
     return sorted(dict.fromkeys(ids), key=order.__getitem__)
 
 
-def _store_outputs(target: Path, cell_id: str, run: Execution) -> None:
-    doc = NotebookFile.load(target)
+def _store_outputs(doc: NotebookFile, cell_id: str, run: Execution) -> None:
     cell = doc.cells[doc.find(cell_id)]
     cell.data["outputs"] = run.outputs
     cell.data["execution_count"] = run.execution_count
     cell.touch()
-    doc.save()
 
 
 def _run_report(

@@ -25,6 +25,8 @@ from shard_kernel.notebook_tools.exec_tools import (
     PythonInspectTool,
 )
 from shard_kernel.notebook_tools.read_tool import NotebookReadTool
+from shard_kernel.notebook_tools.shared_doc import SharedNotebooks
+from shard_kernel.notebook_tools.store import NotebookStore
 from shard_kernel.notebook_tools.workspace_kernel import KernelError, WorkspaceKernel
 
 EXTENSION_NAME = "shard.notebook"
@@ -43,9 +45,11 @@ def notebook_extension(
             connection_file=chosen.connection_file,
             use_server=chosen.server_kernels,
         )
-        api.register_tool(NotebookReadTool(chosen))
-        api.register_tool(NotebookEditTool(chosen, on_saved))
-        api.register_tool(NotebookRunTool(kernel, chosen, on_saved))
+        shared = SharedNotebooks.for_parent_server() if chosen.shared_documents else None
+        store = NotebookStore(shared)
+        api.register_tool(NotebookReadTool(chosen, store))
+        api.register_tool(NotebookEditTool(chosen, store, on_saved))
+        api.register_tool(NotebookRunTool(kernel, chosen, store, on_saved))
         api.register_tool(PythonExecTool(kernel, chosen))
         api.register_tool(PythonInspectTool(kernel))
         api.register_tool(KernelRestartTool(kernel))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
 from typing import Any
 
 from shard_core.contracts import ToolContext
@@ -13,6 +11,7 @@ from shard_core.types.render import KvDescriptor, KvPair
 from shard_kernel.notebook_tools.context import NotebookSetup, path_description, resolve_notebook
 from shard_kernel.notebook_tools.document import Cell, NotebookError, NotebookFile
 from shard_kernel.notebook_tools.outputs import Budget, summarise
+from shard_kernel.notebook_tools.store import NotebookStore
 
 MAX_SOURCE_CHARS = 20_000
 DEFAULT_LIMIT = 100
@@ -22,7 +21,8 @@ class NotebookReadTool:
     name: str = "notebook_read"
     read_only: bool = True
 
-    def __init__(self, setup: NotebookSetup) -> None:
+    def __init__(self, setup: NotebookSetup, store: NotebookStore | None = None) -> None:
+        self.store = store or NotebookStore()
         self.description = (
             "Read a Jupyter notebook: each cell's id, type, execution count, source and outputs "
             "(text and tracebacks, images attached so you can see plots). Use the ids with "
@@ -51,14 +51,14 @@ class NotebookReadTool:
         if isinstance(found, ToolResult):
             return found
         target, shown = found
-        return await asyncio.to_thread(_read, target, shown, input)
+        try:
+            doc = await self.store.read(target)
+        except NotebookError as exc:
+            return ToolResult.error(str(exc), path=shown)
+        return _read(doc, shown, input)
 
 
-def _read(target: Path, shown: str, input: JsonObject) -> ToolResult:
-    try:
-        doc = NotebookFile.load(target)
-    except NotebookError as exc:
-        return ToolResult.error(str(exc), path=shown)
+def _read(doc: NotebookFile, shown: str, input: JsonObject) -> ToolResult:
     indexed = list(enumerate(doc.cells))
     if wanted := input.get("cells"):
         try:
