@@ -46,6 +46,7 @@ def definition(name: str, description: str, body: str = "") -> str:
 def test_every_front_matter_key_is_parsed(tmp_path: Path) -> None:
     path = tmp_path / "reviewer.md"
     parsed = parse_agent_definition(REVIEWER, path, "user")
+    assert isinstance(parsed, AgentDefinition), parsed
     assert parsed == AgentDefinition(
         name="reviewer",
         description="Reviews a change without editing it.",
