@@ -21,7 +21,13 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from shard_core.capabilities.mcp.catalog import catalog_path, read_catalog, write_catalog
-from shard_core.capabilities.mcp.config import Resolve, ServerConfig, ServerConfigs, expand_server
+from shard_core.capabilities.mcp.config import (
+    Expanded,
+    Resolve,
+    ServerConfig,
+    ServerConfigs,
+    expand_server,
+)
 from shard_core.capabilities.mcp.connection import McpServer, McpUnavailableError
 from shard_core.capabilities.mcp.names import server_parts, tool_names
 from shard_core.capabilities.mcp.report import McpCommand
@@ -36,6 +42,7 @@ from shard_core.capabilities.mcp.transports import Opener, Registered, opener
 from shard_core.contracts import Disposer, ExtensionApi
 from shard_core.engine.permissions.grants import GrantStore
 from shard_core.types.errors import ConfigError
+from shard_core.types.secrets import KnownSecrets
 
 log = logging.getLogger("shard.mcp")
 
@@ -84,6 +91,7 @@ class McpCapability:
                 on_tools=self._listed,
                 notify=self._notify,
             )
+            server.stderr.secrets = KnownSecrets.from_environment(self._env)
             self.servers[name] = server
             cached = read_catalog(self._catalog(server))
             if (cached is None and self.start_unknown) or config.eager:
@@ -177,6 +185,9 @@ class McpCapability:
     def _opener(self, config: ServerConfig) -> Opener:
         try:
             values = expand_server(config, self._env, self._resolve)
+            server = self.servers.get(config.name)
+            if server is not None:  # what `${…}` put in, kept out of its stderr
+                server.stderr.secrets.add(*_expanded_values(config, values))
             return opener(config, values, self._transports, self._cwd)
         except ConfigError as exc:
             message = str(exc)
@@ -200,3 +211,12 @@ class McpCapability:
             return
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _expanded_values(config: ServerConfig, values: Expanded) -> list[str]:
+    """The env and header values that came from a `${…}` (a literal one is not a secret)."""
+    found: list[str] = []
+    for key, expanded in (("env", values.env), ("headers", values.headers)):
+        raw: dict[str, object] = config.raw.get(key) or {}
+        found.extend(v for k, v in expanded.items() if "${" in str(raw.get(k, "")))
+    return found

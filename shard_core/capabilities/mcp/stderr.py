@@ -2,7 +2,9 @@
 
 The server writes into a pipe; a daemon thread reads it, logs the first lines to the
 `shard.mcp` logger (so a chatty server cannot flood the agent's log) and keeps the last
-64 KiB in memory for error messages and `/mcp`.
+64 KiB in memory for error messages and `/mcp`. Known secret values (the process's and the
+server's expanded `${VAR}` values) are replaced by `[secret]` in both: a server that echoes its
+token on a startup error must not put it in the log or a tool result.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import threading
 from collections import deque
 from typing import IO
 
+from shard_core.types.secrets import KnownSecrets
+
 log = logging.getLogger("shard.mcp")
 
 MAX_BYTES = 64 * 1024
@@ -20,8 +24,9 @@ MAX_LOGGED_LINES = 200
 
 
 class StderrTail:
-    def __init__(self, server: str) -> None:
+    def __init__(self, server: str, secrets: KnownSecrets | None = None) -> None:
         self.server = server
+        self.secrets = secrets if secrets is not None else KnownSecrets()
         self._chunks: deque[bytes] = deque()
         self._size = 0
         self._logged = 0
@@ -40,7 +45,7 @@ class StderrTail:
         with self._lock:
             data = b"".join(self._chunks).decode("utf-8", "replace")
         kept = data.splitlines()
-        return "\n".join(kept[-lines:] if lines else kept)
+        return self.secrets.redact("\n".join(kept[-lines:] if lines else kept))
 
     def _read(self, fd: int) -> None:
         pending = b""
@@ -65,7 +70,7 @@ class StderrTail:
     def _log(self, line: bytes) -> None:
         self._logged += 1
         if self._logged <= MAX_LOGGED_LINES:
-            text = line.decode("utf-8", "replace")[:1000]
+            text = self.secrets.redact(line.decode("utf-8", "replace"))[:1000]
             log.info("mcp server %s: %s", self.server, text)
         elif self._logged == MAX_LOGGED_LINES + 1:
             log.info("mcp server %s: more stderr lines are kept but not logged", self.server)

@@ -66,3 +66,23 @@ def test_grants_keep_pins_and_repin(tmp_path: Path) -> None:
     assert again.repin("mcp__s__t", "new") == 2
     assert GrantStore("a", home=tmp_path).pins("mcp__s__t") == {"new"}
     assert GrantStore("a", home=tmp_path).pins("mcp__s__u") == {"u1"}
+
+
+def test_stderr_tail_redacts_known_and_expanded_secrets() -> None:
+    import time
+
+    from shard_core.capabilities.mcp.stderr import StderrTail
+    from shard_core.types.secrets import KnownSecrets
+
+    tail = StderrTail("srv", KnownSecrets(["sk-live-0123456789abcdef"]))
+    tail.secrets.add("tok-9876543210fedcba")
+    with tail.open() as pipe:
+        pipe.write("auth failed for sk-live-0123456789abcdef\nheader tok-9876543210fedcba bad\n")
+    for _ in range(100):  # the reader thread drains the pipe
+        if "bad" in tail.text():
+            break
+        time.sleep(0.01)
+    text = tail.text()
+    assert "sk-live" not in text
+    assert "tok-98765" not in text
+    assert text.count("[secret]") == 2
