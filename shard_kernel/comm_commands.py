@@ -17,6 +17,7 @@ from shard_core.protocol.commands import (
     Command,
     CommandReply,
     PromptCommand,
+    RelayAskCommand,
     SessionOpCommand,
     SnapshotReply,
     SyncCommand,
@@ -140,6 +141,8 @@ class CommCommands:
             )
         if isinstance(command, PromptCommand):
             return self._prompt(command)
+        if isinstance(command, RelayAskCommand):
+            return await self._relay_ask(command)
         if isinstance(command, SessionOpCommand):
             return await self._session_op(command)
         if isinstance(command, UiResponseCommand):
@@ -165,6 +168,13 @@ class CommCommands:
     async def _background_turn(self, text: str) -> None:
         agent = await self.kernel.ready_agent()
         await agent.run(text)
+
+    async def _relay_ask(self, command: RelayAskCommand) -> CommandReply:
+        """A question for this agent's people from the gateway (a subagent's ask): asked like
+        an extension's, so no interactive client (or no answer in time) gives null."""
+        ui = self.kernel.ui
+        value = await ui.select(command.title, command.options, command.message) if ui else None
+        return CommandReply(command="relay_ask", ok=value is not None, data={"value": value})
 
     async def _session_op(self, command: SessionOpCommand) -> CommandReply:
         agent = await self.kernel.ready_agent()

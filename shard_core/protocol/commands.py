@@ -134,6 +134,17 @@ class SetModeCommand(_Command):
     mode: str = Field(min_length=1)
 
 
+class RelayAskCommand(_Command):
+    """Ask this agent's people a question on another agent's behalf (a subagent's permission
+    request, relayed by the gateway): a `ui_request` every client sees, first answer wins; the
+    reply's `data.value` is the option chosen, or null when nobody interactive answered."""
+
+    type: Literal["relay_ask"] = "relay_ask"
+    title: str = Field(min_length=1, max_length=200)
+    message: str = Field(default="", max_length=4000)
+    options: list[str] = Field(min_length=1, max_length=5)
+
+
 class SessionOpCommand(_Command):
     type: Literal["session_op"] = "session_op"
     op: Literal["compact", "fork", "list"]
@@ -152,7 +163,8 @@ Command = Annotated[
     | SetModeCommand
     | SessionOpCommand
     | InjectCommand
-    | SetTitleCommand,
+    | SetTitleCommand
+    | RelayAskCommand,
     Field(discriminator="type"),
 ]
 

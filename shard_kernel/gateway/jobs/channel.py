@@ -1,8 +1,9 @@
 """AgentChannel: the coordinator's line to one agent kernel, through the kernel manager's client.
 
 It attaches as an `observer` (never a responder: a child's permission asks still fall to its
-headless policy when no person is attached), sends per-agent commands on that comm and reads
-the agent's events from IOPub. The kernel manager's own client is used, so the same code
+headless policy when no person is attached) — or as `interactive` when it relays a child's
+asks to the parent's people (relay.py) — sends per-agent commands on that comm and reads the
+agent's events from IOPub. The kernel manager's own client is used, so the same code
 reaches local kernels and kernels a remote gateway hosts.
 """
 
@@ -19,6 +20,8 @@ from jupyter_server.utils import ensure_async
 EVENTS_COMM_ID = "shard-events"
 READY_SECONDS = 60.0
 REPLY_SECONDS = 30.0
+HEARTBEAT_SECONDS = 20.0
+"""Under the kernel's responder TTL (60 s), so an interactive coordinator keeps counting."""
 
 
 class ChannelError(RuntimeError):
@@ -26,16 +29,20 @@ class ChannelError(RuntimeError):
 
 
 class AgentChannel:
-    def __init__(self, kernel_manager: Any, kernel_id: str, label: str) -> None:
+    def __init__(
+        self, kernel_manager: Any, kernel_id: str, label: str, role: str = "observer"
+    ) -> None:
         self.km = kernel_manager
         self.kernel_id = kernel_id
         self.label = label
+        self.role = role
         self.comm_id = f"shard-coordinator-{uuid.uuid4().hex[:8]}"
         self._client: Any = None
         self._events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._snapshot: asyncio.Future[dict[str, Any]] | None = None
         self._reader: asyncio.Task[None] | None = None
+        self._heartbeat: asyncio.Task[None] | None = None
         self._expected: list[tuple[Callable[[dict[str, Any]], bool], asyncio.Future[Any]]] = []
 
     async def open(self) -> dict[str, Any]:
@@ -49,18 +56,23 @@ class AgentChannel:
             raise ChannelError(f"the agent kernel did not answer: {exc}") from None
         self._snapshot = asyncio.get_running_loop().create_future()
         self._reader = asyncio.create_task(self._read())
-        data = {"role": "observer", "client_id": self.comm_id, "since": -1, "label": self.label}
+        data = {"role": self.role, "client_id": self.comm_id, "since": -1, "label": self.label}
         self._send("comm_open", {"comm_id": self.comm_id, "target_name": "shard", "data": data})
-        return await asyncio.wait_for(self._snapshot, REPLY_SECONDS)
+        snapshot = await asyncio.wait_for(self._snapshot, REPLY_SECONDS)
+        if self.role == "interactive":  # a responder counts only while it is heard from
+            self._heartbeat = asyncio.create_task(self._beat())
+        return snapshot
 
-    async def command(self, command: dict[str, Any]) -> dict[str, Any]:
-        """Send a per-agent command and wait for its reply."""
+    async def command(
+        self, command: dict[str, Any], seconds: float = REPLY_SECONDS
+    ) -> dict[str, Any]:
+        """Send a per-agent command and wait (at most `seconds`) for its reply."""
         command_id = f"c-{uuid.uuid4().hex[:10]}"
         future = asyncio.get_running_loop().create_future()
         self._replies[command_id] = future
         self._send("comm_msg", {"comm_id": self.comm_id, "data": {**command, "id": command_id}})
         try:
-            return await asyncio.wait_for(future, REPLY_SECONDS)
+            return await asyncio.wait_for(future, seconds)
         finally:
             self._replies.pop(command_id, None)
 
@@ -74,11 +86,20 @@ class AgentChannel:
         while True:
             yield await self._events.get()
 
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            beat = {"type": "heartbeat", "client_id": self.comm_id}
+            with contextlib.suppress(Exception):
+                self._send("comm_msg", {"comm_id": self.comm_id, "data": beat})
+
     def interrupt(self, kind: str) -> None:
         """Hand `events()` a marker event of this kind, after the events already read."""
         self._events.put_nowait({"type": kind})
 
     async def close(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
         if self._reader is not None:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

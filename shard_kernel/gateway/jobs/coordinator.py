@@ -30,6 +30,7 @@ from shard_kernel.gateway.jobs.catalog import JobCatalog
 from shard_kernel.gateway.jobs.channel import AgentChannel, ChannelError
 from shard_kernel.gateway.jobs.launch import PREVIOUS, LaunchError, LaunchRequest, child_manifest
 from shard_kernel.gateway.jobs.records import REPORT_CHARS, JobRecord, RunRecord, new_id
+from shard_kernel.gateway.jobs.relay import parent_has_person, relay_ask
 from shard_kernel.gateway.jobs.reports import deliver_report
 from shard_kernel.gateway.manifest import AgentManifest
 from shard_kernel.gateway.registry import AgentRegistry
@@ -236,7 +237,11 @@ class Coordinator:
         try:
             async with asyncio.timeout(job.deadline):
                 kernel_id = await self.registry.attach(run.agent_id)
-                channel = AgentChannel(self.registry.km, kernel_id, f"coordinator · {job.id}")
+                # With a person on the parent the child's asks wait for them (relay.py).
+                person = await parent_has_person(self.registry, job.parent_agent_id)
+                role = "interactive" if person else "observer"
+                label = f"coordinator · {job.id}"
+                channel = AgentChannel(self.registry.km, kernel_id, label, role)
                 await channel.open()
                 self._channels[run.id] = channel
                 await self._turn(job, run, channel, prompt)
@@ -284,6 +289,9 @@ class Coordinator:
             if kind == STOP_EVENT:
                 _end(run, "stopped", STOPPED)
                 return
+            if kind == "permission_request" and channel.role == "interactive":
+                self._relay(job, run, channel, event)
+                continue
             if kind == "turn_start" and run.turn_id is None and event.get("prompt") == prompt:
                 run.turn_id = str(event.get("turn_id"))
                 self._save(job)
@@ -303,6 +311,13 @@ class Coordinator:
                 else:
                     _end(run, "failed", str(event.get("error") or f"the turn ended: {reason}"))
                 return
+
+    def _relay(
+        self, job: JobRecord, run: RunRecord, channel: AgentChannel, request: dict[str, Any]
+    ) -> None:
+        parent = self.registry.manifests.get(job.parent_agent_id)
+        if parent is not None:
+            self._spawn(relay_ask(self.registry, parent, run.alias, channel, request, self.log))
 
     def _settle(self, job: JobRecord) -> None:
         states = {r.state for r in job.runs}

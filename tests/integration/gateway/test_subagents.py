@@ -418,3 +418,63 @@ async def test_stop_ends_a_running_child_and_reports_it(servers: Servers, worksp
     assert child["runtime_state"] == "stopped"
     conflict = await api(server, "GET", f"/shard/api/jobs/{job['id']}?parent=agent-someoneelse")
     assert conflict.code == 404  # another parent's jobs are out of reach
+
+
+async def test_a_childs_ask_is_answered_by_the_parents_person(
+    servers: Servers, workspace: Path
+) -> None:
+    server = servers.start()
+    steps = [
+        {"tool_calls": [{"name": "bash", "input": {"command": "touch approved.txt"}}]},
+        {"text": "Touched it with permission."},
+    ]
+    _definition(server.env, "toucher", write_script(workspace.parent, steps, "touch.json"))
+    parent = await _create(server, workspace, write_script(workspace.parent, [{"text": "hi"}]))
+    person = await WsAgent.connect(server, parent["kernel_id"], "alice")
+    await person.attach("interactive")
+    # The attach reaches the registry through the parent's next logged status.
+    deadline = time.monotonic() + 30
+    while (
+        body(await api(server, "GET", f"/shard/api/agents/{parent['id']}"))["clients_by_role"][
+            "interactive"
+        ]
+        < 1
+    ):
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.2)
+    launched = await api(
+        server,
+        "POST",
+        "/shard/api/jobs",
+        {"parent": parent["id"], "task": "touch the file", "agent": "toucher"},
+    )
+    assert launched.code == 201, launched.body
+    ask = await person.wait_event("ui_request", within=60)
+    assert ask["title"].startswith("Juniper asks: ")
+    assert "touch approved.txt" in ask["title"]
+    assert ask["options"] == ["Allow once", "Always allow", "Deny"]
+    reply = await person.command(
+        {
+            "type": "ui_response",
+            "request_id": ask["request_id"],
+            "value": "Allow once",
+            "client_id": "alice",
+        }
+    )
+    assert reply["ok"], reply
+    [job] = await _settled(server, parent["id"], 1)
+    await person.aclose()
+    full = await _job(server, job["id"])
+    assert (full["state"], full["runs"][0]["report"]) == (
+        "completed",
+        "Touched it with permission.",
+    )
+    assert (workspace / "approved.txt").exists()
+    home = Path(server.env["SHARD_HOME"])
+    [decision] = [
+        json.loads(line)["details"]
+        for line in _session_text(home, full["runs"][0]["agent_id"]).splitlines()
+        if '"type":"permission"' in line
+    ]
+    assert (decision["decision"], decision["source"]) == ("allow", "client")
+    assert decision["decided_by"] == f"a person on {parent['name']}"
