@@ -79,6 +79,11 @@ def group(records: Iterable[UsageRecord], by: str) -> list[Row]:
     return order if by == "day" else sorted(order, key=lambda r: -_tokens(r.usage))
 
 
+def usage_row(row: Row) -> dict[str, object]:
+    """A row as JSON: key, requests and the Usage fields."""
+    return {"key": row.key, "requests": row.requests, **row.usage.model_dump(mode="json")}
+
+
 def _tokens(u: Usage) -> int:
     return u.input_tokens + u.output_tokens + u.cache_read_tokens + u.cache_write_tokens
 
@@ -118,10 +123,7 @@ def run(args: argparse.Namespace) -> int:
     path = shard_home() / USAGE_FILE
     rows = group(read_usage(path, since), args.by)
     if args.json:
-        data = [
-            {"key": r.key, "requests": r.requests, **r.usage.model_dump(mode="json")} for r in rows
-        ]
-        print(json.dumps(data, indent=2))
+        print(json.dumps([usage_row(r) for r in rows], indent=2))
         return 0
     if not rows:
         when = "ever" if since is None else f"since {args.since}"

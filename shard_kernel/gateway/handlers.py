@@ -1,4 +1,5 @@
-"""REST handlers under `/shard/api/agents`: list, create, status, kill, attach, event history.
+"""REST handlers under `/shard/api/agents`: list, create, status, rename, kill, attach, event
+history; and `/shard/api/usage`, the usage history.
 
 Every method is `@web.authenticated` and `@authorized` (resource `kernels`: an agent is a
 kernel, so an authorizer that refuses kernels refuses agents too). Errors are JSON
@@ -16,6 +17,10 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
+from shard_core.engine.state import shard_home
+from shard_core.engine.usage_history import USAGE_FILE, read_usage
+from shard_core.types.errors import ConfigError
+from shard_kernel.commands.usage import GROUPS, group, parse_since, usage_row
 from shard_kernel.gateway.history import MAX_LIMIT
 from shard_kernel.gateway.kernel_command import KernelCommandError, parse_title, set_title
 from shard_kernel.gateway.registry import (
@@ -174,6 +179,23 @@ async def _start_or_500(registry: AgentRegistry, agent_id: str, *, created: bool
         raise web.HTTPError(500, "%s (%s)", str(exc), hint) from None
 
 
+class UsageHandler(ShardAPIHandler):
+    """`GET /shard/api/usage?since=7d&by=day`: SHARD_HOME/usage.jsonl grouped (`shard usage`)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        by = self.get_argument("by", "day")
+        if by not in GROUPS:
+            raise web.HTTPError(400, "by must be one of %s", ", ".join(GROUPS))
+        try:
+            since = parse_since(self.get_argument("since", "7d"))
+        except ConfigError as exc:
+            raise web.HTTPError(400, "%s", str(exc)) from None
+        rows = group(read_usage(shard_home() / USAGE_FILE, since), by)
+        self.reply({"by": by, "since": since, "rows": [usage_row(r) for r in rows]})
+
+
 def _clip(text: str) -> str:
     return text[:80] + ("…" if len(text) > 80 else "")
 
@@ -183,5 +205,6 @@ ROUTES: tuple[tuple[str, type[ShardAPIHandler]], ...] = (
     (rf"/shard/api/agents/{AGENT}", AgentHandler),
     (rf"/shard/api/agents/{AGENT}/attach", AttachHandler),
     (rf"/shard/api/agents/{AGENT}/events", EventsHandler),
+    (r"/shard/api/usage", UsageHandler),
 )
 """Every route the extension serves (path relative to base_url, handler); tests audit each."""

@@ -38,9 +38,10 @@ REPO = Path(__file__).resolve().parents[3]
 METHODS = ("get", "post", "put", "patch", "delete", "head", "options")
 EXPECTED_ROUTES: dict[str, set[str]] = {
     "/shard/api/agents": {"get", "post"},
-    f"/shard/api/agents/{AGENT}": {"get", "delete"},
+    f"/shard/api/agents/{AGENT}": {"get", "patch", "delete"},
     f"/shard/api/agents/{AGENT}/attach": {"post"},
     f"/shard/api/agents/{AGENT}/events": {"get"},
+    "/shard/api/usage": {"get"},
 }
 """Every route and method the extension serves, each decided: token required. A new route or
 method fails test_every_route_is_decided until it is added here (and so audited below)."""

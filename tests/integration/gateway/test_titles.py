@@ -56,3 +56,22 @@ async def test_patch_names_the_session_running_or_stopped(
     assert [(t.title, t.source) for t in titles] == [("Later", "user")]
     missing = await api(server, "PATCH", "/shard/api/agents/agent-nope", {"title": "x"})
     assert missing.code == 404
+
+
+async def test_usage_history_over_rest(servers: Servers, workspace: Path) -> None:
+    model = write_script(workspace.parent, [{"text": "ok"}])
+    server = servers.start()
+    agent = body(
+        await api(server, "POST", "/shard/api/agents", {"cwd": str(workspace), "model": model})
+    )
+    await prompt(server, agent["kernel_id"], "hello")
+    by_agent = await api(server, "GET", "/shard/api/usage?by=agent&since=all")
+    assert by_agent.code == 200, by_agent.body
+    data = body(by_agent)
+    assert (data["by"], data["since"]) == ("agent", None)
+    assert [(r["key"], r["requests"]) for r in data["rows"]] == [(agent["id"], 1)]
+    bad = await api(server, "GET", "/shard/api/usage?by=planet")
+    assert (bad.code, body(bad)["message"]) == (400, "by must be one of model, agent, day, session")
+    when = await api(server, "GET", "/shard/api/usage?since=yesterday")
+    assert when.code == 400
+    assert "give a span like 12h, 7d or 4w" in body(when)["message"]
