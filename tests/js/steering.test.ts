@@ -7,7 +7,10 @@ import {
 import { renderPlainItem } from "../../labextension/src/widget/item-views";
 import { deriveItems } from "../../labextension/src/widget/transcript-items";
 import * as commands from "../../labextension/src/widget/commands";
-import { usageBar } from "../../labextension/src/widget/usage-bars";
+import {
+  renderUsageHistory,
+  usageBar,
+} from "../../labextension/src/widget/usage-bars";
 
 type Rec = Record<string, unknown>;
 
@@ -193,5 +196,29 @@ describe("injected context and titles", () => {
       usageBar({ input_tokens: 900, output_tokens: 100, cost_usd: 0.5 }, 1000)
         .title,
     ).toBe("1k tokens · $0.50");
+  });
+
+  it("the usage history is a bar per row, the biggest full", () => {
+    const table = renderUsageHistory([
+      {
+        key: "2026-11-30",
+        requests: 3,
+        input_tokens: 3000,
+        output_tokens: 1000,
+      },
+      { key: "2026-12-01", requests: 1, input_tokens: 900, output_tokens: 100 },
+    ]);
+    const rows = [...table.querySelectorAll("tr")].map((tr) => [
+      tr.querySelector(".shard-usage-key")?.textContent,
+      (tr.querySelector(".shard-usage-fill") as HTMLElement).style.width,
+      tr.querySelector(".shard-num")?.textContent,
+    ]);
+    expect(rows).toEqual([
+      ["2026-11-30", "100%", "4k"],
+      ["2026-12-01", "25%", "1k"],
+    ]);
+    expect(renderUsageHistory([]).textContent).toBe(
+      "No provider requests yet.",
+    );
   });
 });

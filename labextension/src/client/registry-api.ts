@@ -38,8 +38,20 @@ export class RegistryApi {
     return this.request("DELETE", `/${encodeURIComponent(agentId)}`) as Promise<AgentInfo>;
   }
 
-  private async request(method: string, path: string, body?: object): Promise<unknown> {
-    const url = URLExt.join(this.settings.baseUrl, "shard/api/agents") + path;
+  /** SHARD_HOME/usage.jsonl grouped (`GET /shard/api/usage`, what `shard usage` prints). */
+  async usage(since = "7d", by = "day"): Promise<unknown[]> {
+    const query = `?since=${encodeURIComponent(since)}&by=${encodeURIComponent(by)}`;
+    const data = await this.request("GET", query, undefined, "shard/api/usage");
+    return isRecord(data) && Array.isArray(data["rows"]) ? data["rows"] : [];
+  }
+
+  private async request(
+    method: string,
+    path: string,
+    body?: object,
+    base = "shard/api/agents",
+  ): Promise<unknown> {
+    const url = URLExt.join(this.settings.baseUrl, base) + path;
     const init: RequestInit = { method };
     if (body !== undefined) init.body = JSON.stringify(body);
     let response: Response;

@@ -2,7 +2,7 @@
 // by `%shard new`), each with a live status badge and Open / Kill; and the New agent form.
 import { Widget } from "@lumino/widgets";
 import { button, h } from "../render/dom";
-import { usageBar, usageTokens } from "../widget/usage-bars";
+import { renderUsageHistory, usageBar, usageTokens } from "../widget/usage-bars";
 import { shortModel } from "../render/format";
 import type { AgentInfo } from "../wire";
 import type { AgentDirectory } from "./agent-directory";
@@ -77,9 +77,33 @@ export class AgentsPanel extends Widget {
       this.formSlot,
       this.problem,
       this.list,
+      this.usageHistory(),
     );
     directory.changed.connect(this.render, this);
     this.render();
+  }
+
+  /** "Usage, last 7 days": a bar per day from the usage history, fetched when opened. */
+  private usageHistory(): HTMLElement {
+    const body = h("div", { class: "shard-usage-body" });
+    const details = h(
+      "details",
+      { class: "shard-usage-section" },
+      h("summary", null, "Usage, last 7 days"),
+      body,
+    );
+    details.addEventListener("toggle", () => {
+      if (!details.open) return;
+      body.replaceChildren(h("div", { class: "shard-empty" }, "Loading…"));
+      this.directory.api.usage("7d", "day").then(
+        (rows) => body.replaceChildren(renderUsageHistory(rows)),
+        (error: unknown) =>
+          body.replaceChildren(
+            h("div", { class: "shard-panel-problem" }, `Usage: ${String(error)}`),
+          ),
+      );
+    });
+    return details;
   }
 
   showForm(): void {

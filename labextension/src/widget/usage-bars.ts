@@ -24,3 +24,27 @@ export function usageBar(usage: unknown, most: number): HTMLElement {
     fill,
   );
 }
+
+/** The usage history as rows of bars (a day, a model or an agent each), biggest bar full. */
+export function renderUsageHistory(rows: readonly unknown[]): HTMLElement {
+  const records = rows.filter(isRecord);
+  if (records.length === 0) return h("div", { class: "shard-empty" }, "No provider requests yet.");
+  const most = Math.max(0, ...records.map(usageTokens));
+  return h(
+    "table",
+    { class: "shard-usage-history" },
+    h(
+      "tbody",
+      null,
+      ...records.map((row) =>
+        h(
+          "tr",
+          null,
+          h("td", { class: "shard-usage-key" }, String(row["key"] ?? "")),
+          h("td", { class: "shard-usage-cell" }, usageBar(row, most)),
+          h("td", { class: "shard-num" }, formatTokens(usageTokens(row))),
+        ),
+      ),
+    ),
+  );
+}
