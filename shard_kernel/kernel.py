@@ -100,6 +100,8 @@ class ShardKernel(Kernel):
         self.ui: CommUiBridge | None = None
         self.agent: Agent | None = None
         self.boot_error: str | None = None
+        self._notes_shown = False
+        """whether a cell has shown the agent's start diagnostics yet (the first prompt does)"""
         self._ready = asyncio.Event()
         self._shell_context_base = contextvars.copy_context()
         self._reply_first = False
@@ -393,6 +395,7 @@ class ShardKernel(Kernel):
             self.log.warning("the IOPub thread sent nothing for %.1f s", IOPUB_BARRIER_TIMEOUT)
 
     async def _turn(self, agent: Agent, text: str, parent: dict[str, Any]) -> dict[str, Any]:
+        self._show_start_notes(agent, parent)
         self._cell = CellOutput(lambda kind, content: self._send_output(kind, content, parent))
         self._events_parent = parent
         try:
@@ -417,6 +420,15 @@ class ShardKernel(Kernel):
             parent,
         )
         return self._ok()
+
+    def _show_start_notes(self, agent: Agent, parent: dict[str, Any]) -> None:
+        """The first prompt cell says what the agent left out (a notebook without the widget
+        sees no status event), e.g. project files without KERNEL_SHARD_TRUST_PROJECT=1."""
+        if self._notes_shown or not agent.session.diagnostics:
+            return
+        self._notes_shown = True
+        lines = "".join(f"note: {line}\n" for line in agent.session.diagnostics)
+        self._send_output("stream", {"name": "stderr", "text": lines}, parent)
 
     def _send_output(self, kind: str, content: dict[str, Any], parent: dict[str, Any]) -> None:
         self.flush_events()

@@ -44,6 +44,8 @@ def _markdown(kc: BlockingKernelClient, code: str) -> str:
             continue
         if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
             return "\n".join(texts)
+        if msg["msg_type"] == "stream":
+            texts.append(msg["content"]["text"])
         data = msg["content"].get("data", {})
         texts.append(data.get("text/markdown") or data.get("text/plain") or "")
 
@@ -58,7 +60,7 @@ def test_untrusted_kernel_names_every_skipped_resource(
     start_kernel: StartKernel, workspace: Path
 ) -> None:
     _project(workspace)
-    _, kc = start_kernel([{"text": "hi"}])
+    _, kc = start_kernel([{"text": "hi"}, {"text": "again"}])
     status = _markdown(kc, "/status")  # the agent has started once this answers
     notes = _first_status("agent-test")["diagnostics"]
     assert isinstance(notes, list)
@@ -80,6 +82,10 @@ def test_untrusted_kernel_names_every_skipped_resource(
     skills = _markdown(kc, "/skills")
     assert skills.strip().startswith("No skills")
     assert "project skills need" in skills
+    # a notebook without the widget: the first prompt cell says it too, once
+    first = _markdown(kc, "hello")
+    assert f"note: skipped {ws / 'AGENTS.md'}: project context needs {hint}" in first
+    assert "note:" not in _markdown(kc, "and again")
 
 
 def test_trusted_kernel_builds_the_agent_from_its_definition(
