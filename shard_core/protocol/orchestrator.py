@@ -49,6 +49,12 @@ class AgentInfo(WireModel):
     agent_definition: str | None = Field(
         default=None, description="the agent definition (agents/NAME.md) it was built from"
     )
+    parent_agent_id: str | None = Field(
+        default=None, description="the agent that launched this one as a subagent, if any"
+    )
+    alias: str | None = Field(
+        default=None, description="a subagent's friendly name among its parent's children"
+    )
 
 
 class AgentListCommand(WireModel):

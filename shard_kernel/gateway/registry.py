@@ -222,7 +222,7 @@ class AgentRegistry:
 
     async def infos(self, agent_ids: list[str] | None = None) -> list[AgentInfo]:
         models = await self._kernel_models()
-        wanted = sorted(self.manifests.values(), key=lambda m: m.created)
+        wanted = _tree_order(sorted(self.manifests.values(), key=lambda m: m.created))
         if agent_ids is not None:
             wanted = [self.get(a) for a in agent_ids]
         return [self._info(m, models) for m in wanted]
@@ -283,6 +283,8 @@ class AgentRegistry:
             notebook=manifest.notebook,
             diagnostics=[str(d) for d in (last or {}).get("diagnostics") or []],
             agent_definition=manifest.agent_definition,
+            parent_agent_id=manifest.parent_agent_id,
+            alias=manifest.alias,
             title=(last or {}).get("title") or None,
         )
 
@@ -303,6 +305,24 @@ class AgentRegistry:
         # the kernel manager's "starting" lasts until a client talks to the kernel, but start_kernel
         # only returned once the kernel answered: it is running
         return "failed" if model.get("execution_state") == "dead" else "running"
+
+
+def _tree_order(manifests: list[AgentManifest]) -> list[AgentManifest]:
+    """Oldest first, each subagent right after its parent (and its parent's earlier children);
+    a child whose parent is gone is listed as a root."""
+    ids = {m.id for m in manifests}
+    children: dict[str | None, list[AgentManifest]] = {}
+    for m in manifests:
+        parent = m.parent_agent_id if m.parent_agent_id in ids else None
+        children.setdefault(parent, []).append(m)
+    ordered: list[AgentManifest] = []
+    stack = list(reversed(children.get(None, [])))
+    while stack:
+        node = stack.pop()
+        ordered.append(node)
+        stack.extend(reversed(children.get(node.id, [])))
+    seen = {m.id for m in ordered}
+    return ordered + [m for m in manifests if m.id not in seen]  # a damaged parent loop
 
 
 def _status(runtime: RuntimeState, last: dict[str, Any] | None) -> Any:

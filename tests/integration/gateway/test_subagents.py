@@ -148,6 +148,13 @@ async def test_parallel_and_chain_children_fix_files_and_report(
         assert child["runtime_state"] == "stopped"
         # The child's log names its parent, job and run.
         assert f"of agent {parent['id']}" in _session_text(home, run["agent_id"])
+    # The agents list shows each child under its parent, oldest first.
+    listed = body(await api(server, "GET", "/shard/api/agents"))["agents"]
+    order = [a["id"] for a in listed]
+    assert order[0] == parent["id"]
+    children = [a for a in listed if a["parent_agent_id"] == parent["id"]]
+    assert order[1:5] == [a["id"] for a in children]
+    assert sorted(a["alias"] for a in children) == aliases
     record = home / "jobs" / chain["id"] / "manifest.json"
     assert record.stat().st_mode & 0o777 == 0o600
 
