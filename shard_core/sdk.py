@@ -395,6 +395,7 @@ def _assemble(
             max_tokens=opts.max_tokens,
             temperature=opts.temperature,
             usage_log=(opts.home or shard_home()).expanduser() / USAGE_FILE,
+            model_titles=config.titles.model,
         ),
         store=store,
         provider=provider,

@@ -91,6 +91,12 @@ class SubagentsConfig(_Config):
     """How many children of one parallel job run at once."""
 
 
+class TitlesConfig(_Config):
+    model: bool = False
+    """After the first turn, ask the provider for the session's title (one small request);
+    off: the title is the first prompt's first line, and no model is called for it."""
+
+
 class ShardConfig(_Config):
     model: str | None = None
     providers: dict[str, ProviderConfig] = Field(default_factory=dict[str, ProviderConfig])
@@ -100,6 +106,7 @@ class ShardConfig(_Config):
     compaction: CompactionConfig = Field(default_factory=CompactionConfig)
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
+    titles: TitlesConfig = Field(default_factory=TitlesConfig)
     prices: dict[str, Price] = Field(default_factory=dict[str, Price])
     context_windows: dict[str, int] = Field(default_factory=dict[str, int])
     mcp_servers: dict[str, dict[str, object]] = Field(

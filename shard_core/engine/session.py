@@ -28,6 +28,7 @@ from shard_core.contracts.compactor import ObservingCompactor
 from shard_core.engine.compaction import live_context
 from shard_core.engine.events import EventStream
 from shard_core.engine.inbox import Inbox, Injection, context_text
+from shard_core.engine.model_title import retitle
 from shard_core.engine.projection import Projector
 from shard_core.engine.prompt import SectionSource, assemble, contributed_sections
 from shard_core.engine.registry import ToolRegistryImpl
@@ -87,6 +88,8 @@ class SessionConfig:
     max_tokens: int = 8192
     temperature: float | None = None
     usage_log: Path | None = None
+    model_titles: bool = False
+    """config `titles.model`: after the first turn, the provider writes the title"""
     """SHARD_HOME/usage.jsonl: one record per provider request (None: not recorded)"""
 
 
@@ -126,6 +129,9 @@ class AgentSession:
         self.inbox = Inbox(self.events)
         title = latest_title(store.branch())
         self.title: str | None = title.title if title else None
+        self.title_task: asyncio.Task[None] | None = None
+        """the model-written title being asked for (config `titles.model`), if any"""
+        self._title_prompt: str | None = None
         self._turn_task: asyncio.Task[TurnEndEvent] | None = None
         self._abort_requested = False
         self._cancel = asyncio.Event()
@@ -160,6 +166,9 @@ class AgentSession:
                 await self._turn_task
             raise
         await self.after_turn()
+        if self._title_prompt is not None:  # after the turn: a title never delays a reply
+            prompt, self._title_prompt = self._title_prompt, None
+            self.title_task = asyncio.create_task(retitle(self, prompt))
         return end
 
     async def prompt(self, text: str) -> AsyncIterator[Event]:
@@ -314,6 +323,7 @@ class AgentSession:
         if self.title is None and (title := title_from_prompt(text)):
             self.store.append(CheckpointEntry, TitleCheckpoint(title=title, source="prompt"))
             self.title = title
+            self._title_prompt = text if self.config.model_titles else None
         # The status comes first: a client that sees nothing else still learns, from the first
         # event, whether a real model answers or the scripted demo does.
         note = DEMO_NOTE if self.config.demo and not self._announced else None

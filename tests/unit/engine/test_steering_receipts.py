@@ -214,7 +214,9 @@ async def test_inject_during_a_turn_waits_for_its_next_request(make_session: Mak
         tool.gate.set()
 
     await asyncio.gather(session.run("go"), inject())
-    assert _texts(provider.requests[1].messages[-1]) == ['<context kind="note">\na note\n</context>']
+    assert _texts(provider.requests[1].messages[-1]) == [
+        '<context kind="note">\na note\n</context>'
+    ]
 
 
 async def test_the_title_comes_from_the_first_prompt_and_survives_resume(
@@ -235,3 +237,45 @@ async def test_the_title_comes_from_the_first_prompt_and_survives_resume(
     await resumed.compact("manual")
     await resumed.run("and after a compaction?")
     assert resumed.title == "Login flake"
+
+
+async def test_the_model_writes_the_title_when_configured(
+    make_session: Make, tmp_path: Path
+) -> None:
+    asked: list[str] = []
+
+    def reply(request: Any, n: int) -> str:
+        if request.system and request.system[0].name == "title":
+            asked.append(_texts(request.messages[0])[0])
+            assert request.max_tokens == 32
+            assert [_texts(m) for m in request.messages] == [["please fix the flaky login test"]]
+            return '"Flaky login test fix."'
+        return "on it"
+
+    log = tmp_path / "usage.jsonl"
+    session = make_session(FunctionProvider(reply), model_titles=True, usage_log=log)
+    await session.run("please fix the flaky login test")
+    assert session.title == "please fix the flaky login test"  # at once, without a model
+    assert session.title_task is not None
+    await session.title_task
+    assert session.title == "Flaky login test fix"
+    titles = [
+        (e.details.title, e.details.source)
+        for e in session.store.entries
+        if e.type == "checkpoint" and e.details.kind == "title"
+    ]
+    assert titles == [
+        ("please fix the flaky login test", "prompt"),
+        ("Flaky login test fix", "model"),
+    ]
+    assert log.read_text().count("\n") == 2  # the turn's request and the title's
+    await session.run("second prompt")
+    assert asked == ["please fix the flaky login test"]  # asked once, after the first turn
+
+
+async def test_no_model_is_asked_for_a_title_by_default(make_session: Make) -> None:
+    provider = FunctionProvider(scripted("ok"))
+    session = make_session(provider)
+    await session.run("hello there")
+    assert session.title_task is None
+    assert len(provider.requests) == 1

@@ -1,0 +1,80 @@
+"""The optional model-written session title (config `titles.model: true`).
+
+After the first turn, one small request asks the agent's own provider for a short title of the
+first prompt; the answer replaces the deterministic title as a `TitleCheckpoint` with source
+`model`. It runs after the turn has ended, in the background (a title never delays a reply), is
+recorded in the usage history like any request, and a failure leaves the deterministic title.
+The request is not part of the conversation: no later request carries it, so it needs no
+provenance of its own beyond the title it produced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from shard_core.contracts import Provider
+from shard_core.engine.titles import TITLE_CHARS, clean_title
+from shard_core.engine.usage_history import append_usage, usage_record
+from shard_core.types import (
+    MessageDone,
+    ProviderRequest,
+    SystemSection,
+    TextBlock,
+    Usage,
+    UserMessage,
+)
+from shard_core.types.errors import ProviderError, SessionError
+
+if TYPE_CHECKING:  # the session starts the retitle; only the type is needed here
+    from shard_core.engine.session import AgentSession
+
+TITLE_INSTRUCTIONS = (
+    "Write a title of 3 to 7 words for a coding session that starts with the user's message "
+    "below. Answer with the title only: no quotes, no punctuation at the end."
+)
+PROMPT_CHARS = 2000
+TITLE_MAX_TOKENS = 32
+
+
+def title_request(provider: Provider, prompt: str) -> ProviderRequest:
+    return ProviderRequest(
+        model=provider.model,
+        system=[SystemSection(name="title", text=TITLE_INSTRUCTIONS)],
+        messages=[UserMessage(content=[TextBlock(text=prompt[:PROMPT_CHARS])])],
+        max_tokens=TITLE_MAX_TOKENS,
+    )
+
+
+async def model_title(provider: Provider, prompt: str) -> tuple[str | None, Usage]:
+    """The provider's title for `prompt` (None when it gave nothing usable), and the usage."""
+    try:
+        async for event in provider.stream(title_request(provider, prompt)):
+            if isinstance(event, MessageDone):
+                lines = [line for line in event.message.text.splitlines() if line.strip()]
+                text = clean_title(lines[0].strip(" \"'`*#.")) if lines else ""
+                return (text[:TITLE_CHARS] or None), event.usage
+    except ProviderError:
+        pass
+    return None, Usage()
+
+
+async def retitle(session: AgentSession, prompt: str) -> None:
+    """Ask for the title, record the request's usage, and set the title unless someone
+    renamed the session meanwhile."""
+    deterministic = session.title
+    title, usage = await model_title(session.provider, prompt)
+    if session.config.usage_log is not None and usage != Usage():
+        record = usage_record(
+            agent_id=session.agent_id,
+            session_id=session.store.session_id,
+            model=session.provider.model,
+            provider=session.provider.name,
+            workspace=str(session.config.cwd),
+            usage=usage,
+        )
+        with contextlib.suppress(OSError):
+            append_usage(session.config.usage_log, record)
+    if title and session.title == deterministic:  # a checkpoint: never model-visible
+        with contextlib.suppress(SessionError, OSError, ValueError):  # the log closed meanwhile
+            session.set_title(title, source="model")
