@@ -1,28 +1,90 @@
-"""L1 contracts: the seams every implementation plugs into. Protocols and plain data only."""
+"""L1 contracts: the seams every implementation plugs into. Protocols and plain data only.
 
-from shard_core.contracts.codeintel import CodeIntelligenceProvider, Symbol
-from shard_core.contracts.compactor import (
-    CompactionInput,
-    Compactor,
-    ExtensibleCompactor,
-    Extractor,
-    ExtractorContext,
-)
-from shard_core.contracts.events import EventBus, EventHandler
-from shard_core.contracts.extension import (
-    CommandHandler,
-    Disposer,
-    Extension,
-    ExtensionApi,
-    McpTransportFactory,
-    ProviderFactory,
-    SkillLoader,
-)
-from shard_core.contracts.gate import PermissionGate, PermissionOutcome, PermissionQuery
-from shard_core.contracts.mode import Mode, ModeContext
-from shard_core.contracts.provider import Provider
-from shard_core.contracts.tool import PreviewableTool, Tool, ToolContext, ToolRegistry, tool_spec
-from shard_core.contracts.ui import PermissionAnswer, PermissionPrompt, UiBridge
+Imported lazily (PEP 562): `from shard_core.contracts import Tool` loads the module that defines
+`Tool` and no other — the seams pull in the wire types and the protocol, which a caller that
+needs one seam (the CLI's `shard session`, the kernel before its agent boots) should not pay
+for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from shard_core.contracts.codeintel import CodeIntelligenceProvider, Symbol
+    from shard_core.contracts.compactor import (
+        CompactionInput,
+        Compactor,
+        ExtensibleCompactor,
+        Extractor,
+        ExtractorContext,
+    )
+    from shard_core.contracts.events import EventBus, EventHandler
+    from shard_core.contracts.extension import (
+        CommandHandler,
+        Disposer,
+        Extension,
+        ExtensionApi,
+        McpTransportFactory,
+        ProviderFactory,
+        SkillLoader,
+    )
+    from shard_core.contracts.gate import PermissionGate, PermissionOutcome, PermissionQuery
+    from shard_core.contracts.mode import Mode, ModeContext
+    from shard_core.contracts.provider import Provider
+    from shard_core.contracts.tool import (
+        PreviewableTool,
+        Tool,
+        ToolContext,
+        ToolRegistry,
+        tool_spec,
+    )
+    from shard_core.contracts.ui import PermissionAnswer, PermissionPrompt, UiBridge
+
+_WHERE: dict[str, str] = {
+    "CodeIntelligenceProvider": "codeintel",
+    "Symbol": "codeintel",
+    "CompactionInput": "compactor",
+    "Compactor": "compactor",
+    "ExtensibleCompactor": "compactor",
+    "Extractor": "compactor",
+    "ExtractorContext": "compactor",
+    "EventBus": "events",
+    "EventHandler": "events",
+    "CommandHandler": "extension",
+    "Disposer": "extension",
+    "Extension": "extension",
+    "ExtensionApi": "extension",
+    "McpTransportFactory": "extension",
+    "ProviderFactory": "extension",
+    "SkillLoader": "extension",
+    "PermissionGate": "gate",
+    "PermissionOutcome": "gate",
+    "PermissionQuery": "gate",
+    "Mode": "mode",
+    "ModeContext": "mode",
+    "Provider": "provider",
+    "PreviewableTool": "tool",
+    "Tool": "tool",
+    "ToolContext": "tool",
+    "ToolRegistry": "tool",
+    "tool_spec": "tool",
+    "PermissionAnswer": "ui",
+    "PermissionPrompt": "ui",
+    "UiBridge": "ui",
+}
+"""Each exported name → its module under shard_core.contracts."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CodeIntelligenceProvider",
