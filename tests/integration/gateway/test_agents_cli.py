@@ -41,10 +41,8 @@ async def test_create_list_attach_with_an_answer_and_kill(
     server = servers.start()
     env = servers.env
     empty = await run(server, env, "list")
-    assert (empty.returncode, empty.stdout.strip()) == (
-        0,
-        "no agents (shard agents create --cwd DIR makes one)",
-    )
+    assert empty.returncode == 0, empty.stderr
+    assert empty.stdout.strip() == "no agents (shard agents create --cwd DIR makes one)"
 
     model = write_script(workspace.parent, WRITE_THEN_DONE)
     made = await run(
