@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
+import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -31,6 +33,7 @@ class LanguageServer:
         self._published: dict[str, asyncio.Queue[lsp.PublishDiagnosticsParams]] = {}
         self.errors: dict[str, list[Finding]] = {}
         self.failed: str | None = None
+        self._tmp: str | None = None
 
     async def start(self) -> None:
         client = LanguageClient("shard", "1")
@@ -42,7 +45,11 @@ class LanguageServer:
         for method in _QUIET:
             client.feature(method)(_ignoring())
         start = cast(Callable[..., Awaitable[None]], client.start_io)  # pyright: ignore[reportUnknownMemberType]
-        await start(*self.command, cwd=str(self.root))
+        # The server's temp files (pyright leaves a folder) go where stop() removes them.
+        self._tmp = tempfile.mkdtemp(prefix="shard-lsp-")
+        env = {**os.environ, "TMPDIR": self._tmp, "TMP": self._tmp, "TEMP": self._tmp}
+        self._client = client  # from here on stop() ends the process, even if initialize fails
+        await start(*self.command, cwd=str(self.root), env=env)
         uri = self.root.as_uri()
         await asyncio.wait_for(
             client.initialize_async(
@@ -56,7 +63,6 @@ class LanguageServer:
             self.timeout,
         )
         client.initialized(lsp.InitializedParams())
-        self._client = client
 
     def _on_publish(self, params: lsp.PublishDiagnosticsParams) -> None:
         queue = self._published.setdefault(params.uri, asyncio.Queue())
@@ -104,8 +110,15 @@ class LanguageServer:
 
     async def stop(self) -> None:
         client, self._client = self._client, None
-        if client is None:
-            return
+        try:
+            if client is not None:
+                await self._end(client)
+        finally:
+            if self._tmp is not None:
+                shutil.rmtree(self._tmp, ignore_errors=True)
+                self._tmp = None
+
+    async def _end(self, client: Any) -> None:
         try:
             await asyncio.wait_for(client.shutdown_async(None), 5)
             client.exit(None)
@@ -116,6 +129,8 @@ class LanguageServer:
                 with contextlib.suppress(ProcessLookupError):
                     server.kill()
                 await server.wait()
+            with contextlib.suppress(Exception):  # pygls' reader tasks end with the process
+                await asyncio.wait_for(client.stop(), 5)
 
 
 def _ignoring() -> Callable[..., None]:

@@ -5,6 +5,7 @@ compaction's Outstanding Context; with no server it is one line and nothing fail
 from __future__ import annotations
 
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,8 +32,14 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.mark.skipif(find_server() is None, reason="no Python language server installed")
-async def test_a_type_error_from_an_edit_is_in_its_result(tmp_path: Path) -> None:
+async def test_a_type_error_from_an_edit_is_in_its_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ws = workspace(tmp_path)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setenv("TMPDIR", str(temp))
     server = find_server()
     assert server is not None
     capability = CodeIndexCapability(ws, home=tmp_path / "home", server=server, lsp_timeout=120)
@@ -52,6 +59,7 @@ async def test_a_type_error_from_an_edit_is_in_its_result(tmp_path: Path) -> Non
         await agent.close()
     assert capability.code.diagnostics.server is not None
     assert capability.code.diagnostics.server._client is None  # stopped with the agent
+    assert list(temp.iterdir()) == []  # the server's temp files went with it
     [(_, broke), (_, looked), (_, fixed), (_, after)] = results(agent)
     assert not broke.is_error
     first, heading, error = broke.text.splitlines()
