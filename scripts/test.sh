@@ -19,9 +19,10 @@ else
   echo "npm is required for the front-end tests (apt-get install -y nodejs npm)" >&2
   exit 1
 fi
-echo "== deployment test prerequisites (Enterprise Gateway's own venv, the hub's proxy from npm)"
+echo "== test prerequisites (Enterprise Gateway's own venv, the hub's proxy from npm, the collaboration venv)"
 .venv/bin/python -m tests.fixtures.enterprise_gateway
 .venv/bin/python -m tests.fixtures.hub_proxy
+.venv/bin/python -m tests.fixtures.rtc  # jupyter-collaboration's own venv (tests/e2e/test_notebook_rtc.py)
 echo "== pytest"
 status=0
 .venv/bin/python -m pytest -m "not e2e" "$@" || status=$?

@@ -65,12 +65,12 @@ class NotebookEditTool:
             return apply_operations(doc, operations), doc
 
         try:
-            changes, doc = await self.store.change(target, apply, create=True)
+            (changes, doc), shared = await self.store.change(target, apply, create=True)
         except NotebookError as exc:
             return ToolResult.error(str(exc), path=shown)
         if self._on_saved is not None:
             await self._on_saved(target)
-        return _report(shown, created, changes, doc)
+        return _report(shown, created, changes, doc, shared)
 
     async def preview(self, input: JsonObject, ctx: ToolContext) -> list[RenderDescriptor]:
         """The cell diff this call would make; nothing is written."""
@@ -93,8 +93,11 @@ class NotebookEditTool:
         return cell_diff(shown, changes)
 
 
-def _report(shown: str, created: bool, changes: list[Change], doc: NotebookFile) -> ToolResult:
-    lines = [f"{'created' if created else 'edited'} {shown}: {len(doc.cells)} cell(s) now"]
+def _report(
+    shown: str, created: bool, changes: list[Change], doc: NotebookFile, shared: bool
+) -> ToolResult:
+    where = " (in the shared document: every open view shows it now)" if shared else ""
+    lines = [f"{'created' if created else 'edited'} {shown}{where}: {len(doc.cells)} cell(s) now"]
     lines += [f"- {_describe(c)}" for c in changes]
     lines += [f"- note: {n}" for n in doc.notes]
     return ToolResult.ok(
@@ -103,6 +106,7 @@ def _report(shown: str, created: bool, changes: list[Change], doc: NotebookFile)
         path=shown,
         changes=[{"kind": c.kind, "id": c.cell_id} for c in changes],
         cells=[c.id for c in doc.cells],
+        shared_document=shared,
     )
 
 

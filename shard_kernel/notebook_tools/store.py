@@ -38,8 +38,9 @@ class NotebookStore:
 
     async def change(
         self, path: Path, transform: Callable[[NotebookFile], T], *, create: bool = False
-    ) -> T:
-        """Apply `transform` (which may raise NotebookError: then nothing changes) and keep it."""
+    ) -> tuple[T, bool]:
+        """Apply `transform` (which may raise NotebookError: then nothing changes) and keep it;
+        returns its result and whether it went through the shared document."""
         if path.exists() and await self._shared(path):
             assert self.shared is not None
             started = False
@@ -50,7 +51,7 @@ class NotebookStore:
                 return transform(doc)
 
             try:
-                return await self.shared.change(path, tracked)
+                return await self.shared.change(path, tracked), True
             except _UNREACHABLE as exc:
                 if started:
                     raise
@@ -62,7 +63,7 @@ class NotebookStore:
             doc.save()
             return result
 
-        return await asyncio.to_thread(on_file)
+        return await asyncio.to_thread(on_file), False
 
     async def _shared(self, path: Path) -> bool:
         return self.shared is not None and await self.shared.usable(path)

@@ -45,7 +45,16 @@ def free_port() -> int:
 
 
 class LabServer:
-    def __init__(self, base: Path, kernel_env: dict[str, str]) -> None:
+    def __init__(
+        self,
+        base: Path,
+        kernel_env: dict[str, str],
+        *,
+        python: str = sys.executable,
+        extra_args: tuple[str, ...] = (),
+    ) -> None:
+        self.python = python  # another environment's (tests/fixtures/rtc.py) runs another Lab
+        self.extra_args = extra_args
         self.base = base
         self.root = base / "notebooks"
         self.workspace = base / "workspace"
@@ -82,7 +91,7 @@ class LabServer:
         enabled.mkdir()
         shutil.copy(REPO / "jupyter-config" / "jupyter_server_config.d" / EXTENSION_FILE, enabled)
         argv = [
-            sys.executable,
+            self.python,
             "-m",
             "jupyter",
             "lab",
@@ -95,6 +104,7 @@ class LabServer:
             f"--ServerApp.root_dir={self.root}",
             "--allow-root",
             "--LabApp.expose_app_in_browser=True",
+            *self.extra_args,
         ]
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(
