@@ -17,6 +17,7 @@ class DiskWatch {
   private notice: Widget | null = null;
   private notification: string | null = null;
   private busy = false;
+  private saving = false;
   private saved: string | null = null;
   private readonly timer: ReturnType<typeof setInterval>;
 
@@ -28,6 +29,9 @@ class DiskWatch {
     const context = panel.context;
     void context.ready.then(() => this.remember());
     context.saveState.connect((_, state) => {
+      // While Lab itself writes the file, the disk is briefly newer than what the document
+      // knows: not an agent's change.
+      this.saving = state === "started";
       if (state === "completed") {
         this.remember();
       }
@@ -59,12 +63,15 @@ class DiskWatch {
 
   private async check(): Promise<void> {
     const context = this.panel.context;
-    if (this.busy || !context.isReady || this.panel.isDisposed) {
+    if (this.busy || this.saving || !context.isReady || this.panel.isDisposed) {
       return;
     }
     this.busy = true;
     try {
       const disk = await this.contents.get(context.path, { content: false });
+      if (this.saving) {
+        return;
+      }
       const action = diskAction({
         known: context.contentsModel?.last_modified ?? null,
         onDisk: disk.last_modified,
