@@ -20,3 +20,13 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     from shard_kernel.gateway.jobs import install_jobs
 
     install_jobs(serverapp, load_extension(serverapp))
+
+
+async def _unload_jupyter_server_extension(serverapp: Any) -> None:
+    """At server stop, before the kernels go: the coordinator lets go of its children (their
+    unfinished runs stay `running` on disk and read as interrupted at the next start)."""
+    from shard_kernel.gateway.jobs import COORDINATOR_KEY
+
+    coordinator = serverapp.web_app.settings.get(COORDINATOR_KEY)
+    if coordinator is not None:
+        await coordinator.close()

@@ -24,7 +24,7 @@ from shard_kernel.gateway.registry import AgentRegistry
 URL_VARIABLE = "SHARD_GATEWAY_URL"
 TOKEN_VARIABLE = "SHARD_GATEWAY_TOKEN"
 
-__all__ = ["Coordinator", "JobCatalog", "install_jobs"]
+__all__ = ["COORDINATOR_KEY", "Coordinator", "JobCatalog", "install_jobs"]
 
 
 def install_jobs(serverapp: Any, registry: AgentRegistry) -> Coordinator:

@@ -39,6 +39,7 @@ STOPPED = "stopped by subagent_stop"
 STOP_EVENT = "coordinator_stop"
 STEER_RECEIPT_SECONDS = 2.0
 """How long a steer waits for the child's own receipt before answering `accepted`."""
+CLOSE_SECONDS = 10.0
 MAX_DEPTH = 2
 """A child may launch children of its own; their children may not."""
 
@@ -81,8 +82,13 @@ class Coordinator:
         self._spawn(self._deliver_pending())
 
     async def close(self) -> None:
-        for task in list(self._tasks):
+        """Let go of every child at server stop (runs stay `running` on disk: the next start
+        reads them as interrupted)."""
+        tasks = list(self._tasks)
+        for task in tasks:
             task.cancel()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), CLOSE_SECONDS)
         for channel in list(self._channels.values()):
             await channel.close()
 
@@ -268,8 +274,6 @@ class Coordinator:
         if job.id in self._stopping:
             _end(run, "stopped", STOPPED)
             return
-        run.state = "running"
-        self._save(job)
         # The child's session names its parent, job and run before the task (best effort:
         # an agent without `inject` still runs the task).
         note = (
@@ -293,7 +297,8 @@ class Coordinator:
                 self._relay(job, run, channel, event)
                 continue
             if kind == "turn_start" and run.turn_id is None and event.get("prompt") == prompt:
-                run.turn_id = str(event.get("turn_id"))
+                # Running from the child's turn start: a steer before it has no turn to enter.
+                run.turn_id, run.state = str(event.get("turn_id")), "running"
                 self._save(job)
             elif event.get("turn_id") != run.turn_id or run.turn_id is None:
                 continue
