@@ -15,7 +15,7 @@ import asyncio
 import os
 import shlex
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +30,11 @@ from shard_core.capabilities.code_index.tools import (
     RepoMapTool,
 )
 from shard_core.contracts import ExtensionApi
+from shard_core.protocol.events import FileMutatedEvent, ToolCallEvent, TurnStartEvent
 
 _PATH_KEYS = ("path", "file_path", "notebook_path")
+INDEX_HELP = "code index status: files, languages, last update (`/index refresh` re-stats all)"
+MAP_HELP = "the repo map: the workspace's most relevant definitions (optional focus: files, names)"
 LSP_SETTING = "SHARD_LSP"
 """`auto` (default: the first installed server), `off`, or a command line to start"""
 
@@ -61,8 +64,8 @@ class CodeIndexCapability:
         caps = {} if max_files is None else {"max_files": max_files}
         self.index = CodeIndex(root, home, **caps)
         command = server_command() if server is True else (list(server) if server else None)
-        self.code = CodeIntelligence(self.index, Diagnostics(self.index.root, command,
-                                                             timeout=lsp_timeout))  # fmt: skip
+        diagnostics = Diagnostics(self.index.root, command, timeout=lsp_timeout)
+        self.code = CodeIntelligence(self.index, diagnostics)
 
     def __call__(self, api: ExtensionApi) -> Any:
         api.register_code_intelligence(self.code)
@@ -76,15 +79,13 @@ class CodeIndexCapability:
         api.on("file_mutated", self.file_mutated)
         api.on("tool_call", self.tool_call)
         api.on("turn_start", self.turn_start)
-        api.register_command("index", "code index status: files, languages, last update",
-                             self.index_command)  # fmt: skip
-        api.register_command("map", "the repo map (optional focus: files or names)",
-                             self.map_command)  # fmt: skip
+        api.register_command("index", INDEX_HELP, self.index_command)
+        api.register_command("map", MAP_HELP, self.map_command)
         return self.close
 
     # ------------------------------------------------------------ event handlers
 
-    def file_mutated(self, event: Any) -> Any:
+    def file_mutated(self, event: FileMutatedEvent) -> Awaitable[int] | None:
         paths: list[str] = list(event.paths)
         if paths:
             self.index.update(paths)  # inline: the tool result that follows sees the new index
@@ -93,13 +94,13 @@ class CodeIndexCapability:
             return asyncio.to_thread(self.index.refresh)  # a shell command: re-stat everything
         return None
 
-    def tool_call(self, event: Any) -> None:
+    def tool_call(self, event: ToolCallEvent) -> None:
         given = event.call.input
         self.code.notice(str(given[k]) for k in _PATH_KEYS if isinstance(given.get(k), str))
 
-    def turn_start(self, event: Any) -> None:
+    def turn_start(self, event: TurnStartEvent) -> None:
         if self.index.files:
-            self.code.notice_text(str(event.prompt))
+            self.code.notice_text(event.prompt)
 
     # ------------------------------------------------------------ commands
 
