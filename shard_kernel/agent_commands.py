@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from shard_core.protocol.commands import (
     Command,
     CommandReply,
@@ -12,7 +14,9 @@ from shard_core.protocol.commands import (
     SetTitleCommand,
     SteerCommand,
 )
-from shard_core.sdk import Agent
+
+if TYPE_CHECKING:
+    from shard_core.sdk import Agent
 
 
 def answer_permission(

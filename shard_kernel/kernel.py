@@ -17,7 +17,7 @@ import re
 import signal
 import time
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import comm
 import ipykernel.ipkernel  # noqa: F401  (points the `comm` package at ipykernel's CommManager)
@@ -28,7 +28,6 @@ from ipykernel.kernelbase import Kernel
 from traitlets import Float
 
 from shard_core import __version__
-from shard_core.engine.compaction.redact import redact
 from shard_core.engine.event_log import EventLog
 from shard_core.engine.events import EventStream
 from shard_core.engine.state import private_dir, shard_home
@@ -43,7 +42,6 @@ from shard_core.protocol.events import (
     UiRequestEvent,
     UiResolvedEvent,
 )
-from shard_core.sdk import Agent, create_agent
 from shard_core.types.errors import ShardError
 from shard_kernel.agent_env import PREFIX, AgentEnv, kernel_hint, read_agent_env
 from shard_kernel.cell_output import CellOutput
@@ -51,11 +49,12 @@ from shard_kernel.clients import ClientRegistry
 from shard_kernel.comm_commands import CommCommands
 from shard_kernel.event_batch import EventBatcher, asyncio_schedule
 from shard_kernel.iopub_hold import IOPubHold
-from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
-from shard_kernel.recovery import recover
 from shard_kernel.slash import command_names, run_slash
 from shard_kernel.ui_bridge import CommUiBridge
 from shard_kernel.widget_host import WidgetHost
+
+if TYPE_CHECKING:
+    from shard_core.sdk import Agent
 
 EVENTS_COMM_ID = "shard-events"
 COMM_TARGET = "shard"
@@ -68,6 +67,8 @@ _AGENT_ID = re.compile(r"^agent-[A-Za-z0-9_-]+$")
 
 def boot_failure(exc: BaseException) -> str:
     """What to tell about an agent that could not start: no traceback, secrets redacted."""
+    from shard_core.engine.compaction.redact import redact  # the engine: loaded with the agent
+
     text = str(exc) if isinstance(exc, ShardError) else f"{type(exc).__name__}: {exc}"
     return redact(text.strip().splitlines()[0] if text.strip() else type(exc).__name__)[:500]
 
@@ -201,6 +202,12 @@ class ShardKernel(Kernel):
             gc.freeze()
 
     async def _create(self, env: AgentEnv) -> Agent:
+        # The engine, the tools and the capabilities are imported here, with the agent: the
+        # kernel itself starts (and answers kernel_info) without them.
+        from shard_core.sdk import create_agent
+        from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
+        from shard_kernel.recovery import recover
+
         folder = private_dir(shard_home() / "agents" / env.agent_id)
         self.event_log = EventLog(folder / "events.jsonl")
         events = EventStream(env.agent_id, start_seq=self.event_log.next_seq)

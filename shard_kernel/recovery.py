@@ -6,6 +6,7 @@ import os
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shard_core.engine.event_log import EventLog
 from shard_core.protocol.events import (
@@ -18,8 +19,10 @@ from shard_core.protocol.events import (
     TurnEndEvent,
     TurnStartEvent,
 )
-from shard_core.sdk import Agent
 from shard_core.tools.bash import OWNER_VARIABLE
+
+if TYPE_CHECKING:
+    from shard_core.sdk import Agent
 
 LOOKBACK = 5000
 

@@ -11,12 +11,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from shard_core.contracts import ToolContext
-from shard_core.sdk import Agent
 from shard_core.types.errors import ConfigError
-from shard_kernel.commands.extensions import extensions_table
 from shard_kernel.terminal.render import format_usage
 
 if TYPE_CHECKING:
+    from shard_core.sdk import Agent
     from shard_kernel.kernel import ShardKernel
 
 SLASH_COMMANDS = (
@@ -88,7 +87,7 @@ async def _builtin(kernel: ShardKernel, agent: Agent, name: str, args: list[str]
         "/mode": lambda: _mode(agent, args),
         "/status": lambda: _status(kernel, agent),
         "/grants": lambda: _grants(agent, args),
-        "/extensions": lambda: extensions_table(agent.host),
+        "/extensions": lambda: _extensions(agent),
         "/title": lambda: _title(agent, args),
     }
     return simple[name]()
@@ -212,3 +211,9 @@ def _grants(agent: Agent, args: list[str]) -> str:
     if not grants:
         return "No grants: nothing is always allowed for this agent."
     return "\n".join(f"- `{g.text}` (granted by {g.granted_by})" for g in grants)
+
+
+def _extensions(agent: Agent) -> str:
+    from shard_kernel.commands.extensions import extensions_table  # the CLI's, loaded on use
+
+    return extensions_table(agent.host)

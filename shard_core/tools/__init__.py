@@ -1,17 +1,45 @@
-"""The built-in tools: read, write, edit, bash, grep, find and ls, confined to the workspace."""
+"""The built-in tools: read, write, edit, bash, grep, find and ls, confined to the workspace.
 
+Each tool's module is imported on first use (PEP 562): a module under shard_core.tools (e.g.
+`atomic`, which the state folder uses) does not load every tool with it.
+"""
+
+from __future__ import annotations
+
+import importlib
 from collections.abc import Collection
+from typing import TYPE_CHECKING, Any
 
-from shard_core.contracts import Tool
-from shard_core.tools.bash import BashTool
-from shard_core.tools.edit import EditTool
-from shard_core.tools.find import FindTool
-from shard_core.tools.grep import GrepTool
-from shard_core.tools.ls import LsTool
-from shard_core.tools.read import ReadTool
-from shard_core.tools.sandbox import Sandbox, SandboxPolicy
-from shard_core.tools.tasks import BackgroundTasks
-from shard_core.tools.write import WriteTool
+if TYPE_CHECKING:
+    from shard_core.contracts import Tool
+    from shard_core.tools.bash import BashTool
+    from shard_core.tools.edit import EditTool
+    from shard_core.tools.find import FindTool
+    from shard_core.tools.grep import GrepTool
+    from shard_core.tools.ls import LsTool
+    from shard_core.tools.read import ReadTool
+    from shard_core.tools.sandbox import SandboxPolicy
+    from shard_core.tools.tasks import BackgroundTasks
+    from shard_core.tools.write import WriteTool
+
+_WHERE = {
+    "BashTool": "bash",
+    "EditTool": "edit",
+    "FindTool": "find",
+    "GrepTool": "grep",
+    "LsTool": "ls",
+    "ReadTool": "read",
+    "WriteTool": "write",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 
 def builtin_tools(
@@ -25,6 +53,15 @@ def builtin_tools(
     `env_passthrough`: secret variables the bash tool's commands may see anyway (config
     `tools.env_passthrough`). `sandbox`: how bash commands are confined (config `sandbox`).
     `tasks`: where `bash{background: true}` starts its tasks (none: refused)."""
+    from shard_core.tools.bash import BashTool
+    from shard_core.tools.edit import EditTool
+    from shard_core.tools.find import FindTool
+    from shard_core.tools.grep import GrepTool
+    from shard_core.tools.ls import LsTool
+    from shard_core.tools.read import ReadTool
+    from shard_core.tools.sandbox import Sandbox
+    from shard_core.tools.write import WriteTool
+
     bash = BashTool(env_passthrough=env_passthrough, sandbox=Sandbox(sandbox), tasks=tasks)
     return [ReadTool(), WriteTool(), EditTool(), bash, GrepTool(), FindTool(), LsTool()]
 
