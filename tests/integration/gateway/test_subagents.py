@@ -485,3 +485,28 @@ async def test_a_childs_ask_is_answered_by_the_parents_person(
     ]
     assert (decision["decision"], decision["source"]) == ("allow", "client")
     assert decision["decided_by"] == f"a person on {parent['name']}"
+
+
+async def test_a_run_past_its_deadline_fails_and_its_kernel_stops(
+    servers: Servers, workspace: Path
+) -> None:
+    server = servers.start()
+    _definition(server.env, "sleeper", write_script(workspace.parent, SLOW_CHILD, "slow.json"))
+    parent = await _create(server, workspace, write_script(workspace.parent, [{"text": "hi"}]))
+    launched = await api(
+        server,
+        "POST",
+        "/shard/api/jobs",
+        {"parent": parent["id"], "task": "sleep", "agent": "sleeper", "deadline": 8},
+    )
+    assert launched.code == 201, launched.body
+    [job] = await _settled(server, parent["id"], 1)
+    full = await _job(server, job["id"])
+    run = full["runs"][0]
+    assert (full["state"], run["state"], run["reason"]) == (
+        "failed",
+        "failed",
+        "the deadline of 8s passed",
+    )
+    child = body(await api(server, "GET", f"/shard/api/agents/{run['agent_id']}"))
+    assert child["runtime_state"] == "stopped"
