@@ -192,6 +192,26 @@ def test_dashboard_lists_refreshes_attaches_and_kills(
     assert "%shard: error" not in capsys.readouterr().out
 
 
+def test_the_dashboard_polls_when_the_event_subscription_fails(
+    shell: InteractiveShell,
+    gateway: Server,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # a server without the events route (an older Shard, a proxy refusing WebSockets): 404
+    monkeypatch.setattr("shard_kernel.remote.events.EVENTS_PATH", "shard/api/no-such-events")
+    create_agent(gateway, workspace, "alpha", HELLO)
+    shell.run_line_magic("shard", "dashboard")
+    host = magics(shell).remote.dashboards[-1]
+    create_agent(gateway, workspace, "beta", HELLO)  # made elsewhere: the poll picks it up
+    wait_until(lambda: len(host.widget.agents) == 2, 15, "the dashboard's poll")
+    assert host.source == "polling"
+    host.widget.close()
+    wait_until(lambda: not host.polling, 10, "the poll to stop")
+    assert "%shard: error" not in capsys.readouterr().out
+
+
 def test_unknown_and_ambiguous_agents_and_bad_arguments(
     shell: InteractiveShell, gateway: Server, workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
