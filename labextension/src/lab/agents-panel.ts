@@ -8,6 +8,7 @@ import type { AgentInfo } from "../wire";
 import type { AgentDirectory } from "./agent-directory";
 import { renderNewAgentForm, type NewAgentActions } from "./new-agent-form";
 import type { CreateAgent } from "../client/registry-api";
+import { treeName, treeOrder, type TreeRow } from "../client/agent-tree";
 
 export interface PanelActions {
   readonly open: (agent: AgentInfo) => void;
@@ -154,10 +155,10 @@ export class AgentsPanel extends Widget {
       return;
     }
     const most = Math.max(0, ...agents.map((agent) => usageTokens(agent.usage)));
-    this.list.replaceChildren(...agents.map((agent) => this.renderAgent(agent, most)));
+    this.list.replaceChildren(...treeOrder(agents).map((row) => this.renderAgent(row, most)));
   }
 
-  private renderAgent(agent: AgentInfo, most: number): HTMLElement {
+  private renderAgent({ agent, depth }: TreeRow, most: number): HTMLElement {
     const badge = badgeOf(agent);
     const stopped = agent.runtime_state !== "running" && agent.runtime_state !== "starting";
     const open = button(
@@ -174,12 +175,15 @@ export class AgentsPanel extends Widget {
     kill.disabled = stopped;
     const item = h(
       "li",
-      { class: "shard-agent-item", attrs: { "data-agent-id": agent.id } },
+      {
+        class: depth > 0 ? "shard-agent-item shard-agent-child" : "shard-agent-item",
+        attrs: { "data-agent-id": agent.id, "data-depth": String(depth) },
+      },
       h(
         "div",
         { class: "shard-agent-line" },
         h("span", { class: `shard-dot shard-dot-${badge.tone}`, attrs: { "aria-hidden": "true" } }),
-        h("span", { class: "shard-agent-name" }, agent.name),
+        h("span", { class: "shard-agent-name", title: agent.name }, treeName({ agent, depth })),
         h("span", { class: `shard-badge shard-status-badge shard-tone-${badge.tone}` }, badge.text),
       ),
       agent.title

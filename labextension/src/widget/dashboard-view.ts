@@ -2,6 +2,7 @@
 import { button, clear, h } from "../render/dom";
 import { formatCost, formatTokens } from "../render/format";
 import { isFiniteNumber, isRecord, isString } from "../render/guards";
+import { treeName, treeOrder, type TreeRow } from "../client/agent-tree";
 import type { AgentInfo } from "../wire";
 import { nextCommandId } from "./commands";
 import { getList, listen, type Cleanup, type RenderProps, type WidgetModel } from "./model";
@@ -23,7 +24,7 @@ function usageText(agent: AgentInfo): string {
 }
 
 function row(
-  agent: AgentInfo,
+  { agent, depth }: TreeRow,
   act: (action: DashboardAction, agentId: string) => void,
   most: number,
 ): HTMLElement {
@@ -38,11 +39,14 @@ function row(
   );
   return h(
     "tr",
-    { class: `shard-agent-row shard-runtime-${agent.runtime_state}` },
+    {
+      class: `shard-agent-row shard-runtime-${agent.runtime_state}`,
+      attrs: { "data-depth": String(depth) },
+    },
     h(
       "td",
       null,
-      h("div", { class: "shard-agent-name" }, agent.name || agent.id),
+      h("div", { class: "shard-agent-name", title: agent.name }, treeName({ agent, depth })),
       agent.title ? h("div", { class: "shard-agent-title" }, agent.title) : null,
       h("div", { class: "shard-agent-id" }, agent.id),
     ),
@@ -79,7 +83,7 @@ function table(
     "table",
     { class: "shard-dashboard-table" },
     h("thead", null, head),
-    h("tbody", null, ...agents.map((a) => row(a, act, most))),
+    h("tbody", null, ...treeOrder(agents).map((r) => row(r, act, most))),
   );
 }
 

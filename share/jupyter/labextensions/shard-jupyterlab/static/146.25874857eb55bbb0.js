@@ -554,6 +554,12 @@
   padding: 6px 4px;
   border-bottom: 1px solid var(--shard-border);
 }
+.shard-agent-child {
+  padding-left: 16px;
+}
+.shard-agent-name {
+  white-space: pre;
+}
 .shard-agent-line {
   display: flex;
   align-items: center;
