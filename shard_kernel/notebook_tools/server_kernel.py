@@ -19,7 +19,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 CONNECTION_WAIT = 30.0
 HTTP_TIMEOUT = 60.0
@@ -41,14 +41,10 @@ class JupyterServer:
         """The running Jupyter server that started this process, if any."""
         try:
             from jupyter_core.paths import jupyter_runtime_dir
-            from jupyter_server.serverapp import list_running_servers
         except ImportError:
             return None
         runtime = jupyter_runtime_dir()
-        try:
-            servers = [dict(s) for s in list_running_servers(runtime)]
-        except OSError:
-            return None
+        servers = _server_files(Path(runtime))
         parent = os.getppid()
         for info in servers:
             if info.get("pid") == parent and info.get("url"):
@@ -115,3 +111,17 @@ class ServerKernel:
         # A server that went first took its kernels with it.
         with contextlib.suppress(ServerKernelError):
             await self.server.request("DELETE", f"/api/kernels/{self.kernel_id}")
+
+
+def _server_files(runtime: Path) -> list[dict[str, Any]]:
+    """The `jpserver-*.json` info files Jupyter servers write in the runtime folder (what
+    jupyter_server's `list_running_servers` reads, without importing the server: that import
+    was most of an agent's start, and the caller only looks for its parent, which runs)."""
+    found: list[dict[str, Any]] = []
+    with contextlib.suppress(OSError):
+        for path in sorted(runtime.glob("jpserver-*.json")):
+            with contextlib.suppress(OSError, ValueError):
+                info = json.loads(path.read_text(encoding="utf-8"))
+                if isinstance(info, dict):
+                    found.append(cast(dict[str, Any], info))
+    return found
