@@ -67,3 +67,39 @@ def test_the_summaries_are_what_each_command_registers() -> None:
     registered = {action.dest: action.help for action in sub._choices_actions}
     assert list(registered) == list(SUBCOMMANDS)
     assert registered == SUMMARIES
+
+
+KERNEL_SHARD_MODULES = {
+    "shard_core", "shard_core.contracts", "shard_core.contracts.codeintel",
+    "shard_core.contracts.tool", "shard_core.contracts.ui", "shard_core.engine",
+    "shard_core.engine.event_log", "shard_core.engine.events", "shard_core.engine.state",
+    "shard_core.protocol", "shard_core.protocol.commands", "shard_core.protocol.events",
+    "shard_core.protocol.framing", "shard_core.protocol.mime", "shard_core.protocol.orchestrator",
+    "shard_core.protocol.version", "shard_core.tools", "shard_core.tools.atomic",
+    "shard_core.types", "shard_core.types.base", "shard_core.types.content",
+    "shard_core.types.decision", "shard_core.types.errors", "shard_core.types.normalized",
+    "shard_core.types.provider", "shard_core.types.render", "shard_core.types.results",
+    "shard_core.types.session", "shard_core.types.usage",
+    "shard_kernel", "shard_kernel.agent_commands", "shard_kernel.agent_env",
+    "shard_kernel.cell_output", "shard_kernel.clients", "shard_kernel.comm_commands",
+    "shard_kernel.event_batch", "shard_kernel.iopub_hold", "shard_kernel.kernel",
+    "shard_kernel.slash", "shard_kernel.terminal", "shard_kernel.terminal.escape",
+    "shard_kernel.terminal.render", "shard_kernel.ui_bridge", "shard_kernel.widget_host",
+}  # fmt: skip
+"""What the kernel needs to answer kernel_info and carry events: the wire types, the protocol,
+the event log. The engine, the tools, the providers and the capabilities come with the agent
+(`ShardKernel._create`)."""
+
+KERNEL_FORBIDDEN = (
+    "shard_core.sdk", "shard_core.engine.session", "shard_core.engine.session_store",
+    "shard_core.engine.compaction", "shard_core.engine.extension_host", "shard_core.capabilities",
+    "shard_core.providers", "shard_core.tools.bash", "shard_widgets", "jupyter_server",
+    "nbformat", "jsonschema", "lsprotocol", "pygls", "tree_sitter", "tree_sitter_language_pack",
+    "sqlite3", "yaml", "pathspec", "mcp", "anthropic", "openai", "httpx", "psutil",
+)  # fmt: skip
+
+
+def test_the_kernel_module_imports_what_kernel_info_needs_and_no_more() -> None:
+    modules = loaded_after("import shard_kernel.kernel")
+    assert _under(modules, KERNEL_FORBIDDEN) == set()
+    assert {m for m in modules if m.startswith("shard")} == KERNEL_SHARD_MODULES
