@@ -1,4 +1,5 @@
-// A one-line input that queues a steering message for the running (or next) turn.
+// A one-line input that steers the running turn: the message goes into its next model request,
+// and the transcript shows the steer's receipt (admitted, or rejected when no turn took it).
 import { button, h } from "../render/dom";
 
 export function renderSteerBox(onSteer: (text: string) => void): HTMLElement {
