@@ -11,7 +11,10 @@ from shard_core.types import SessionEntry, SystemSection, ToolSpec
 
 PROMPT_SECTIONS_EVENT = "prompt_sections"
 """`api.on(PROMPT_SECTIONS_EVENT, source)`: an extension offers prompt sections; `source(branch)`
-returns them for the active branch (stable ones sort before volatile ones in `assemble`)."""
+is asked before every provider request with the active branch (the session log from the root to
+the leaf, compacted entries included) and returns the sections for it. Stable ones sort before
+volatile ones in `assemble`; a stable section must not change between requests (the prompt
+cache), a volatile one may (e.g. skills rehydrated after compaction)."""
 
 SectionSource = Callable[[Sequence[SessionEntry]], Sequence[SystemSection]]
 
