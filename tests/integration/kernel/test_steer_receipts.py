@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -67,3 +69,37 @@ def test_every_client_sees_the_same_steer_receipts(
         "no turn was running (send it as a prompt)",
     )
     assert _receipts(watching) == _receipts(steering)
+
+
+def test_inject_over_the_comm_reaches_every_client_and_the_next_prompt(
+    start_kernel: StartKernel, workspace: Path
+) -> None:
+    km, kc = start_kernel([{"text": "seen"}])
+    sender = AgentClient(kc, "client-a")
+    watcher = AgentClient(another_client(km), "client-b")
+    sender.attach(label="alice")
+    watcher.attach(role="observer")
+    reply = sender.command(
+        {"type": "inject", "id": "c1", "text": "x = 42", "kind": "output", "label": "Out[3]"}
+    )
+    assert (reply["ok"], reply["message"]) == (True, "logged")
+    injected = [watcher.wait_event("context_injected"), sender.wait_event("context_injected")]
+    assert injected[0] == injected[1]
+    assert (injected[0]["kind"], injected[0]["label"], injected[0]["text"]) == (
+        "output",
+        "Out[3]",
+        "x = 42",
+    )
+    assert injected[0]["entry_id"] == reply["data"]["entry_id"]
+    assert not any(e["type"] == "turn_start" for e in sender.events)  # no turn ran
+
+    sender.send({"type": "prompt", "text": "what is x?"})
+    sender.wait_event("turn_end")
+    home = Path(os.environ["SHARD_HOME"]) / "agents" / "agent-test" / "sessions"
+    [log] = list(home.glob("*.jsonl"))
+    users = [
+        json.loads(line)["details"]["message"]["content"][0]["text"]
+        for line in log.read_text().splitlines()
+        if '"role":"user"' in line.replace(" ", "")
+    ]
+    assert users == ['<context kind="output" label="Out[3]">\nx = 42\n</context>', "what is x?"]
