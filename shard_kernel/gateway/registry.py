@@ -56,6 +56,7 @@ class AgentRegistry:
         self._locks: dict[str, asyncio.Lock] = {}
         self._histories: dict[str, EventHistory] = {}
         self.on_change: Callable[[str], None] = lambda agent_id: None
+        self._listing_failed = False
         """Called when this registry starts or stops an agent's kernel (events.py publishes it)."""
 
     # ------------------------------------------------------------ manifests
@@ -243,7 +244,10 @@ class AgentRegistry:
         try:
             models = await ensure_async(self.km.list_kernels())
         except Exception as exc:  # e.g. a kernel gateway with kernel listing turned off
-            self.log.warning("shard: listing kernels failed (%s); using cached states", exc)
+            # once: the events watcher lists every few seconds (events.py)
+            log = self.log.debug if self._listing_failed else self.log.warning
+            self._listing_failed = True
+            log("shard: listing kernels failed (%s); using each kernel's model", exc)
             models = [await ensure_async(self.km.kernel_model(k)) for k in ours]
         return {str(m["id"]): m for m in models or [] if m}
 

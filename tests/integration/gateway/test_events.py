@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,16 @@ from tornado.websocket import websocket_connect
 from shard_core.protocol.orchestrator import AgentsSnapshotEvent
 from shard_kernel.remote.events import EventFeed
 from shard_kernel.remote.link import GatewayError, GatewayLink
-from tests.integration.gateway.conftest import TOKEN, Server, Servers, api, body, write_script
+from tests.integration.gateway.conftest import (
+    TOKEN,
+    Server,
+    Servers,
+    api,
+    body,
+    free_port,
+    start_process,
+    write_script,
+)
 from tests.integration.gateway.test_registry import prompt
 
 SPAWN_WITHIN = 1.0
@@ -175,3 +185,34 @@ def test_snapshot_wire_shape() -> None:
         "gap": False,
         "ts": 1.0,
     }
+
+
+async def test_events_from_a_kernel_gateway_that_lists_no_kernels(
+    servers: Servers, workspace: Path
+) -> None:
+    # jupyter-kernel-gateway's default: GET /api/kernels is refused; the watcher's periodic look
+    # then reads each kernel's model instead, and says so once in the log, not every 2 s
+    pytest.importorskip("kernel_gateway", reason="jupyter_kernel_gateway is a dev dependency")
+    kg_port, kg_token = free_port(), "kg-events-token-8d2f61"
+    kg_argv = [
+        sys.executable, "-m", "kernel_gateway", "--KernelGatewayApp.ip=127.0.0.1",
+        f"--KernelGatewayApp.port={kg_port}", "--KernelGatewayApp.port_retries=0",
+    ]  # fmt: skip
+    kg_env = {**servers.env, "KG_AUTH_TOKEN": kg_token}
+    kg = start_process(kg_argv, kg_env, servers.root / "kg.log", kg_port, kg_token)
+    servers.started.append(kg)
+    server = servers.start(
+        "--gateway-url", f"http://127.0.0.1:{kg_port}", env={"JUPYTER_GATEWAY_AUTH_TOKEN": kg_token}
+    )
+    feed = EventFeed(GatewayLink(server.url, TOKEN))
+    await feed.connect()
+    await feed.next_event()
+    agent = await create(server, workspace, "remote")
+    spawned = await until(feed, "agent_spawned", agent["id"])
+    assert spawned.agent.runtime_state == "running"
+    await asyncio.sleep(5)  # two periodic looks at least
+    await api(server, "DELETE", f"/shard/api/agents/{agent['id']}")
+    await until(feed, "agent_exited", agent["id"])
+    await feed.close()
+    warnings = server.log.read_text().count("listing kernels failed")
+    assert warnings == 1
