@@ -16,6 +16,10 @@ login cookies: each start makes a new cookie secret, so a browser logged in befo
 
 REST: GET/POST /shard/api/agents, GET/DELETE /shard/api/agents/ID,
       POST /shard/api/agents/ID/attach, GET /shard/api/agents/ID/events?since=N&limit=M
+pushed: WebSocket /shard/api/events[?epoch=E&since=N] (agent_spawned, agent_exited, …)
+
+remote kernels (--gateway-url) keep their state in this server's SHARD_HOME (sent to them as
+  KERNEL_SHARD_HOME): put it on a volume both see, or set SHARD_KERNEL_HOME to the kernels' path.
 """
 
 
