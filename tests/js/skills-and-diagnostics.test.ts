@@ -2,6 +2,8 @@
 // the Lab store and the anywidget model alike), and a skill activation's card.
 import { describe, expect, it } from "vitest";
 import { AgentStore } from "../../labextension/src/client/agent-store";
+import type { CreateAgent } from "../../labextension/src/client/registry-api";
+import { renderNewAgentForm } from "../../labextension/src/lab/new-agent-form";
 import { renderDiagnostics } from "../../labextension/src/widget/agent-header";
 import { renderToolCard } from "../../labextension/src/widget/tool-card";
 import type { ToolItem } from "../../labextension/src/widget/transcript-items";
@@ -122,5 +124,52 @@ describe("a skill activation's card", () => {
     const card = renderToolCard(item("read"));
     expect(card.classList.contains("shard-tool-skill")).toBe(false);
     expect(card.querySelector(".shard-skill-badge")).toBeNull();
+  });
+});
+
+describe("the New agent form's definition and skills", () => {
+  async function submit(
+    fill: (form: HTMLElement) => void,
+  ): Promise<CreateAgent[]> {
+    const sent: CreateAgent[] = [];
+    const form = renderNewAgentForm("/root", {
+      pickFolder: () => Promise.resolve(null),
+      create: (request) => {
+        sent.push(request);
+        return Promise.resolve();
+      },
+      cancel: () => undefined,
+    });
+    fill(form);
+    form.querySelector<HTMLButtonElement>(".shard-create")!.click();
+    await Promise.resolve();
+    return sent;
+  }
+
+  const input = (form: HTMLElement, cls: string): HTMLInputElement =>
+    form.querySelector<HTMLInputElement>(`.${cls}`)!;
+
+  it("sends agent and skills, and no mode unless one is chosen", async () => {
+    const sent = await submit((form) => {
+      input(form, "shard-new-definition").value = " reviewer ";
+      input(form, "shard-new-skills").value = "code-review, pdf ,,";
+    });
+    expect(sent).toEqual([
+      {
+        cwd: "/root",
+        headless_policy: "deny",
+        agent: "reviewer",
+        skills: ["code-review", "pdf"],
+      },
+    ]);
+  });
+
+  it("sends neither when left empty, and the mode when chosen", async () => {
+    const sent = await submit((form) => {
+      form.querySelector<HTMLSelectElement>(".shard-new-mode")!.value = "plan";
+    });
+    expect(sent).toEqual([
+      { cwd: "/root", headless_policy: "deny", mode: "plan" },
+    ]);
   });
 });

@@ -9,8 +9,13 @@ export interface CreateAgent {
   readonly cwd: string;
   readonly name?: string;
   readonly model?: string;
-  readonly mode: string;
+  /** absent: build, or the agent definition's mode */
+  readonly mode?: string;
   readonly headless_policy: "deny" | "allow_if_rule_matches" | "queue";
+  /** an agent definition's name (agents/NAME.md) */
+  readonly agent?: string;
+  /** only these Agent Skills */
+  readonly skills?: readonly string[];
 }
 
 export class RegistryError extends Error {}

@@ -1,6 +1,7 @@
 // The New agent form: folder (relative to the server root, with a folder picker), name, model,
-// mode and headless policy. Validation says what to fix; the registry's own errors are shown as
-// it words them (e.g. "the name x is taken: choose another").
+// mode, headless policy, an agent definition and the skills it may use. Validation says what to
+// fix; the registry's own errors are shown as it words them (e.g. "the name x is taken: choose
+// another").
 import { button, h } from "../render/dom";
 import type { CreateAgent } from "../client/registry-api";
 
@@ -53,9 +54,18 @@ export function renderNewAgentForm(root: string, actions: NewAgentActions): HTML
       "aria-label": "Model",
     },
   });
+  const definition = h("input", {
+    class: "shard-input shard-new-definition",
+    attrs: { type: "text", placeholder: "(none)", "aria-label": "Agent definition" },
+  });
+  const skills = h("input", {
+    class: "shard-input shard-new-skills",
+    attrs: { type: "text", placeholder: "(every skill found)", "aria-label": "Skills" },
+  });
   const mode = h(
     "select",
     { class: "shard-input shard-new-mode", attrs: { "aria-label": "Mode" } },
+    h("option", { attrs: { value: "" } }, "build, or the definition's"),
     h("option", { attrs: { value: "build" } }, "build"),
     h("option", { attrs: { value: "plan" } }, "plan (read-only)"),
   );
@@ -81,12 +91,18 @@ export function renderNewAgentForm(root: string, actions: NewAgentActions): HTML
       message.textContent = cwd.message;
       return;
     }
+    const skillNames = skills.value
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     const request: CreateAgent = {
       cwd,
-      mode: mode.value,
       headless_policy: policy.value as CreateAgent["headless_policy"],
+      ...(mode.value ? { mode: mode.value } : {}),
       ...(name.value.trim() ? { name: name.value.trim() } : {}),
       ...(model.value.trim() ? { model: model.value.trim() } : {}),
+      ...(definition.value.trim() ? { agent: definition.value.trim() } : {}),
+      ...(skillNames.length ? { skills: skillNames } : {}),
     };
     submit.disabled = true;
     message.textContent = "Creating…";
@@ -111,6 +127,8 @@ export function renderNewAgentForm(root: string, actions: NewAgentActions): HTML
     field("Model", model),
     field("Mode", mode),
     field("When nobody answers", policy),
+    field("Agent definition", definition, "agents/NAME.md: its model, mode, tools and rules"),
+    field("Skills", skills, "names, comma-separated"),
     h(
       "div",
       { class: "shard-form-actions" },
