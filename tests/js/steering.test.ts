@@ -171,8 +171,17 @@ describe("injected context and titles", () => {
         <div class="jp-OutputPrompt">[7]:</div>
         <div class="jp-OutputArea-output"><pre>ZeroDivisionError: division by zero</pre></div>
       </div>
-      <div class="jp-OutputArea-child"><div class="jp-OutputArea-output"></div></div>`;
-    const [first, empty] = [...document.querySelectorAll(OUTPUT_SELECTOR)];
+      <div class="jp-OutputArea-child"><div class="jp-OutputArea-output"></div></div>
+      <div class="jp-Cell">
+        <div class="jp-InputPrompt">[4]:</div>
+        <div class="jp-OutputArea-child">
+          <div class="jp-OutputPrompt"></div>
+          <div class="jp-OutputArea-output">a display</div>
+        </div>
+      </div>`;
+    const [first, empty, display] = [
+      ...document.querySelectorAll(OUTPUT_SELECTOR),
+    ];
     expect(outputInjection(first as Element, "analysis.ipynb")).toEqual({
       type: "inject",
       id: expect.any(String),
@@ -181,6 +190,7 @@ describe("injected context and titles", () => {
       label: "analysis.ipynb Out[7]",
     });
     expect(outputInjection(empty as Element, null)).toBeNull();
+    expect(outputInjection(display as Element, null)?.label).toBe("cell [4]");
   });
 
   it("usage bars scale to the biggest agent", () => {

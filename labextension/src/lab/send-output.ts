@@ -14,11 +14,12 @@ export function outputInjection(node: Element, notebook: string | null): InjectM
   if (!text) return null;
   if (text.length > MAX_OUTPUT_CHARS)
     text = `${text.slice(0, MAX_OUTPUT_CHARS)}\n… (${text.length - MAX_OUTPUT_CHARS} more characters not sent)`;
-  const prompt = node
-    .closest(".jp-OutputArea-child")
-    ?.querySelector(".jp-OutputPrompt")
-    ?.textContent?.trim()
-    .replace(/:$/, "");
-  const where = prompt ? `Out${prompt}` : "output";
+  // Out[N] when the output has an execution count; a display (an agent's transcript, say)
+  // has none, so the cell's own prompt names it
+  const number = (selector: string, scope: Element | null | undefined): string =>
+    scope?.querySelector(selector)?.textContent?.trim().replace(/:$/, "") ?? "";
+  const out = number(".jp-OutputPrompt", node.closest(".jp-OutputArea-child"));
+  const cell = number(".jp-InputPrompt", node.closest(".jp-Cell"));
+  const where = /\d/.test(out) ? `Out${out}` : /\d/.test(cell) ? `cell ${cell}` : "output";
   return commands.inject(text, "output", notebook ? `${notebook} ${where}` : where);
 }
