@@ -8,6 +8,7 @@ people a status line; an interrupted or timed-out call says so. Running code is 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 from shard_core.contracts import ToolContext
 from shard_core.tools.guard import guarded
 from shard_core.types import JsonObject, TextBlock, ToolResult
-from shard_core.types.render import StatusDescriptor, TextDescriptor
+from shard_core.types.render import ProgressDescriptor, StatusDescriptor, TextDescriptor
 from shard_kernel.notebook_tools.context import NotebookSetup, path_description, resolve_notebook
 from shard_kernel.notebook_tools.document import NotebookError, NotebookFile
 from shard_kernel.notebook_tools.outputs import Budget, summarise
@@ -23,12 +24,46 @@ from shard_kernel.notebook_tools.store import NotebookStore
 from shard_kernel.notebook_tools.workspace_kernel import Execution, KernelError, WorkspaceKernel
 
 Saved = Callable[[Path], Awaitable[None]]
+PROGRESS_EVERY = 0.5
+MAX_PROGRESS_CHARS = 4_000
 
 _TIMEOUT: JsonObject = {
     "type": "number",
     "exclusiveMinimum": 0,
     "description": "Seconds before the run is interrupted (default from the agent's setup).",
 }
+
+
+class Progress:
+    """Streams a long run's output as it comes: `ctx.on_update` gets the output so far and a
+    progress descriptor (seconds running), at most every PROGRESS_EVERY seconds."""
+
+    def __init__(self, ctx: ToolContext, label: str) -> None:
+        self.ctx = ctx
+        self.label = label
+        self.outputs: list[JsonObject] = []
+        self.started = time.monotonic()
+        self.sent = 0.0
+
+    def output(self, output: JsonObject) -> None:
+        self.outputs.append(output)
+        now = time.monotonic()
+        if self.ctx.on_update is None or now - self.sent < PROGRESS_EVERY:
+            return
+        self.sent = now
+        text = "\n".join(summarise(self.outputs, Budget(chars=MAX_PROGRESS_CHARS, images=0)))
+        elapsed = round(now - self.started, 1)
+        self.ctx.on_update(
+            ToolResult(
+                content=[TextBlock(text=text)],
+                render=[
+                    ProgressDescriptor(
+                        label=f"{self.label}: running {elapsed:g} s", current=elapsed
+                    ),
+                    TextDescriptor(text=text),
+                ],
+            )
+        )
 
 
 def _execution_result(run: Execution, what: str, limit: float) -> ToolResult:
@@ -75,8 +110,11 @@ class PythonExecTool:
     @guarded
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
         limit = float(input.get("timeout", self.setup.exec_timeout))
+        progress = Progress(ctx, "python_exec")
         try:
-            run = await self.kernel.execute(input["code"], limit=limit, cwd=ctx.cwd)
+            run = await self.kernel.execute(
+                input["code"], limit=limit, cwd=ctx.cwd, on_output=progress.output
+            )
         except KernelError as exc:
             return ToolResult.error(str(exc))
         return _execution_result(run, "python_exec", limit)
@@ -131,7 +169,7 @@ class NotebookRunTool:
         ran: list[tuple[str, Execution]] = []
         try:
             for cell_id in wanted:
-                ran.append((cell_id, await self._run_cell(target, cell_id, limit, ctx.cwd)))
+                ran.append((cell_id, await self._run_cell(target, cell_id, limit, ctx)))
                 if ran[-1][1].error is not None or ran[-1][1].interrupted:
                     break
         except KernelError as exc:
@@ -142,10 +180,13 @@ class NotebookRunTool:
             await self._on_saved(target)
         return _run_report(shown, wanted, ran, limit)
 
-    async def _run_cell(self, target: Path, cell_id: str, limit: float, cwd: Path) -> Execution:
+    async def _run_cell(
+        self, target: Path, cell_id: str, limit: float, ctx: ToolContext
+    ) -> Execution:
         doc = await self.store.read(target)
         source = doc.cells[doc.find(cell_id)].source
-        run = await self.kernel.execute(source, limit=limit, cwd=cwd)
+        progress = Progress(ctx, f"{target.name} cell {cell_id}")
+        run = await self.kernel.execute(source, limit=limit, cwd=ctx.cwd, on_output=progress.output)
         # Into the notebook as it is now (it may have been edited while the cell ran): only
         # this cell's outputs and count change.
         await self.store.change(target, lambda now: _store_outputs(now, cell_id, run))
