@@ -1,6 +1,7 @@
 """With jupyter-collaboration (its own environment: tests/fixtures/rtc.py), an agent's
-notebook_edit goes through the server's shared document: the open view shows the inserted cell
-at once, without a reload, the user's unsaved typing stays, and the server saves the file."""
+notebook_edit and notebook_run go through the server's shared document: the open view shows the
+inserted cell and then its output at once, without a reload, the user's unsaved typing stays, and
+the server saves the file."""
 
 from __future__ import annotations
 
@@ -59,19 +60,17 @@ def test_the_agents_cell_appears_live_and_the_users_typing_stays(
 ) -> None:
     url = rtc_lab.notebook(NAME, "python3", ["x = 1", "y = 2"])
     script = rtc_lab.base / "script.json"
-    insert = {"op": "insert", "after": "cell-1", "source": "z = 3  # by the agent"}
+    insert = {"op": "insert", "after": "cell-1", "source": "z = 3  # by the agent\nz * 14"}
+    edit = {"path": NAME, "operations": [insert]}
     steps = [
-        {
-            "tool_calls": [
-                {"name": "notebook_edit", "input": {"path": NAME, "operations": [insert]}}
-            ]
-        },
+        {"tool_calls": [{"name": "notebook_edit", "input": edit}]},
         {
             "expect": {
                 "last_tool_result_contains": ["edited shared.ipynb (in the shared document"]
             },
-            "text": "Added.",
+            "tool_calls": [{"name": "notebook_run", "input": {"path": NAME, "from": "cell-1"}}],
         },
+        {"expect": {"last_tool_result_contains": ["[result 2] 42"]}, "text": "Added and ran."},
     ]
     script.write_text(json.dumps({"name": "rtc", "steps": steps}))
     cells = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell")
@@ -94,7 +93,7 @@ def test_the_agents_cell_appears_live_and_the_users_typing_stays(
         created = run(
             client,
             f"%load_ext shard_kernel\n%shard new --local --cwd {rtc_lab.root} "
-            f"--model scripted/{script} --allow 'Edit(**/*.ipynb)'",
+            f"--model scripted/{script} --allow 'Edit(**/*.ipynb)' --allow NotebookRun",
         )
         assert "agent agent1" in created, created
         turn = run(client, "%%shard --wait\nadd a cell")
@@ -103,6 +102,7 @@ def test_the_agents_cell_appears_live_and_the_users_typing_stays(
         expect(cells).to_have_count(3, timeout=20_000)
         expect(cells.nth(2)).to_contain_text("by the agent")
         expect(first).to_have_text("x = 1 + 40")
+        expect(cells.nth(2).locator(".jp-OutputArea-output")).to_have_text("42")
         expect(page.locator(".shard-disk-notice")).to_have_count(0)
         save_screenshot(page, "e2e-notebook-rtc-agent-cell.png")
         saved = rtc_lab.root / NAME
