@@ -1,9 +1,9 @@
 """EventLog: the agent's durable events beside its session log, for attach, sync and resume.
 
-Every event except `message_delta` (ephemeral: `message_complete` carries the whole message) is
-appended as one JSONL line. `seq` continues from the last line after a restart, so a client's
-`since` stays valid across agent processes. The file is a replayable view; the session JSONL
-stays the source of truth for the conversation.
+Every event except `message_delta` and `tool_update` (ephemeral: `message_complete` carries the
+whole message, `tool_result` a tool's final state) is appended as one JSONL line. `seq` continues
+from the last line after a restart, so a client's `since` stays valid across agent processes. The
+file is a replayable view; the session JSONL stays the source of truth for the conversation.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 from shard_core.protocol.events import Event
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
-EPHEMERAL = frozenset({"message_delta"})
+EPHEMERAL = frozenset({"message_delta", "tool_update"})
 
 
 class EventLog:

@@ -13,12 +13,14 @@ from shard_core.contracts.provider import WireOptions
 from shard_core.engine.compaction import live_context
 from shard_core.engine.file_changes import announce_changes
 from shard_core.engine.prompt import system_hash, tools_hash
+from shard_core.engine.tool_updates import ToolUpdates
 from shard_core.engine.usage_history import append_usage, usage_record
 from shard_core.protocol.events import (
     MessageCompleteEvent,
     MessageDeltaEvent,
     ToolCallEvent,
     ToolResultEvent,
+    ToolUpdateEvent,
     UsageEvent,
 )
 from shard_core.types import (
@@ -234,6 +236,7 @@ class StepRunner:
             return ToolResult.error(f"tool {call.name!r} is not available in {s.mode} mode")
         if "_raw_arguments" in call.input:
             return ToolResult.error(f"the arguments for {call.name} were not valid JSON")
+        updates = ToolUpdates(lambda partial: self._emit_update(call, partial))
         ctx = ToolContext(
             cwd=s.config.cwd,
             roots=s.config.roots,
@@ -241,6 +244,7 @@ class StepRunner:
             session_id=s.store.session_id,
             call_id=call.id,
             cancel=self.cancel,
+            on_update=updates.push,
             code_index=s.config.code_index,
         )
         query = PermissionQuery(
@@ -263,8 +267,21 @@ class StepRunner:
             raise  # `_running` stays set: close_unanswered says how long the tool had run
         except Exception as exc:  # a tool's bug is the model's information, not the loop's end
             result = ToolResult.error(f"tool {call.name} failed: {type(exc).__name__}: {exc}")
+        finally:
+            updates.close()  # nothing held goes out after the result: the result wins
         self._running = None
         return result
+
+    def _emit_update(self, call: ToolCallBlock, partial: ToolResult) -> None:
+        """A running tool's partial state for clients (redacted like its result; not logged)."""
+        s = self.session
+        s.events.emit(
+            ToolUpdateEvent,
+            turn_id=self.turn_id,
+            tool_call_id=call.id,
+            name=call.name,
+            partial=s.config.secrets.redact_result(partial),
+        )
 
     def _log_result(self, call: ToolCallBlock, result: ToolResult, ms: float | None) -> None:
         s = self.session

@@ -62,6 +62,20 @@ class ToolResultEvent(_Event):
     result: ToolResult
 
 
+class ToolUpdateEvent(_Event):
+    """A running tool's latest partial state: its output so far and/or a progress descriptor.
+
+    Transient, like `message_delta`: never written to the event log (the `tool_result` that
+    follows holds the final state) and throttled per call, so a client shows the newest one until
+    the result replaces it."""
+
+    type: Literal["tool_update"] = "tool_update"
+    turn_id: str
+    tool_call_id: str
+    name: str
+    partial: ToolResult
+
+
 class PermissionRequestEvent(_Event):
     type: Literal["permission_request"] = "permission_request"
     request_id: str
@@ -251,6 +265,7 @@ Event = Annotated[
     | MessageCompleteEvent
     | ToolCallEvent
     | ToolResultEvent
+    | ToolUpdateEvent
     | FileMutatedEvent
     | PermissionRequestEvent
     | PermissionResolvedEvent
@@ -285,6 +300,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "message_complete",
     "tool_call",
     "tool_result",
+    "tool_update",
     "file_mutated",
     "permission_request",
     "permission_resolved",
