@@ -1,9 +1,10 @@
 """CellOutput: the part of an agent's events that stays in the notebook, as Jupyter outputs.
 
 Assistant text streams into one markdown display (display_id + update_display_data, at most
-every `interval` seconds); a tool call shows as a running card the moment it starts, replaced in
-place by its result; each permission prompt and decision is a display_data with Shard's MIME
-type plus text fallbacks, so a saved notebook shows what happened.
+every `interval` seconds); a tool call shows as a running card the moment it starts, updated with
+the tool's progress (`tool_update`) and replaced in place by its result; each permission prompt
+and decision is a display_data with Shard's MIME type plus text fallbacks, so a saved notebook
+shows what happened.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from shard_core.protocol.events import (
     PermissionResolvedEvent,
     ToolCallEvent,
     ToolResultEvent,
+    ToolUpdateEvent,
     TurnEndEvent,
 )
 from shard_core.protocol.mime import PERMISSION_MIME, RENDER_MIME, render_payload
@@ -48,7 +50,8 @@ class CellOutput:
         self._display_id: str | None = None
         self._flushed_at = 0.0
         self._plain = TerminalRenderer(io.StringIO(), color=False)
-        self._cards: set[str] = set()
+        self._cards: dict[str, dict[str, Any]] = {}
+        """call id → its running card's `tool_call` event (wire JSON)"""
 
     def handle(self, event: Event) -> None:
         if isinstance(event, MessageDeltaEvent):
@@ -62,6 +65,8 @@ class CellOutput:
             self._text, self._display_id = "", None
         elif isinstance(event, ToolCallEvent):
             self._tool_call(event)
+        elif isinstance(event, ToolUpdateEvent):
+            self._tool_update(event)
         elif isinstance(event, ToolResultEvent):
             self._tool_result(event)
         elif isinstance(event, PermissionRequestEvent):
@@ -98,13 +103,29 @@ class CellOutput:
         """The card appears when the call starts ("running bash · 0:03"), before any ask."""
         self._flush_text()
         self._text, self._display_id = "", None  # text after the call is a new display
+        call = event.model_dump(mode="json")
         data = {
-            RENDER_MIME: render_payload([], event=event.model_dump(mode="json")),
+            RENDER_MIME: render_payload([], event=call),
             "text/plain": f"running {event.call.name}…",
         }
         transient = {"display_id": tool_display_id(event.call.id)}
         self._send("display_data", {"data": data, "metadata": {}, "transient": transient})
-        self._cards.add(event.call.id)
+        self._cards[event.call.id] = call
+
+    def _tool_update(self, event: ToolUpdateEvent) -> None:
+        """The running card shows the tool's latest partial state (the engine throttles these),
+        until the result replaces it."""
+        call = self._cards.get(event.tool_call_id)
+        if call is None:
+            return
+        lines = event.partial.text.splitlines()
+        plain = f"running {event.name}…" + (f"\n{lines[-1]}" if lines else "")
+        payload = render_payload(
+            event.partial.render, event=call, update=event.model_dump(mode="json")
+        )
+        transient = {"display_id": tool_display_id(event.tool_call_id)}
+        content = {"data": {RENDER_MIME: payload, "text/plain": plain}, "transient": transient}
+        self._send("update_display_data", {**content, "metadata": {}})
 
     def _tool_result(self, event: ToolResultEvent) -> None:
         plain = self._plain.result_text(event)

@@ -35,17 +35,28 @@ def snapshot_bundle(events: Sequence[EventDict], state: Mapping[str, Any]) -> di
     return {RENDER_MIME: payload, "text/plain": summary}
 
 
+def _superseded(event: EventDict, turns: set[object], calls: set[object]) -> bool:
+    """A streamed event whose final form follows it (the completed message, the tool's result)."""
+    if event["type"] == "message_delta":
+        return event.get("turn_id") in turns
+    return event["type"] == "tool_update" and event.get("tool_call_id") in calls
+
+
 def transcript(events: Sequence[EventDict]) -> tuple[list[EventDict], int]:
     """The events worth keeping, oldest first, bounded; and how many older ones were left out.
 
     A streamed `message_delta` is dropped when a `message_complete` of its turn follows it (that
-    message holds the whole text); one that none follows (an aborted stream) is kept."""
+    message holds the whole text); one that none follows (an aborted stream) is kept. Likewise a
+    `tool_update` when its call's `tool_result` follows."""
     newest_first: list[EventDict] = []
     completed_turns: set[object] = set()
+    finished_calls: set[object] = set()
     for event in reversed(events):
         if event["type"] == "message_complete":
             completed_turns.add(event.get("turn_id"))
-        elif event["type"] == "message_delta" and event.get("turn_id") in completed_turns:
+        elif event["type"] == "tool_result":
+            finished_calls.add(event.get("tool_call_id"))
+        elif _superseded(event, completed_turns, finished_calls):
             continue
         newest_first.append(event)
     kept: list[EventDict] = []

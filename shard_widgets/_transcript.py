@@ -1,10 +1,11 @@
 """The AgentWidget's transcript: a bounded, seq-ordered list of event dicts.
 
 Streamed `message_delta`s of one run (same turn, channel and tool call) coalesce into the first
-one, so a long answer is one event, not thousands. Each change is returned as the operation the
-browser applies to its own copy (`append`, `delta`), or `reset` when only a full sync will do
-(an event that fills a gap lands in the middle). Events are idempotent by `seq`. The list is only
-ever changed in place, so it stays the object the widget's trait holds.
+one, so a long answer is one event, not thousands; likewise a call's consecutive `tool_update`s
+(the newest partial state takes the previous one's place). Each change is returned as the
+operation the browser applies to its own copy (`append`, `delta`, `update`), or `reset` when only
+a full sync will do (an event that fills a gap lands in the middle). Events are idempotent by
+`seq`. The list is only ever changed in place, so it stays the object the widget's trait holds.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ class Ops:
     """every event new to the transcript, including deltas merged into an earlier one"""
     appended: list[EventDict] = field(default_factory=list[EventDict])
     deltas: list[tuple[int, str, int]] = field(default_factory=list[tuple[int, str, int]])
+    updates: dict[int, EventDict] = field(default_factory=dict[int, EventDict])
+    """kept seq → the `tool_update` that now stands there (a call's newer partial state)"""
     reset: bool = False
 
     def messages(self, max_events: int) -> list[dict[str, Any]]:
@@ -57,6 +60,7 @@ class Ops:
             {"type": "delta", "seq": seq, "delta": delta, "length": length}
             for seq, delta, length in self.deltas
         ]
+        out.extend({"type": "update", "seq": seq, "event": e} for seq, e in self.updates.items())
         if self.appended:
             out.append({"type": "append", "events": self.appended, "max_events": max_events})
         return out
@@ -109,6 +113,8 @@ class Transcript:
         return index >= 0 and seq <= self._last[index]
 
     def _coalesce(self, event: EventDict, seq: int, ops: Ops) -> bool:
+        if self.events and event["type"] == "tool_update":
+            return self._replace_update(event, seq, ops)
         if not self.events or event["type"] != "message_delta":
             return False
         last = self.events[-1]
@@ -120,6 +126,19 @@ class Transcript:
         if ops.appended and ops.appended[-1] is last:
             return True  # appended in this same batch: the browser gets the merged text
         ops.deltas.append((int(last["seq"]), event["delta"], utf16_length(last["delta"])))
+        return True
+
+    def _replace_update(self, event: EventDict, seq: int, ops: Ops) -> bool:
+        """A call's newer `tool_update` takes the place of the one just before it (keeping that
+        one's seq, like a coalesced delta): a chatty tool stays one event, not thousands."""
+        last = self.events[-1]
+        keys = ("type", "agent_id", "turn_id", "tool_call_id")
+        if any(last.get(key) != event.get(key) for key in keys):
+            return False
+        last["partial"] = event["partial"]
+        self._last[-1] = seq
+        if not (ops.appended and ops.appended[-1] is last):
+            ops.updates[int(last["seq"])] = last
         return True
 
     def _insert(self, index: int, event: EventDict, seq: int) -> None:

@@ -26,6 +26,7 @@ export type {
   ToolCallEvent,
   ToolResult,
   ToolResultEvent,
+  ToolUpdateEvent,
   TreeDescriptor,
   TreeNode,
   TurnEndEvent,

@@ -1,8 +1,9 @@
 // AgentStore: one agent's state as a client holds it, built from the event stream and the
 // `snapshot` replies of attach/sync (PROTOCOL.md §4, §6). Events are idempotent by seq, batches
-// are unpacked, streamed deltas of one run coalesce into one event, and a jump in seq is reported
-// as the range to `sync`. The store also speaks the slice of anywidget's model the agent view
-// reads (get/on/off/send), so the Lab views reuse the notebook widget's view unchanged.
+// are unpacked, streamed deltas of one run coalesce into one event, a running tool keeps only its
+// newest `tool_update`, and a jump in seq is reported as the range to `sync`. The store also
+// speaks the slice of anywidget's model the agent view reads (get/on/off/send), so the Lab views
+// reuse the notebook widget's view unchanged.
 import { isFiniteNumber, isRecord, isString, type JsonRecord } from "../render/guards";
 import type { Listener, WidgetModel } from "../widget/model";
 
@@ -147,7 +148,31 @@ export class AgentStore implements WidgetModel {
     if (LATEST_ONLY.has(type)) return this.latestOnly(type, seq, event);
     this.track(type, event);
     if (type === "message_delta" && this.coalesce(event)) return;
+    if ((type === "tool_update" || type === "tool_result") && !this.supersede(type, event)) return;
     this.insert(event, seq);
+  }
+
+  /** A call keeps only its newest `tool_update`, and none once its `tool_result` is in (a
+   * chatty cell must not fill the transcript). False when the event itself is not wanted. */
+  private supersede(type: string, event: JsonRecord): boolean {
+    const id = event["tool_call_id"];
+    if (!isString(id)) return true;
+    const events = this.draft ?? this.events;
+    const seq = seqOf(event);
+    const stale: number[] = [];
+    for (let i = events.length - 1; i >= 0; i -= 1) {
+      const other = events[i] as JsonRecord;
+      if (other["tool_call_id"] !== id) continue;
+      if (other["type"] === "tool_result" && type === "tool_update") return false;
+      if (other["type"] === "tool_update") {
+        if (type === "tool_update" && seqOf(other) > seq) return false; // a newer one is in
+        stale.push(i);
+      }
+    }
+    if (stale.length === 0) return true;
+    const draft = this.editable();
+    for (const i of stale) draft.splice(i, 1); // descending indices: each splice keeps the rest
+    return true;
   }
 
   private latestOnly(type: string, seq: number, event: JsonRecord): void {

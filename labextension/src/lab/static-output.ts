@@ -42,7 +42,7 @@ export function runningSince(data: unknown): { since: number } | null {
   return typeof event["ts"] === "number" ? { since: event["ts"] } : null;
 }
 
-/** `application/vnd.shard.render+json`: `{version, descriptors, event?, transcript?}`. */
+/** `application/vnd.shard.render+json`: `{version, descriptors, event?, update?, transcript?}`. */
 export function renderOutput(data: unknown): HTMLElement {
   if (!isRecord(data)) return h("div", { class: "shard-output" }, "(empty Shard output)");
   if (Array.isArray(data["transcript"]))
@@ -53,7 +53,10 @@ export function renderOutput(data: unknown): HTMLElement {
     );
   const event = data["event"];
   if (isRecord(event) && (event["type"] === "tool_result" || event["type"] === "tool_call")) {
-    const item = deriveItems([event], NONE).find((i) => i.kind === "tool");
+    // a running card may carry the tool's latest progress (`update`, a tool_update event)
+    const update = data["update"];
+    const events = isRecord(update) && update["type"] === "tool_update" ? [event, update] : [event];
+    const item = deriveItems(events, NONE).find((i) => i.kind === "tool");
     if (item)
       return h("div", { class: "shard-widget shard-output" }, renderToolCard(item as never));
   }

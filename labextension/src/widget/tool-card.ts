@@ -5,6 +5,7 @@ import { isRecord, isString } from "../render/guards";
 import { jsonText, renderJson } from "../render/json-text";
 import { renderDescriptors } from "../render/descriptors/index";
 import { describeResolution } from "../render/dialogs/permission-dialog";
+import type { ToolResult } from "../wire";
 import type { ToolItem, ToolStatus } from "./transcript-items";
 
 const STATUS_TEXT: Readonly<Record<ToolStatus, string>> = {
@@ -57,15 +58,15 @@ export function renderToolCard(item: ToolItem, ownClientId: string | null = null
     decision,
     details,
   );
-  if (item.result) card.appendChild(renderResult(item));
+  if (item.result) card.appendChild(renderResult(item.result));
+  else if (item.partial) card.appendChild(renderResult(item.partial, "shard-tool-partial"));
   return card;
 }
 
-function renderResult(item: ToolItem): HTMLElement {
-  const result = item.result;
-  const body = h("div", {
-    class: result?.is_error ? "shard-tool-result shard-tool-result-error" : "shard-tool-result",
-  });
+/** A result, or a running tool's latest partial state (its own class: it is not final). */
+function renderResult(result: ToolResult | null, extra = ""): HTMLElement {
+  const base = result?.is_error ? "shard-tool-result shard-tool-result-error" : "shard-tool-result";
+  const body = h("div", { class: extra ? `${base} ${extra}` : base });
   if (!result) return body;
   if (Array.isArray(result.render) && result.render.length > 0) {
     body.appendChild(renderDescriptors(result.render));

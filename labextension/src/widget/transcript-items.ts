@@ -39,6 +39,8 @@ export interface ToolItem extends Base {
   inputText: string;
   readOnly: boolean;
   result: ToolResult | null;
+  /** the running tool's latest `tool_update` (output so far, progress), until the result */
+  partial?: ToolResult | null;
   status: ToolStatus;
   /** how the gate decided this call, once decided (by a person, a rule, a grant, a policy) */
   decision: PermissionResolvedEvent | null;
@@ -130,6 +132,7 @@ class ItemBuilder {
         const tool = this.tool(e.tool_call_id, e.turn_id, e.seq);
         tool.name ||= e.name;
         tool.result = e.result;
+        tool.partial = null;
         const aborted = isRecord(e.result.details) && e.result.details["aborted"] === true;
         tool.status = this.denied.has(e.tool_call_id)
           ? "denied"
@@ -138,6 +141,17 @@ class ItemBuilder {
             : e.result.is_error
               ? "error"
               : "done";
+        return;
+      }
+      case "tool_update": {
+        const tool = this.tool(e.tool_call_id, e.turn_id, e.seq);
+        if (tool.result !== null) return; // the result always wins over a late update
+        tool.name ||= e.name;
+        tool.partial = e.partial;
+        // the Python widget keeps a call's updates at one seq: the state itself marks the change
+        tool.sig += `:${signature(JSON.stringify(e.partial))}`;
+        if (tool.status === "streaming" || tool.status === "awaiting_permission")
+          tool.status = "running"; // it reports progress, so it runs
         return;
       }
       case "permission_request":
@@ -323,6 +337,7 @@ class ItemBuilder {
       inputText: "",
       readOnly: false,
       result: null,
+      partial: null,
       status: "streaming",
       decision: null,
     };
@@ -386,4 +401,11 @@ class ItemBuilder {
   private notice(seq: number, tone: Tone, text: string): void {
     this.put({ kind: "notice", key: `notice:${seq}`, sig: `${seq}`, tone, text });
   }
+}
+
+/** A short fingerprint of a text (FNV-1a), for item signatures. */
+function signature(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(36);
 }

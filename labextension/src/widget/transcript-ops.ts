@@ -1,6 +1,7 @@
-// The two incremental transcript operations the Python AgentWidget sends instead of re-syncing
-// the whole `events` list: `append` (new events) and `delta` (streamed text coalesced into the
-// last message_delta). Both are idempotent, so applying one twice, or after a full sync that
+// The incremental transcript operations the Python AgentWidget sends instead of re-syncing the
+// whole `events` list: `append` (new events), `delta` (streamed text coalesced into the last
+// message_delta) and `update` (a call's newer tool_update in its previous one's place). All are
+// idempotent, so applying one twice, or after a full sync that
 // already contains it, changes nothing.
 import { isFiniteNumber, isRecord, isString, type JsonRecord } from "../render/guards";
 
@@ -18,7 +19,14 @@ export interface DeltaOp {
   readonly length: number;
 }
 
-export type TranscriptOp = AppendOp | DeltaOp;
+/** The `tool_update` kept at `seq` now holds a newer partial state of its call. */
+export interface UpdateOp {
+  readonly type: "update";
+  readonly seq: number;
+  readonly event: JsonRecord;
+}
+
+export type TranscriptOp = AppendOp | DeltaOp | UpdateOp;
 
 export function asTranscriptOp(message: unknown): TranscriptOp | null {
   if (!isRecord(message)) return null;
@@ -43,12 +51,34 @@ export function asTranscriptOp(message: unknown): TranscriptOp | null {
       length: message["length"],
     };
   }
+  if (
+    message["type"] === "update" &&
+    isFiniteNumber(message["seq"]) &&
+    isRecord(message["event"]) &&
+    message["event"]["type"] === "tool_update"
+  ) {
+    return { type: "update", seq: message["seq"], event: message["event"] };
+  }
   return null;
 }
 
 /** The events after `op`, or null when it changes nothing (already applied, or out of step). */
 export function applyOp(events: readonly unknown[], op: TranscriptOp): unknown[] | null {
-  return op.type === "append" ? applyAppend(events, op) : applyDelta(events, op);
+  if (op.type === "append") return applyAppend(events, op);
+  return op.type === "delta" ? applyDelta(events, op) : applyUpdate(events, op);
+}
+
+function applyUpdate(events: readonly unknown[], op: UpdateOp): unknown[] | null {
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index];
+    if (seqOf(event) !== op.seq) continue;
+    if (!isRecord(event) || event["type"] !== "tool_update") return null;
+    if (event["tool_call_id"] !== op.event["tool_call_id"]) return null;
+    const next = [...events];
+    next[index] = { ...op.event, seq: op.seq };
+    return next;
+  }
+  return null;
 }
 
 function seqOf(event: unknown): number {
