@@ -2,6 +2,7 @@
 // by `%shard new`), each with a live status badge and Open / Kill; and the New agent form.
 import { Widget } from "@lumino/widgets";
 import { button, h } from "../render/dom";
+import { renderDiagnostics } from "../widget/agent-header";
 import { renderUsageHistory, usageBar, usageTokens } from "../widget/usage-bars";
 import { shortModel } from "../render/format";
 import type { AgentInfo } from "../wire";
@@ -47,6 +48,28 @@ export function shortPath(path: string, root: string): string {
   if (base && (path === base || path.startsWith(`${base}/`)))
     return `/${path.slice(base.length + 1)}`;
   return path;
+}
+
+/** What an agent left out at start (`AgentInfo.diagnostics`, e.g. project resources skipped
+ * without --trust-project): a warning line with the count, every line in its tooltip and in the
+ * list it unfolds; null when there is nothing to say. */
+export function renderAgentDiagnostics(agent: AgentInfo): HTMLElement | null {
+  const lines = (agent.diagnostics ?? []).filter((line) => typeof line === "string" && line);
+  if (lines.length === 0) return null;
+  const count = `${lines.length} start note${lines.length === 1 ? "" : "s"}`;
+  return h(
+    "details",
+    { class: "shard-agent-diagnostics", title: lines.join("\n") },
+    h(
+      "summary",
+      {
+        class: "shard-badge shard-tone-warn",
+        attrs: { "aria-label": `${count} from the agent's start` },
+      },
+      `⚠ ${count}`,
+    ),
+    renderDiagnostics(lines),
+  );
 }
 
 export class AgentsPanel extends Widget {
@@ -199,6 +222,7 @@ export class AgentsPanel extends Widget {
           `${shortModel(agent.model)} · ${agent.mode} · ${agent.clients} client${agent.clients === 1 ? "" : "s"}`,
         ),
       ),
+      renderAgentDiagnostics(agent),
       usageBar(agent.usage, most),
       h("div", { class: "shard-agent-actions" }, open, kill),
     );

@@ -742,6 +742,14 @@
   text-overflow: ellipsis;
   white-space: nowrap;
 }
+.shard-agent-diagnostics {
+  margin: 2px 0;
+  font-size: var(--jp-ui-font-size0, 11px);
+}
+.shard-agent-diagnostics > summary {
+  cursor: pointer;
+  display: inline-block;
+}
 .shard-usage-bar {
   height: 4px;
   margin: 3px 0;
