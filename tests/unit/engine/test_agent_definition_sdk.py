@@ -75,7 +75,8 @@ async def test_a_definition_shapes_model_mode_tools_rules_prompt_and_skills(
     finally:
         await agent.close()
 
-    assert agent.definition is not None and agent.definition.name == "reviewer"
+    assert agent.definition is not None
+    assert agent.definition.name == "reviewer"
     assert agent.definitions.names() == ["reviewer"]
     assert models == ["reviewer-model"]
     assert agent.session.mode == "plan"
@@ -85,9 +86,11 @@ async def test_a_definition_shapes_model_mode_tools_rules_prompt_and_skills(
     assert names[:2] == ["identity", "agent:reviewer"]
     assert "You review diffs. Never edit files." in request.system[1].text
     catalog = next(s.text for s in request.system if s.name == "skills:catalog")
-    assert "code-review" in catalog and "release-notes" not in catalog
+    assert "code-review" in catalog
+    assert "release-notes" not in catalog
     preloaded = next(s.text for s in request.system if s.name == "skills:preloaded")
-    assert "CHECK THE TESTS FIRST" in preloaded and "NOTES BODY" not in preloaded
+    assert "CHECK THE TESTS FIRST" in preloaded
+    assert "NOTES BODY" not in preloaded
     allow = [(r.text, r.source) for r in agent.gate.rules.allow]
     path = config_home / "agents" / "reviewer.md"
     assert ("Bash(git diff:*)", f"agent definition reviewer ({path})") in allow

@@ -144,6 +144,4 @@ def test_a_broken_file_is_skipped_with_a_diagnostic_and_the_rest_load(tmp_path: 
         tmp_path, home=tmp_path / "home", config=tmp_path / "config", trusted=False
     )
     assert found.names() == ["good"]
-    assert found.diagnostics == [
-        f"skipped agent definition {bad}: description is missing or empty"
-    ]
+    assert found.diagnostics == [f"skipped agent definition {bad}: description is missing or empty"]
