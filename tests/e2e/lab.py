@@ -107,8 +107,15 @@ class LabServer:
             *self.extra_args,
         ]
         with self.log_path.open("wb") as log:
+            # cwd: what the server writes beside itself (jupyter-collaboration's
+            # .jupyter_ystore.db) lands in the temp dir, not the checkout
             self.process = subprocess.Popen(
-                argv, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                argv,
+                env=self.env,
+                cwd=self.base,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         deadline = time.monotonic() + timeout
         while not self._answers():
