@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -11,6 +11,7 @@ from shard_core.types import Usage, WireModel
 
 RuntimeState = Literal["stopped", "starting", "running", "failed"]
 HeadlessPolicy = Literal["deny", "allow_if_rule_matches", "queue"]
+JobState = Literal["queued", "running", "completed", "failed", "stopped", "interrupted"]
 
 
 class PermissionConfig(WireModel):
@@ -151,7 +152,26 @@ class AgentsSnapshotEvent(WireModel):
     ts: float
 
 
+class JobUpdatedEvent(WireModel):
+    """A subagent job or one of its runs changed state (accepted, a run starting, running or
+    ending, the job ending, its report delivered). `job` is the job as `GET /shard/api/jobs`
+    lists it: ids, states and reasons of the job and its runs, never the task or report text
+    (those are the parent's private data: `GET /shard/api/jobs/<id>`)."""
+
+    type: Literal["job_updated"] = "job_updated"
+    seq: int = Field(default=0, ge=0)
+    job_id: str = Field(pattern=r"^job-[A-Za-z0-9_-]+$")
+    parent_agent_id: str
+    state: JobState
+    job: dict[str, Any] = Field(description="the job's summary (runs without their texts)")
+    ts: float
+
+
 OrchestratorEvent = Annotated[
-    AgentSpawnedEvent | AgentExitedEvent | AgentStatusChangedEvent | AgentsSnapshotEvent,
+    AgentSpawnedEvent
+    | AgentExitedEvent
+    | AgentStatusChangedEvent
+    | AgentsSnapshotEvent
+    | JobUpdatedEvent,
     Field(discriminator="type"),
 ]

@@ -1,6 +1,7 @@
 """Subagent jobs the gateway owns: durable records (catalog.py), the coordinator that drives
-child kernels (coordinator.py, channel.py), friendly aliases, reports, and REST under
-`/shard/api/jobs` (handlers.py).
+child kernels (coordinator.py, channel.py), friendly aliases, reports, REST under
+`/shard/api/jobs` (handlers.py), and a `job_updated` orchestrator event on `/shard/api/events`
+for every change of a job's or its runs' states.
 
 `install_jobs` adds them to a server that already has the Shard extension's registry, and
 puts the server's URL and token into its own environment as SHARD_GATEWAY_URL and
@@ -12,13 +13,17 @@ reach these routes over loopback. The token is written to no file; bash commands
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 from jupyter_server.utils import url_path_join
 
+from shard_core.protocol.orchestrator import JobUpdatedEvent
+from shard_kernel.gateway.events_socket import WATCHER_KEY
 from shard_kernel.gateway.jobs.catalog import JobCatalog
 from shard_kernel.gateway.jobs.coordinator import Coordinator
 from shard_kernel.gateway.jobs.handlers import COORDINATOR_KEY, JOB_ROUTES
+from shard_kernel.gateway.jobs.records import JobRecord
 from shard_kernel.gateway.registry import AgentRegistry
 
 URL_VARIABLE = "SHARD_GATEWAY_URL"
@@ -35,6 +40,21 @@ def install_jobs(serverapp: Any, registry: AgentRegistry) -> Coordinator:
         serverapp.log.info("shard: %d subagent job(s) interrupted by the restart", len(interrupted))
     web_app = serverapp.web_app
     web_app.settings[COORDINATOR_KEY] = coordinator
+    watcher = web_app.settings.get(WATCHER_KEY)
+    if watcher is not None:
+        journal = watcher.journal
+
+        def publish(job: JobRecord) -> None:
+            event = JobUpdatedEvent(
+                job_id=job.id,
+                parent_agent_id=job.parent_agent_id,
+                state=job.state,
+                job=job.summary(),
+                ts=time.time(),
+            )
+            journal.publish(event)
+
+        coordinator.on_change = publish
     base_url = web_app.settings.get("base_url", "/")
     web_app.add_handlers(
         ".*$", [(url_path_join(base_url, path), handler) for path, handler in JOB_ROUTES]

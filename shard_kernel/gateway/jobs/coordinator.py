@@ -17,7 +17,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,9 @@ class Coordinator:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopping: set[str] = set()
         self._changed = asyncio.Event()
+        self.on_change: Callable[[JobRecord], None] | None = None
+        """Told of every saved change of a job's summary (the orchestrator events)."""
+        self._told: dict[str, dict[str, object]] = {}
 
     # ------------------------------------------------------------ lifecycle
 
@@ -116,7 +119,7 @@ class Coordinator:
             agent_id = new_id("agent")
             self._save_child(parent, definition, agent_id, alias, now)
             job.runs.append(RunRecord(index=index, task=task, agent_id=agent_id, alias=alias))
-        self.catalog.save(job)
+        self._save(job)
         self._spawn(self._drive(job))
         return job
 
@@ -140,7 +143,7 @@ class Coordinator:
         job.runs.append(
             RunRecord(index=0, task=text, agent_id=old_run.agent_id, alias=old_run.alias)
         )
-        self.catalog.save(job)
+        self._save(job)
         self._spawn(self._drive(job))
         return job
 
@@ -468,6 +471,21 @@ class Coordinator:
         self.catalog.save(job)
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
+        self._tell(job)
+
+    def _tell(self, job: JobRecord) -> None:
+        """Hand `on_change` the job when its summary moved since it was last told (a save that
+        only kept a run's prompt or report says nothing new to subscribers)."""
+        if self.on_change is None:
+            return
+        summary = job.summary()
+        if self._told.get(job.id) == summary:
+            return
+        self._told[job.id] = summary
+        try:
+            self.on_change(job)
+        except Exception:  # the events are a view: a failure there never stops a job
+            self.log.warning("shard: could not publish job %s's change", job.id, exc_info=True)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)

@@ -13,8 +13,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from shard_core.protocol.orchestrator import JobState
+
 RunState = Literal["queued", "starting", "running", "completed", "failed", "stopped", "interrupted"]
-JobState = Literal["queued", "running", "completed", "failed", "stopped", "interrupted"]
 Strategy = Literal["single", "parallel", "chain"]
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "stopped", "interrupted"})
 REPORT_CHARS = 4000
