@@ -30,7 +30,7 @@ from shard_kernel.gateway.jobs.catalog import JobCatalog
 from shard_kernel.gateway.jobs.channel import AgentChannel, ChannelError
 from shard_kernel.gateway.jobs.launch import PREVIOUS, LaunchError, LaunchRequest, child_manifest
 from shard_kernel.gateway.jobs.records import REPORT_CHARS, JobRecord, RunRecord, new_id
-from shard_kernel.gateway.jobs.relay import parent_has_person, relay_ask
+from shard_kernel.gateway.jobs.relay import nearest_person, relay_ask
 from shard_kernel.gateway.jobs.reports import deliver_report
 from shard_kernel.gateway.manifest import AgentManifest
 from shard_kernel.gateway.registry import AgentRegistry
@@ -246,9 +246,9 @@ class Coordinator:
         try:
             async with asyncio.timeout(job.deadline):
                 kernel_id = await self.registry.attach(run.agent_id)
-                # With a person on the parent the child's asks wait for them (relay.py).
-                person = await parent_has_person(self.registry, job.parent_agent_id)
-                role = "interactive" if person else "observer"
+                # With a person up the child's line its asks wait for them (relay.py).
+                person = await nearest_person(self.registry, job.parent_agent_id, self._own)
+                role = "interactive" if person is not None else "observer"
                 label = f"coordinator · {job.id}"
                 channel = AgentChannel(self.registry.km, kernel_id, label, role)
                 await channel.open()
@@ -323,9 +323,27 @@ class Coordinator:
     def _relay(
         self, job: JobRecord, run: RunRecord, channel: AgentChannel, request: dict[str, Any]
     ) -> None:
+        self._spawn(self._relay_up(job, run, channel, request))
+
+    async def _relay_up(
+        self, job: JobRecord, run: RunRecord, channel: AgentChannel, request: dict[str, Any]
+    ) -> None:
+        """The ask to the nearest person up the line, looked for again now (people come and
+        go); nobody there: the child's own timeout falls back to its headless policy."""
+        target = await nearest_person(self.registry, job.parent_agent_id, self._own)
+        if target is None:
+            return
         parent = self.registry.manifests.get(job.parent_agent_id)
-        if parent is not None:
-            self._spawn(relay_ask(self.registry, parent, run.alias, channel, request, self.log))
+        via = parent.name if parent is not None and parent.id != target.id else None
+        await relay_ask(self.registry, target, run.alias, channel, request, self.log, via)
+
+    def _own(self, kernel_id: str) -> int:
+        """The interactive channels the coordinator itself holds on a kernel (no person)."""
+        return sum(
+            1
+            for c in self._channels.values()
+            if c.kernel_id == kernel_id and c.role == "interactive"
+        )
 
     def _settle(self, job: JobRecord) -> None:
         states = {r.state for r in job.runs}
