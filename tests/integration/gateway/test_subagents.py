@@ -510,3 +510,70 @@ async def test_a_run_past_its_deadline_fails_and_its_kernel_stops(
     )
     child = body(await api(server, "GET", f"/shard/api/agents/{run['agent_id']}"))
     assert child["runtime_state"] == "stopped"
+
+
+async def test_a_grandchilds_ask_reaches_the_person_two_levels_up(
+    servers: Servers, workspace: Path
+) -> None:
+    """Nobody is on the middle child (only the coordinator): the grandchild's ask climbs to the
+    person on the top agent, who answers it."""
+    server = servers.start()
+    touch = [
+        {"tool_calls": [{"name": "bash", "input": {"command": "touch deep.txt"}}]},
+        {"text": "Touched it two levels down."},
+    ]
+    _definition(server.env, "toucher", write_script(workspace.parent, touch, "touch.json"))
+    launch = {"task": "touch the file", "agent": "toucher"}
+    middle = [
+        {"tool_calls": [{"name": "subagent_launch", "input": launch}]},
+        {"text": "Launched a toucher."},
+    ]
+    _definition(server.env, "delegator", write_script(workspace.parent, middle, "mid.json"))
+    parent = await _create(server, workspace, write_script(workspace.parent, [{"text": "hi"}]))
+    person = await WsAgent.connect(server, parent["kernel_id"], "alice")
+    await person.attach("interactive")
+    deadline = time.monotonic() + 30
+    while (
+        body(await api(server, "GET", f"/shard/api/agents/{parent['id']}"))["clients_by_role"][
+            "interactive"
+        ]
+        < 1
+    ):
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.2)
+    launched = await api(
+        server,
+        "POST",
+        "/shard/api/jobs",
+        {"parent": parent["id"], "task": "delegate", "agent": "delegator"},
+    )
+    assert launched.code == 201, launched.body
+    middle_id = body(launched)["runs"][0]["agent_id"]
+    ask = await person.wait_event("ui_request", within=90)
+    assert "touch deep.txt" in ask["title"]
+    assert "below this agent" in ask["message"]
+    reply = await person.command(
+        {
+            "type": "ui_response",
+            "request_id": ask["request_id"],
+            "value": "Allow once",
+            "client_id": "alice",
+        }
+    )
+    assert reply["ok"], reply
+    [job] = await _settled(server, middle_id, 1)
+    await person.aclose()
+    full = await _job(server, job["id"])
+    assert (full["state"], full["runs"][0]["report"]) == (
+        "completed",
+        "Touched it two levels down.",
+    )
+    assert (workspace / "deep.txt").exists()
+    home = Path(server.env["SHARD_HOME"])
+    [decision] = [
+        json.loads(line)["details"]
+        for line in _session_text(home, full["runs"][0]["agent_id"]).splitlines()
+        if '"type":"permission"' in line
+    ]
+    assert (decision["decision"], decision["source"]) == ("allow", "client")
+    assert decision["decided_by"] == f"a person on {parent['name']}"
