@@ -319,20 +319,31 @@ def _merge(outputs: list[Json], output: Json) -> None:
 
 
 async def _kernel_info(client: AsyncKernelClient) -> Json:
-    """Wait for the kernel to answer a kernel_info request, asking again each second.
+    """Wait until the kernel answers a kernel_info request on shell AND its status for that
+    request arrives on IOPub, asking again each second.
 
-    Not `wait_for_ready`: after the reply it drains IOPub until 0.2 s pass without a message,
-    which never happens on a kernel someone else keeps busy (the user's own notebook kernel).
+    The IOPub half matters after a start or restart: ZMQ's subscription reconnects after the
+    shell socket does, and what the kernel publishes before that is lost — an execute's `idle`
+    among it, so the next call would wait out its timeout. Not `wait_for_ready`: after the reply
+    it drains IOPub until 0.2 s pass without a message, which never happens on a kernel someone
+    else keeps busy (the user's own notebook kernel).
     """
+    asked: set[str] = set()
+    content: Json | None = None
     async with asyncio.timeout(READY_TIMEOUT):
         while True:
             msg_id = client.kernel_info()
+            asked.add(msg_id)
             with contextlib.suppress(TimeoutError):  # no answer this second: ask again
                 async with asyncio.timeout(1.0):
-                    while True:
+                    while content is None:
                         reply = await client.get_shell_msg()
-                        if reply.get("parent_header", {}).get("msg_id") == msg_id:
-                            return dict(reply["content"])
+                        if reply.get("parent_header", {}).get("msg_id") in asked:
+                            content = dict(reply["content"])
+                    while True:
+                        msg = await client.get_iopub_msg()
+                        if msg.get("parent_header", {}).get("msg_id") in asked:
+                            return content
 
 
 async def _reply(client: AsyncKernelClient, msg_id: str, run: Execution) -> tuple[int | None, str]:
