@@ -10,9 +10,11 @@ def main() -> None:
 
     from ipykernel.kernelapp import IPKernelApp
 
+    from shard_kernel.gateway_reach import adopt_kernel_gateway
     from shard_kernel.state_home import adopt_kernel_home
 
     adopt_kernel_home()  # a kernel on a remote gateway keeps its state where the server reads
+    adopt_kernel_gateway()  # ... and reaches the server's subagent routes
     faulthandler.register(signal.SIGUSR1)  # `kill -USR1 <pid>` dumps every thread's stack
 
     from shard_kernel.kernel import ShardKernel

@@ -27,6 +27,7 @@ from shard_kernel.gateway.history import EventHistory, Tail
 from shard_kernel.gateway.manifest import AgentManifest, ManifestStore, new_agent_id
 from shard_kernel.gateway.security import REDACTOR
 from shard_kernel.gateway.validation import kernel_env
+from shard_kernel.gateway_reach import kernel_gateway_env
 from shard_kernel.kernelspec import KERNEL_NAME
 from shard_kernel.state_home import kernel_home_env
 
@@ -207,8 +208,9 @@ class AgentRegistry:
         """The agent's variables over `base` (the env the server was going to start with)."""
         shard = kernel_env(manifest)
         remote = isinstance(self.km, GatewayMappingKernelManager)
-        if remote:  # a remote kernel must be told where the server reads its state
-            shard.update(kernel_home_env())
+        if remote:  # a remote kernel must be told where the server reads its state, and
+            shard.update(kernel_home_env())  # how it reaches the server (subagent tools)
+            shard.update(kernel_gateway_env())
         if base is None:
             if remote:
                 return shard  # the gateway client adds its own KERNEL_* and allowed variables

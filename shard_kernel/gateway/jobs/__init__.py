@@ -6,8 +6,10 @@ for every change of a job's or its runs' states.
 `install_jobs` adds them to a server that already has the Shard extension's registry, and
 puts the server's URL and token into its own environment as SHARD_GATEWAY_URL and
 SHARD_GATEWAY_TOKEN, which the local agent kernels it starts inherit, so their subagent tools
-reach these routes over loopback. The token is written to no file; bash commands never see it
-(a `*_TOKEN` variable is removed from their environment) and log lines redact it.
+reach these routes over loopback; a remote gateway's kernels are sent them as
+KERNEL_SHARD_GATEWAY_URL/TOKEN (`shard_kernel.gateway_reach`). The token is written to no
+file; bash commands never see it (a `*_TOKEN` variable is removed from their environment) and
+log lines redact it.
 """
 
 from __future__ import annotations
@@ -70,8 +72,8 @@ def install_jobs(serverapp: Any, registry: AgentRegistry) -> Coordinator:
 
 def _advertise(serverapp: Any) -> None:
     """Where this server listens and its token, for the agent kernels it starts locally (they
-    inherit the server's environment; kernels a remote gateway hosts do not, and have no
-    subagent tools)."""
+    inherit the server's environment); kernels a remote gateway hosts get the pair as
+    KERNEL_SHARD_GATEWAY_URL/TOKEN in their create request (`shard_kernel.gateway_reach`)."""
     identity = getattr(serverapp, "identity_provider", None)
     token = getattr(identity, "token", None) or getattr(serverapp, "token", "") or ""
     os.environ[URL_VARIABLE] = serverapp.connection_url

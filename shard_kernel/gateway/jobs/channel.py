@@ -4,7 +4,8 @@ It attaches as an `observer` (never a responder: a child's permission asks still
 headless policy when no person is attached) — or as `interactive` when it relays a child's
 asks to the parent's people (relay.py) — sends per-agent commands on that comm and reads the
 agent's events from IOPub. The kernel manager's own client is used, so the same code
-reaches local kernels and kernels a remote gateway hosts.
+reaches local kernels and kernels a remote gateway hosts (there with the gateway's auth
+header: remote_client.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from jupyter_server.utils import ensure_async
+
+from shard_kernel.gateway.jobs.remote_client import kernel_client
 
 EVENTS_COMM_ID = "shard-events"
 READY_SECONDS = 60.0
@@ -47,8 +50,7 @@ class AgentChannel:
 
     async def open(self) -> dict[str, Any]:
         """Connect, attach as an observer; returns the attach snapshot."""
-        kernel = self.km.get_kernel(self.kernel_id)
-        self._client = kernel.client()
+        self._client = kernel_client(self.km.get_kernel(self.kernel_id))
         await ensure_async(self._client.start_channels())
         try:
             await asyncio.wait_for(ensure_async(self._client.wait_for_ready()), READY_SECONDS)
