@@ -20,6 +20,8 @@ pushed: WebSocket /shard/api/events[?epoch=E&since=N] (agent_spawned, agent_exit
 
 remote kernels (--gateway-url) keep their state in this server's SHARD_HOME (sent to them as
   KERNEL_SHARD_HOME): put it on a volume both see, or set SHARD_KERNEL_HOME to the kernels' path.
+  Their subagent tools reach this server at its own URL (sent as KERNEL_SHARD_GATEWAY_URL, with
+  the token): set SHARD_KERNEL_GATEWAY_URL when the kernels reach it at another address.
 """
 
 
