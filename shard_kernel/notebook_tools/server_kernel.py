@@ -65,6 +65,8 @@ class JupyterServer:
             with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:
                 text = response.read()
         except (urllib.error.URLError, OSError) as exc:
+            if isinstance(exc, urllib.error.HTTPError):
+                exc.close()  # it holds the response's socket open until closed
             raise ServerKernelError(
                 f"{method} {path} on the Jupyter server failed: {exc}"
             ) from None

@@ -80,10 +80,11 @@ def _send(request: urllib.request.Request, seconds: float) -> dict[str, Any]:
         with urllib.request.urlopen(request, timeout=seconds) as response:
             return json.loads(response.read() or b"{}")
     except urllib.error.HTTPError as exc:
-        try:
-            message = json.loads(exc.read() or b"{}").get("message")
-        except ValueError:
-            message = None
+        with exc:  # it holds the response's socket open until closed
+            try:
+                message = json.loads(exc.read() or b"{}").get("message")
+            except ValueError:
+                message = None
         raise GatewayError(message or f"the gateway answered {exc.code}") from None
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
