@@ -19,7 +19,8 @@ MAX_REPORT = 16_000
 
 def report_text(job: JobRecord) -> str:
     """What the parent reads when the job ends."""
-    head = f"[subagent job {job.id} ({job.strategy}, {len(job.runs)} runs) {job.state}]"
+    runs = f"{len(job.runs)} run" + ("" if len(job.runs) == 1 else "s")
+    head = f"[subagent job {job.id} ({job.strategy}, {runs}) {job.state}]"
     parts = [head]
     for run in job.runs:
         title = f"{run.alias} ({run.agent_id}, {run.id}): {run.state}"

@@ -167,6 +167,7 @@ def test_the_report_is_bounded_and_points_at_the_session() -> None:
     short = _job("completed")
     short.runs[0].report = "done"
     short.runs[0].session_id, short.runs[0].entry_id = "s-1", "e-1"
+    assert f"({short.strategy}, 1 run) " in report_text(short)
     assert report_text(short).endswith(
         f"## A0 (agent-c0, {short.runs[0].id}): completed\ndone\n"
         f"(all of it: agent agent-c0, session s-1, entry e-1; "
