@@ -69,6 +69,8 @@ class Coordinator:
         self._channels: dict[str, AgentChannel] = {}  # run id → its child's channel
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopping: set[str] = set()
+        self._closing = False
+        """the server is stopping: what its children do now is not saved (see `close`)"""
         self._changed = asyncio.Event()
         self.on_change: Callable[[JobRecord], None] | None = None
         """Told of every saved change of a job's summary (the orchestrator events)."""
@@ -86,7 +88,10 @@ class Coordinator:
 
     async def close(self) -> None:
         """Let go of every child at server stop (runs stay `running` on disk: the next start
-        reads them as interrupted)."""
+        reads them as interrupted). From here on nothing is saved: a child whose turn the
+        stopping server aborts would otherwise be recorded `stopped` and its job `failed`, and
+        could not be relaunched as interrupted."""
+        self._closing = True
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
@@ -486,6 +491,8 @@ class Coordinator:
     # ------------------------------------------------------------ helpers
 
     def _save(self, job: JobRecord) -> None:
+        if self._closing:
+            return
         self.catalog.save(job)
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
