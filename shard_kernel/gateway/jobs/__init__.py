@@ -37,6 +37,10 @@ __all__ = ["COORDINATOR_KEY", "Coordinator", "JobCatalog", "install_jobs"]
 def install_jobs(serverapp: Any, registry: AgentRegistry) -> Coordinator:
     home = registry.store.root.parent
     coordinator = Coordinator(registry, JobCatalog(home, serverapp.log), home, serverapp.log)
+    # jupyter_server 2 calls no module extension's unload hook at stop (only ExtensionApps'
+    # stop_extension), so the coordinator asks the flag ServerApp.stop() sets before the
+    # kernels are shut down.
+    coordinator.server_stopping = lambda: bool(getattr(serverapp, "_stopping", False))
     interrupted = coordinator.load()
     if interrupted:
         serverapp.log.info("shard: %d subagent job(s) interrupted by the restart", len(interrupted))

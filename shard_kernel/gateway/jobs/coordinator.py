@@ -71,6 +71,8 @@ class Coordinator:
         self._stopping: set[str] = set()
         self._closing = False
         """the server is stopping: what its children do now is not saved (see `close`)"""
+        self.server_stopping: Callable[[], bool] = lambda: False
+        """whether the server has begun to stop (install_jobs points it at ServerApp)"""
         self._changed = asyncio.Event()
         self.on_change: Callable[[JobRecord], None] | None = None
         """Told of every saved change of a job's summary (the orchestrator events)."""
@@ -491,8 +493,8 @@ class Coordinator:
     # ------------------------------------------------------------ helpers
 
     def _save(self, job: JobRecord) -> None:
-        if self._closing:
-            return
+        if self._closing or self.server_stopping():
+            return  # runs stay `running` on disk and read as interrupted at the next start
         self.catalog.save(job)
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()

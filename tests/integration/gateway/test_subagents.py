@@ -198,12 +198,11 @@ async def test_restart_interrupts_relaunch_runs_and_a_stale_steer_is_rejected(
         {"parent": parent["id"], "text": "hurry up"},
     )
     receipt = body(steered)
-    # The child is inside a 30 s tool call: the steer waits in its inbox for the next request.
-    assert (receipt["type"], receipt["status"], receipt["run_id"]) == (
-        "steer_receipt",
-        "accepted",
-        run["id"],
-    ), steered.body
+    # A live run takes the steer: usually the child is inside its 30 s tool call and the steer
+    # waits in its inbox (`accepted`); when the turn has started but its first request is not
+    # built yet, that request carries it at once (`admitted`). Never `rejected`.
+    assert (receipt["type"], receipt["run_id"]) == ("steer_receipt", run["id"]), steered.body
+    assert receipt["status"] in {"accepted", "admitted"}, steered.body
     assert receipt["steer_id"].startswith("steer-")
 
     server.stop()
