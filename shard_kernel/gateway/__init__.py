@@ -23,8 +23,9 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
 
 
 async def _unload_jupyter_server_extension(serverapp: Any) -> None:
-    """At server stop, before the kernels go: the coordinator lets go of its children (their
-    unfinished runs stay `running` on disk and read as interrupted at the next start)."""
+    """The coordinator lets go of its children (their unfinished runs stay `running` on disk and
+    read as interrupted at the next start). jupyter_server 2 does not call this at stop; the
+    coordinator also watches `ServerApp.stop()`'s flag (see `install_jobs`)."""
     from shard_kernel.gateway.jobs import COORDINATOR_KEY
 
     coordinator = serverapp.web_app.settings.get(COORDINATOR_KEY)
