@@ -38,6 +38,22 @@ EVENTS_COMM_ID = "shard-events"
 EVENT_BATCH_TYPE = "event_batch"
 
 
+async def close_websocket(conn: WebSocketClientConnection, within: float = 1.0) -> None:
+    """Close with the handshake and wait for the TCP socket to go; if the server has not answered
+    within `within` seconds, or the wait is cancelled, drop it: tornado's `close()` alone leaves
+    the socket to a handshake that a loop stopped or closed next never finishes."""
+    stream: Any = getattr(conn.protocol, "stream", None)
+    try:
+        conn.close()
+        deadline = time.monotonic() + within
+        # tornado owns the stream's close callback, so poll rather than hook it
+        while stream is not None and not stream.closed() and time.monotonic() < deadline:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+    finally:
+        if stream is not None and not stream.closed():
+            stream.close()
+
+
 class KernelSocket:
     def __init__(self, conn: WebSocketClientConnection, session_id: str) -> None:
         self.conn = conn
@@ -146,17 +162,7 @@ class KernelSocket:
         self.conn.close()
 
     async def aclose(self, within: float = 1.0) -> None:
-        """Close with the handshake and wait for the TCP socket to go; if the server has not
-        answered within `within` seconds, drop it (a loop stopped mid-handshake leaks it)."""
-        protocol = self.conn.protocol
-        stream: Any = getattr(protocol, "stream", None)
-        self.conn.close()
-        deadline = time.monotonic() + within
-        # tornado owns the stream's close callback, so poll rather than hook it
-        while stream is not None and not stream.closed() and time.monotonic() < deadline:  # noqa: ASYNC110
-            await asyncio.sleep(0.01)
-        if stream is not None and not stream.closed():
-            stream.close()
+        await close_websocket(self.conn, within)
 
     # ------------------------------------------------------------ Shard over Jupyter
 

@@ -304,11 +304,11 @@ class RemoteAgent:
         sock, self._sock = self._sock, None
         if sock is None:
             return
-        with contextlib.suppress(Exception):
-            if self._comm_id:
+        if self._comm_id:
+            with contextlib.suppress(Exception):  # a socket the server already closed
                 sock.comm_close(self._comm_id)
-            await asyncio.sleep(0)  # let the comm_close go out first
-            await sock.aclose()
+                await asyncio.sleep(0)  # let the comm_close go out first
+        await sock.aclose()  # closes the TCP socket whatever happens
         self._disconnected(f"agent {self.name} was detached")
 
     # ------------------------------------------------------------ commands and replies

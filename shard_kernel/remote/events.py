@@ -20,6 +20,7 @@ from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from shard_core.protocol import AgentInfo, OrchestratorEvent
 from shard_core.protocol.orchestrator import AgentsSnapshotEvent
+from shard_kernel.gateway.client import close_websocket
 from shard_kernel.remote.link import TIMEOUT, GatewayError, GatewayLink
 
 EVENTS_PATH = "shard/api/events"
@@ -103,5 +104,4 @@ class EventFeed:
     async def close(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
-            conn.close()
-            await asyncio.sleep(0)
+            await close_websocket(conn)

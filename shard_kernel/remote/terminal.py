@@ -77,9 +77,9 @@ class TerminalSession:
         finally:
             for task in self._tasks:
                 task.cancel()
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # a socket the server already closed
                 sock.comm_close(self._comm)
-                await sock.aclose()
+            await sock.aclose()
 
     async def _follow(self, sock: KernelSocket, turns: int | None) -> int:
         while True:
