@@ -42,9 +42,40 @@ def _cap_arrays(node: Any) -> None:
             _cap_arrays(value)
 
 
+def _is_event_union(node: Any) -> bool:
+    mapping = node.get("discriminator", {}).get("mapping", {}) if isinstance(node, dict) else {}
+    return "message_delta" in mapping
+
+
+def _empty_event_lists(schema: dict[str, Any]) -> bool:
+    """Empties every top-level `events: list[Event]` (EventBatch, SnapshotReply) in place.
+
+    hypothesis-jsonschema re-merges a union this large inside an array on every draw (a minute
+    for event-batch alone); `_strategy` fills those lists from the Event strategy instead."""
+    found = False
+    objects = [schema, *schema.get("oneOf", []), *schema.get("anyOf", [])]
+    objects = [schema["$defs"][o["$ref"].rsplit("/", 1)[1]] if "$ref" in o else o for o in objects]
+    for node in objects:
+        events = node.get("properties", {}).get("events")
+        if isinstance(events, dict) and _is_event_union(events.get("items")):
+            node["properties"]["events"] = {"type": "array", "maxItems": 0}
+            found = True
+    return found
+
+
+def _fill_events(drawn: tuple[Any, list[Any]]) -> Any:
+    raw, events = drawn
+    if isinstance(raw, dict) and isinstance(raw.get("events"), list):
+        raw = {**raw, "events": events}
+    return raw
+
+
 def _strategy(tp: Any) -> st.SearchStrategy[Any]:
     schema = _unroll_tree(TypeAdapter(tp).json_schema(mode="validation"))
     _cap_arrays(schema)
+    if _empty_event_lists(schema):
+        events = st.lists(_strategy(WIRE_TYPES["event"]), max_size=2)
+        return st.tuples(from_schema(schema), events).map(_fill_events)
     return from_schema(schema)
 
 
