@@ -54,7 +54,8 @@ async def _connect(where: str) -> tuple[WebSocketClientConnection, Any]:
     conn = await websocket_connect(HTTPRequest(f"ws://{where}/any"))
     assert conn.protocol is not None
     stream = conn.protocol.stream
-    assert stream is not None and not stream.closed()
+    assert stream is not None
+    assert not stream.closed()
     return conn, stream
 
 
@@ -78,9 +79,10 @@ async def test_a_cancelled_close_still_drops_the_socket(deaf_server: str) -> Non
 async def test_the_event_feed_closes_its_socket(deaf_server: str) -> None:
     feed = EventFeed(GatewayLink(f"http://{deaf_server}/"))
     await feed.connect(within=5)
-    conn = feed._conn  # noqa: SLF001  (what close must free)
-    assert conn is not None and conn.protocol is not None
+    conn = feed._conn
+    assert conn is not None
+    assert conn.protocol is not None
     stream = conn.protocol.stream
     await feed.close()
-    assert stream is not None and stream.closed()
-
+    assert stream is not None
+    assert stream.closed()
