@@ -65,16 +65,8 @@ async def retitle(session: AgentSession, prompt: str) -> None:
     deterministic = session.title
     title, usage = await model_title(session.provider, prompt)
     if session.config.usage_log is not None and usage != Usage():
-        record = usage_record(
-            agent_id=session.agent_id,
-            session_id=session.store.session_id,
-            model=session.provider.model,
-            provider=session.provider.name,
-            workspace=str(session.config.cwd),
-            usage=usage,
-        )
         with contextlib.suppress(OSError):
-            append_usage(session.config.usage_log, record)
+            append_usage(session.config.usage_log, usage_record(session, usage))
     if title and session.title == deterministic:  # a checkpoint: never model-visible
         with contextlib.suppress(SessionError, OSError, ValueError):  # the log closed meanwhile
             session.set_title(title, source="model")

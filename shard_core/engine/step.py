@@ -105,16 +105,7 @@ class StepRunner:
         s = self.session
         if s.config.usage_log is None:
             return
-        record = usage_record(
-            agent_id=s.agent_id,
-            session_id=s.store.session_id,
-            model=s.provider.model,
-            provider=s.provider.name,
-            workspace=str(s.config.cwd),
-            turn_id=self.turn_id,
-            entry_id=entry_id,
-            usage=usage,
-        )
+        record = usage_record(s, usage, turn_id=self.turn_id, entry_id=entry_id)
         try:
             append_usage(s.config.usage_log, record)
         except OSError as exc:  # a report, not the session: never end a turn over it

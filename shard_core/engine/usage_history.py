@@ -13,10 +13,14 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import Field, ValidationError
 
 from shard_core.types import Usage, WireModel
+
+if TYPE_CHECKING:  # the session calls this with itself
+    from shard_core.engine.session import AgentSession
 
 USAGE_FILE = "usage.jsonl"
 
@@ -58,23 +62,21 @@ def append_usage(path: Path, record: UsageRecord) -> None:
 
 
 def usage_record(
-    *,
-    agent_id: str,
-    session_id: str,
-    model: str,
+    session: AgentSession,
     usage: Usage,
-    provider: str | None = None,
-    workspace: str | None = None,
+    *,
     turn_id: str | None = None,
     entry_id: str | None = None,
 ) -> UsageRecord:
+    """The record of one provider request `session` made (the agent, session, model, provider
+    and workspace come from it)."""
     return UsageRecord(
         ts=time.time(),
-        agent_id=agent_id,
-        session_id=session_id,
-        model=model,
-        provider=provider,
-        workspace=workspace,
+        agent_id=session.agent_id,
+        session_id=session.store.session_id,
+        model=session.provider.model,
+        provider=session.provider.name,
+        workspace=str(session.config.cwd),
         turn_id=turn_id,
         entry_id=entry_id,
         input_tokens=usage.input_tokens,
