@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.integration.gateway.conftest import Server, Servers, api, body, write_script
+from tests.integration.gateway.test_wire import info_when
 from tests.integration.gateway.ws_agent import WsAgent
 
 CLAIM = """\
@@ -439,15 +440,8 @@ async def test_a_childs_ask_is_answered_by_the_parents_person(
     person = await WsAgent.connect(server, parent["kernel_id"], "alice")
     await person.attach("interactive")
     # The attach reaches the registry through the parent's next logged status.
-    deadline = time.monotonic() + 30
-    while (
-        body(await api(server, "GET", f"/shard/api/agents/{parent['id']}"))["clients_by_role"][
-            "interactive"
-        ]
-        < 1
-    ):
-        assert time.monotonic() < deadline
-        await asyncio.sleep(0.2)
+    info = await info_when(server, parent["id"], lambda i: i["clients_by_role"]["interactive"])
+    assert info["clients_by_role"]["interactive"] >= 1
     launched = await api(
         server,
         "POST",
@@ -531,15 +525,8 @@ async def test_a_grandchilds_ask_reaches_the_person_two_levels_up(
     parent = await _create(server, workspace, write_script(workspace.parent, [{"text": "hi"}]))
     person = await WsAgent.connect(server, parent["kernel_id"], "alice")
     await person.attach("interactive")
-    deadline = time.monotonic() + 30
-    while (
-        body(await api(server, "GET", f"/shard/api/agents/{parent['id']}"))["clients_by_role"][
-            "interactive"
-        ]
-        < 1
-    ):
-        assert time.monotonic() < deadline
-        await asyncio.sleep(0.2)
+    info = await info_when(server, parent["id"], lambda i: i["clients_by_role"]["interactive"])
+    assert info["clients_by_role"]["interactive"] >= 1
     launched = await api(
         server,
         "POST",
