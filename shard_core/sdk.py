@@ -68,6 +68,9 @@ class AgentOptions:
     home: Path | None = None
     allow: Sequence[str] = ()
     deny: Sequence[str] = ()
+    rules_from: str | None = None
+    """where `allow`/`deny` came from, as explanations name it (default: the --allow/--deny
+    flags)"""
     trust_project: bool = False
     headless_policy: HeadlessPolicy | None = None
     permission_timeout: float | None = None
@@ -369,6 +372,7 @@ def _assemble(
         trust_project=opts.trust_project,
         allow=tuple(opts.allow),
         deny=tuple(opts.deny),
+        given_by=opts.rules_from,
         added=definition.rules() if definition else None,
         events=events,
         ui=host.ui if opts.ui else None,

@@ -38,6 +38,8 @@ class AgentEnv:
     """KERNEL_SHARD_AGENT_DEFINITION: build the agent from agents/NAME.md"""
     skills: tuple[str, ...] | None = None
     """KERNEL_SHARD_SKILLS (one name a line): only these skills; None: every one found"""
+    rules_from: str | None = None
+    """KERNEL_SHARD_RULES_FROM: where ALLOW/DENY came from (default: KERNEL_SHARD_ALLOW/DENY)"""
 
 
 def kernel_hint(line: str) -> str:
@@ -85,4 +87,5 @@ def read_agent_env(env: Mapping[str, str] | None = None) -> AgentEnv:
         trust_project=(get("TRUST_PROJECT") or "").lower() in ("1", "true", "yes"),
         agent_definition=get("AGENT_DEFINITION"),
         skills=_rules(get("SKILLS")) or None,
+        rules_from=get("RULES_FROM") or f"kernel environment {PREFIX}ALLOW/DENY",
     )

@@ -107,12 +107,23 @@ def kernel_env(opts: BatchOptions, metadata: dict[str, Any]) -> dict[str, str]:
         "MODE": shard_meta.get("mode"),
         "TRUST_PROJECT": "1" if opts.trust_project else None,
         "AGENT_DEFINITION": opts.agent_definition,
+        "RULES_FROM": _rules_from(opts, shard_meta),
     }
     for key, value in settings.items():
         if value:
             env[f"KERNEL_SHARD_{key}"] = str(value)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     return env
+
+
+def _rules_from(opts: BatchOptions, shard_meta: dict[str, Any]) -> str:
+    """How the agent's explanations name the rules this run gives it."""
+    flags = "shard batch --allow/--deny"
+    meta_allow = not opts.allow and shard_meta.get("allow")
+    if not (meta_allow or (not opts.deny and shard_meta.get("deny"))):
+        return flags
+    metadata = f"notebook metadata of {opts.notebook.name}"
+    return metadata if not (opts.allow or opts.deny) else f"{flags} and {metadata}"
 
 
 def run_batch(opts: BatchOptions, out: TextIO) -> int:

@@ -225,6 +225,7 @@ class ShardKernel(Kernel):
             resume=True,
             allow=env.allow,
             deny=env.deny,
+            rules_from=env.rules_from,
             trust_project=env.trust_project,
             headless_policy=env.headless_policy,
             permission_timeout=env.permission_timeout,

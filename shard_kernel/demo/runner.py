@@ -39,6 +39,7 @@ def kernel_env(workspace: Path, model: str | None) -> dict[str, str]:
     env["KERNEL_SHARD_AGENT_ID"] = f"agent-demo-{uuid.uuid4().hex[:8]}"
     env["KERNEL_SHARD_CWD"] = str(workspace)
     env["KERNEL_SHARD_ALLOW"] = "\n".join(ALLOW)
+    env["KERNEL_SHARD_RULES_FROM"] = "the demo's rules"
     if model:
         env["KERNEL_SHARD_MODEL"] = model
     # The agent's bash runs `python`: make it this environment's interpreter.

@@ -52,7 +52,10 @@ def install_adoption(kernel_manager: Any, registry: AgentRegistry) -> None:
         defaults = server_defaults(env, registry.log)
         if notebook is not None:  # the notebook's own metadata.shard is more specific
             path = Path(kernel_manager.root_dir, notebook)
-            defaults.update(notebook_settings(path, env or {}, registry.log))
+            found = notebook_settings(path, env or {}, registry.log)
+            if "permissions" in found:
+                found["rules_from"] = f"notebook metadata of {notebook}"
+            defaults.update(found)
         cwd = defaults.pop("cwd", None) or cwd
         return await registry.adopt(notebook, str(cwd), env, launch, name=name, defaults=defaults)
 
@@ -101,6 +104,7 @@ def server_defaults(env: Mapping[str, str] | None, log: Any) -> dict[str, Any]:
         defaults["permission_timeout"] = found.permission_timeout
     if found.allow or found.deny:
         defaults["permissions"] = PermissionConfig(allow=list(found.allow), deny=list(found.deny))
+        defaults["rules_from"] = "the server's KERNEL_SHARD_ALLOW/KERNEL_SHARD_DENY"
     return defaults
 
 

@@ -32,6 +32,8 @@ class AgentManifest(BaseModel):
     model: str | None = None
     mode: str = "build"
     permissions: PermissionConfig = Field(default_factory=PermissionConfig)
+    rules_from: str | None = None
+    """Where `permissions` came from, as the agent's explanations name it."""
     headless_policy: HeadlessPolicy = "deny"
     permission_timeout: float = 60.0
     skills: list[str] = Field(default_factory=list)

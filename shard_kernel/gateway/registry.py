@@ -31,6 +31,9 @@ from shard_kernel.gateway_reach import kernel_gateway_env
 from shard_kernel.kernelspec import KERNEL_NAME
 from shard_kernel.state_home import kernel_home_env
 
+CREATE_REQUEST = "agent create request"
+"""Where the rules of a REST-created agent come from, as its explanations name it."""
+
 
 class UnknownAgentError(KeyError):
     """No manifest for this agent id (404)."""
@@ -81,6 +84,7 @@ class AgentRegistry:
             model=command.model,
             mode=command.mode,
             permissions=command.permissions,
+            rules_from=CREATE_REQUEST,
             headless_policy=command.headless_policy,
             permission_timeout=command.permission_timeout,
             skills=command.skills,

@@ -204,6 +204,8 @@ def kernel_env(manifest: AgentManifest) -> dict[str, str]:
         "KERNEL_SHARD_ALLOW": "\n".join(manifest.permissions.allow),
         "KERNEL_SHARD_DENY": "\n".join(manifest.permissions.deny),
     }
+    if manifest.rules_from:
+        env["KERNEL_SHARD_RULES_FROM"] = manifest.rules_from
     if manifest.model:
         env["KERNEL_SHARD_MODEL"] = manifest.model
     if manifest.skills:

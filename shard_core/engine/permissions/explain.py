@@ -99,7 +99,7 @@ def explain(
     tool: Tool | None = None,
 ) -> Explanation:
     """Why `query` is allowed, asked or denied. `tool` is what the mode votes on."""
-    book = RuleBook(rules, tuple(SourcedRule(g, "grant") for g in grants))
+    book = RuleBook(rules, tuple(SourcedRule(g, "allow-always grant") for g in grants))
     result = _layered(query, book, mode, tool)
     if result.decision != "ask":
         return result
@@ -194,13 +194,21 @@ def _explain_bash(query: PermissionQuery, book: RuleBook) -> Explanation:
 
 
 def _all_allowed(judged: tuple[BashPart, ...], parts: tuple[Part, ...]) -> Explanation:
+    pairs = zip(judged, parts, strict=True)
     rules = dict.fromkeys(r for b in judged for v in b.verdicts if (r := v.rule_text))
     sources = {v.by for b in judged for v in b.verdicts}
     by: DecidedBy = "rule" if "rule" in sources else "grant" if "grant" in sources else "mode"
-    summary = "; ".join(f"`{p.text}` ({p.rule or 'read-only command'})" for p in parts)
+    summary = "; ".join(f"`{p.text}` {_sourced(b) or 'as a read-only command'}" for b, p in pairs)
     return Explanation(
         "allow", f"every command is allowed: {summary}", ", ".join(rules) or None, by, parts
     )
+
+
+def _sourced(judged: BashPart) -> str:
+    """The rules that allowed one command, each with where it came from."""
+    named = (f"{v.rule.text} ({v.rule.source})" for v in judged.verdicts if v.rule is not None)
+    found = ", ".join(dict.fromkeys(named))
+    return f"by {found}" if found else ""
 
 
 def _part(judged: BashPart) -> Part:

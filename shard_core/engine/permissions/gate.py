@@ -101,11 +101,18 @@ class RuleGate:
         allow: tuple[str, ...] = (),
         deny: tuple[str, ...] = (),
         added: RuleSet | None = None,
+        given_by: str | None = None,
         **options: Any,
     ) -> RuleGate:
         """The usual wiring: every rule source, the agent's grants, the config's headless policy."""
         rules = load_rules(
-            cwd, config, trust_project=trust_project, allow=allow, deny=deny, added=added
+            cwd,
+            config,
+            trust_project=trust_project,
+            allow=allow,
+            deny=deny,
+            added=added,
+            given_by=given_by,
         )
         return cls(
             rules=rules,

@@ -3,12 +3,15 @@
 Sources, most specific first (the order only decides which rule an explanation names; a deny
 from any source wins regardless):
 
-1. per-run flags (`--allow RULE`, `--deny RULE`)
+1. per-run rules: `--allow RULE` / `--deny RULE` flags, or what the agent was started with (a
+   REST create, a notebook's metadata) — `given_by` names which, so an explanation says so
 2. project rule files `.shard/rules/*.json` in the cwd and its ancestors up to the git root —
    their deny and ask rules always apply; their allow rules only with project trust (otherwise
    they are skipped and a diagnostic says so)
 3. user rule files `SHARD_HOME/rules/*.json`
-4. user config: `permissions: {allow, ask, deny}` in config.json
+4. user config: `permissions: {allow, ask, deny}` in config.json (labelled with its path)
+
+Grants (allow always answers) are added by the gate and labelled "allow-always grant".
 
 A rule file is `{"allow": [...], "ask": [...], "deny": [...]}` (every key optional).
 """
@@ -26,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from shard_core.engine.config import PermissionsConfig
 from shard_core.engine.permissions.rules import Rule, parse_rule
-from shard_core.engine.state import shard_home
+from shard_core.engine.state import config_dir, shard_home
 from shard_core.types.errors import ConfigError
 
 __all__ = ["Kind", "RuleSet", "SourcedRule", "load_rules", "read_rule_file"]
@@ -97,19 +100,24 @@ def load_rules(
     deny: Sequence[str] = (),
     home: Path | None = None,
     added: RuleSet | None = None,
+    given_by: str | None = None,
+    config_file: Path | None = None,
 ) -> RuleSet:
     """Every rule that applies to an agent working in `cwd`; `added` (an agent definition's
-    rules, with their own source) ranks just after the per-run flags."""
-    rules = RuleSet.parse("--deny flag", deny=deny) + RuleSet.parse("--allow flag", allow=allow)
+    rules, with their own source) ranks just after the per-run rules. `given_by` says where
+    `allow`/`deny` came from (default: the `--allow`/`--deny` flags); `config_file` is where
+    `permissions` was read (default: the user config.json)."""
+    rules = RuleSet.parse(given_by or "--deny flag", deny=deny)
+    rules += RuleSet.parse(given_by or "--allow flag", allow=allow)
     rules += added or RuleSet()
     user_dir = Path(os.path.realpath((home or shard_home()) / "rules"))
     for directory in _project_rule_dirs(cwd):
         if Path(os.path.realpath(directory)) != user_dir:
-            rules += _load_dir(directory, trusted=trust_project)
-    rules += _load_dir(user_dir, trusted=True)
+            rules += _load_dir(directory, trusted=trust_project, label="project rules")
+    rules += _load_dir(user_dir, trusted=True, label="user rules")
     if permissions is not None:
         rules += RuleSet.parse(
-            "config.json permissions",
+            f"config file {config_file or config_dir() / 'config.json'}",
             allow=permissions.allow,
             ask=permissions.ask,
             deny=permissions.deny,
@@ -125,17 +133,18 @@ def _project_rule_dirs(cwd: Path) -> list[Path]:
     return [d / ".shard" / "rules" for d in chain[: root + 1]]
 
 
-def _load_dir(directory: Path, *, trusted: bool) -> RuleSet:
+def _load_dir(directory: Path, *, trusted: bool, label: str) -> RuleSet:
     if not directory.is_dir():
         return RuleSet()
     rules = RuleSet()
     for path in sorted(directory.glob("*.json")):
-        rules += read_rule_file(path, trusted=trusted)
+        rules += read_rule_file(path, trusted=trusted, label=label)
     return rules
 
 
-def read_rule_file(path: Path, *, trusted: bool = True) -> RuleSet:
-    """One `{"allow", "ask", "deny"}` file; untrusted files lose their allow rules."""
+def read_rule_file(path: Path, *, trusted: bool = True, label: str = "rule file") -> RuleSet:
+    """One `{"allow", "ask", "deny"}` file; untrusted files lose their allow rules. Its rules
+    are labelled `<label> <path>`."""
     try:
         data: Any = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -144,10 +153,11 @@ def read_rule_file(path: Path, *, trusted: bool = True) -> RuleSet:
         raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
     lists = _rule_lists(path, data)
     skipped = () if trusted or not lists["allow"] else lists.pop("allow")
-    rules = RuleSet.parse(str(path), **lists)
+    rules = RuleSet.parse(f"{label} {path}", **lists)
     if skipped:
+        count = "1 allow rule" if len(skipped) == 1 else f"{len(skipped)} allow rules"
         note = (
-            f"{path}: skipped {len(skipped)} allow rule(s) ({', '.join(skipped)}): "
+            f"{path}: skipped {count} ({', '.join(skipped)}): "
             "project rules allow nothing without project trust (--trust-project)"
         )
         rules = RuleSet(rules.allow, rules.ask, rules.deny, (note,))

@@ -109,8 +109,8 @@ def test_a_call_a_rule_allows_says_which_rule(start_kernel: StartKernel, workspa
     )
     assert resolved["tool_call_id"] == call["call"]["id"]
     assert (
-        "allowed by rule Bash(touch:*): every command is allowed: `touch made.txt` (Bash(touch:*))"
-        in _texts(client)
+        "allowed by rule Bash(touch:*): every command is allowed: `touch made.txt` by "
+        "Bash(touch:*) (kernel environment KERNEL_SHARD_ALLOW/DENY)" in _texts(client)
     )
 
 

@@ -117,7 +117,7 @@ def test_project_allow_rules_are_skipped_with_a_note(ws: Path, capsys) -> None:
     captured = capsys.readouterr()
     assert "decision: ask" in captured.out
     assert "note: " in captured.err
-    assert "skipped 1 allow rule(s) (Bash(make:*))" in captured.err
+    assert "skipped 1 allow rule (Bash(make:*))" in captured.err
 
     assert check(ws, "bash", '{"command": "make"}', "--trust-project") == 0
     assert "decision: allow" in capsys.readouterr().out

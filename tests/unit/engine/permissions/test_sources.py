@@ -27,8 +27,8 @@ def test_every_source_is_loaded_and_labelled(ws: Path, home: Path) -> None:
 
     assert [(r.text, r.source) for r in found.deny] == [
         ("Bash(git push:*)", "--deny flag"),
-        ("Bash(curl:*)", str(ws / ".shard/rules/team.json")),
-        ("Bash(rm:*)", "config.json permissions"),
+        ("Bash(curl:*)", f"project rules {ws / '.shard/rules/team.json'}"),
+        ("Bash(rm:*)", f"config file {home.parent / 'xdg/shard/config.json'}"),
     ]
     assert [r.text for r in found.allow] == ["Bash(npm test)", "Bash(make:*)", "Read"]
     assert [r.text for r in found.ask] == ["Edit(setup.py)"]
@@ -44,7 +44,7 @@ def test_project_allow_rules_need_trust(ws: Path, home: Path, query) -> None:
     assert untrusted.allow == ()
     assert [r.text for r in untrusted.deny] == ["Bash(rm:*)"]
     assert untrusted.diagnostics == (
-        f"{path}: skipped 1 allow rule(s) (Bash(curl:*)): project rules allow nothing "
+        f"{path}: skipped 1 allow rule (Bash(curl:*)): project rules allow nothing "
         "without project trust (--trust-project)",
     )
     assert [r.text for r in trusted.allow] == ["Bash(curl:*)"]
@@ -86,7 +86,8 @@ def test_bad_rule_files_are_clear_errors(ws: Path, home: Path, content, problem)
 
 
 def test_bad_config_rule_names_rule_and_source(ws: Path, home: Path) -> None:
-    with pytest.raises(ConfigError, match=r"'Edit\(\)'.*empty path pattern \(from config.json"):
+    pattern = r"'Edit\(\)'.*empty path pattern \(from config file .*config.json\)"
+    with pytest.raises(ConfigError, match=pattern):
         load_rules(ws, PermissionsConfig(allow=["Edit()"]))
 
 
