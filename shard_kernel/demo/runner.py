@@ -29,7 +29,7 @@ EVENTS = TypeAdapter(Event)
 def prepare_workspace() -> Path:
     workspace = Path(tempfile.mkdtemp(prefix="shard-demo-"))
     for item in PROJECT.iterdir():
-        if item.suffix == ".py":
+        if item.suffix == ".py" or item.name == "pytest.ini":  # its tests, its own settings
             shutil.copy(item, workspace / item.name)
     return workspace
 

@@ -5,6 +5,9 @@ Runs inside `jupyter server`, `jupyter lab` and `shard gateway` alike; it adds r
 makes kernel WebSockets faster (connection.py: no Nagle delay; agent kernels' WebSockets share
 one IOPub subscription, which also notes their activity, activity.py), and reads the server's
 own security configuration to warn when it is looser than Shard's baseline.
+
+It also silences one warning that is jupyter_server's and tornado's disagreement, not a
+misconfiguration (`_quiet_ping_unit_warning`).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from jupyter_server.base.websocket import WS_PING_INTERVAL
 from jupyter_server.utils import url_path_join
 
 from shard_core.engine.state import shard_home
@@ -28,6 +32,7 @@ from shard_kernel.gateway.security import EXACT_PATTERNS, REDACTOR, install_log_
 def load_extension(serverapp: Any) -> AgentRegistry:
     _protect_logs(serverapp)
     _warn_about_origins(serverapp)
+    _quiet_ping_unit_warning(serverapp.web_app.settings)
     registry = AgentRegistry(serverapp.kernel_manager, shard_home(), serverapp.log)
     install_adoption(serverapp.kernel_manager, registry)
     web_app = serverapp.web_app
@@ -96,3 +101,37 @@ def _warn_about_origins(serverapp: Any) -> None:
             "shard: ServerApp.allow_origin_pat is a regular expression; make sure it only "
             "matches exact origins (shard gateway --allow-origin writes one that does)"
         )
+
+
+class _PingUnitFilter(logging.Filter):
+    def __init__(self, interval: object, timeout: object) -> None:
+        super().__init__()
+        self.text = (
+            f"The websocket_ping_timeout ({timeout}) cannot be longer"
+            f" than the websocket_ping_interval ({interval})."
+        )
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(self.text)
+
+
+def _quiet_ping_unit_warning(settings: dict[str, Any]) -> None:
+    """Drop tornado's "websocket_ping_timeout (90000) cannot be longer than …" for the values
+    jupyter_server itself pings with, and only those.
+
+    jupyter_server's WebSocket handlers (the kernels' channels, `/shard/api/events`) ping with
+    their own timer and answer tornado's `ping_interval`/`ping_timeout` with their millisecond
+    settings (30000 and 90000 by default); tornado ≥ 6.5 reads the same two numbers as seconds
+    and warns, once per server, that 90000 s is longer than 30000 s. No value satisfies both
+    readers: tornado wants the timeout no longer than the interval, while jupyter_server closes
+    a socket whose last pong is older than the timeout at each ping, so a timeout equal to the
+    interval would close live sockets whenever a ping fires late. jupyter_server's pings are
+    what keep the sockets alive (tornado's own loop would first ping after 30000 s), so its
+    values stay and the warning about them goes; a `websocket_ping_*` setting of the server's
+    own that tornado finds inconsistent still warns.
+    """
+    interval = settings.get("ws_ping_interval", WS_PING_INTERVAL)
+    timeout = settings.get("ws_ping_timeout", max(3 * interval, WS_PING_INTERVAL))
+    logger = logging.getLogger("tornado.general")
+    if not any(isinstance(f, _PingUnitFilter) for f in logger.filters):
+        logger.addFilter(_PingUnitFilter(interval, timeout))

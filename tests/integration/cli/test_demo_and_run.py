@@ -39,6 +39,9 @@ def test_shard_demo_fixes_the_bug(env: dict[str, str]) -> None:
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "2 passed" in result.stdout
     assert "+def add(a, b): return a + b" in result.stdout
+    # the demo project's test run is its own: no warning from this environment's pytest plugins
+    assert "PytestDeprecationWarning" not in result.stdout
+    assert "Warning" not in result.stdout
     # the kernel is on Unix sockets in a private folder (no TCP warning), stopped before we exit
     # (no "Parent appears to have exited"), and the folder is gone afterwards
     assert result.stderr == ""
