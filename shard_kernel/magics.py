@@ -21,6 +21,7 @@ from typing import Any
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 
+from shard_core.engine.plurals import counted
 from shard_core.protocol.events import TurnEndEvent
 from shard_core.types.errors import ConfigError, ShardError
 from shard_kernel.inprocess import InProcessAgent
@@ -244,7 +245,9 @@ class ShardMagics(Magics):
         opts = _connect_parser().parse_args(args)
         link, agents = self.remote.connect(opts.url, opts.token)
         found = " (found running)" if link.source == "discovered" else ""
-        print(f"connected to the Shard gateway at {link.url}{found}: {len(agents)} agent(s)")
+        print(
+            f"connected to the Shard gateway at {link.url}{found}: {counted(len(agents), 'agent')}"
+        )
 
     def _attach(self, args: list[str]) -> None:
         if len(args) != 1:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from shard_core.contracts import ToolContext
+from shard_core.engine.plurals import counted
 from shard_core.types.errors import ConfigError
 from shard_kernel.terminal.render import format_usage
 
@@ -74,7 +75,7 @@ async def _builtin(kernel: ShardKernel, agent: Agent, name: str, args: list[str]
         if event is None:
             return "Nothing to compact."
         return (
-            f"Compaction {event.index}: {event.entries_folded} entries folded, "
+            f"Compaction {event.index}: {counted(event.entries_folded, 'entry')} folded, "
             f"{event.tokens_before} → {event.tokens_after} tokens."
         )
     if name == "/recall":

@@ -34,6 +34,7 @@ from typing import Any, Literal, cast
 from shard_core.engine.context_files import project_dirs
 from shard_core.engine.frontmatter import MAX_NAME, split_front_matter, valid_name
 from shard_core.engine.permissions.sources import RuleSet
+from shard_core.engine.plurals import counted
 from shard_core.types.errors import ConfigError
 
 __all__ = [
@@ -142,7 +143,9 @@ def load_from_roots(roots: Iterable[DefinitionRoot], *, trusted: bool) -> AgentD
             continue
         seen.add(real)
         if root.layer == "project" and not trusted:
-            found.diagnostics.append(f"skipped {root.path} ({len(files)} files): {TRUST_HINT}")
+            found.diagnostics.append(
+                f"skipped {root.path} ({counted(len(files), 'file')}): {TRUST_HINT}"
+            )
             continue
         for path in files:
             _merge(found, path, root.layer)

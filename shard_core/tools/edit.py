@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from shard_core.contracts import ToolContext
+from shard_core.engine.plurals import counted
 from shard_core.tools.atomic import write_atomic
 from shard_core.tools.diffs import diff_texts
 from shard_core.tools.encoding import decode_text
@@ -131,7 +132,7 @@ def _edit_file(target: Path, shown: str, edits: list[Edit]) -> ToolResult:
     write_atomic(target, change.data)
     diff = diff_texts(change.old, change.new)
     return ToolResult.ok(
-        f"edited {shown}: {change.replacements} replacement(s), "
+        f"edited {shown}: {counted(change.replacements, 'replacement')}, "
         f"+{diff.added} -{diff.removed} lines",
         DiffDescriptor(path=shown, hunks=diff.hunks, status="modified"),
         path=shown,

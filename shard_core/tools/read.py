@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from shard_core.contracts import ToolContext
+from shard_core.engine.plurals import counted
 from shard_core.tools.encoding import decode_text, split_lines
 from shard_core.tools.guard import guarded
 from shard_core.tools.workspace import display_path, resolve_in_workspace
@@ -88,7 +89,8 @@ def _read_file(target: Path, shown: str, offset: int, limit: int | None) -> Tool
     lines = split_lines(decoded.text)
     if offset > max(len(lines), 1):
         return ToolResult.error(
-            f"offset {offset} is past the end of {shown} ({len(lines)} lines)", path=shown
+            f"offset {offset} is past the end of {shown} ({counted(len(lines), 'line')})",
+            path=shown,
         )
     end = min(len(lines), offset - 1 + int(limit or DEFAULT_LIMIT))
     body, last = _number(lines, offset, end)

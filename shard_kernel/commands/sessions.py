@@ -9,6 +9,7 @@ import json
 import time
 from pathlib import Path
 
+from shard_core.engine.plurals import counted
 from shard_core.engine.recall.across import describe, search_sessions
 from shard_core.engine.recall.catalog import catalog
 from shard_core.engine.session_store import SessionStore, find_session
@@ -120,7 +121,7 @@ def _list(home: Path) -> int:
         tokens = f"{u.input_tokens + u.cache_read_tokens:,} in / {u.output_tokens:,} out"
         title = f"“{info.title}”" if info.title else "(untitled)"
         print(
-            f"{info.session_id}  {when}  {info.entries:>5} entries  {tokens}  {cost}  "
+            f"{info.session_id}  {when}  {counted(info.entries, 'entry'):>11}  {tokens}  {cost}  "
             f"{info.agent_id or '-'}  {info.workspace or '?'}  {title}"
         )
     return 0

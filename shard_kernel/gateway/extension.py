@@ -18,6 +18,7 @@ from typing import Any
 from jupyter_server.base.websocket import WS_PING_INTERVAL
 from jupyter_server.utils import url_path_join
 
+from shard_core.engine.plurals import counted
 from shard_core.engine.state import shard_home
 from shard_kernel.gateway.activity import watch_agents_on_shared_iopub
 from shard_kernel.gateway.adoption import install_adoption
@@ -49,8 +50,8 @@ def load_extension(serverapp: Any) -> AgentRegistry:
         ".*$", [(url_path_join(base_url, path), handler) for path, handler in routes]
     )
     serverapp.log.info(
-        "shard: gateway extension loaded; %d agent(s) under %s",
-        len(registry.manifests),
+        "shard: gateway extension loaded; %s under %s",
+        counted(len(registry.manifests), "agent"),
         registry.store.root,
     )
     return registry

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from shard_core.engine.plurals import counted
 from shard_core.engine.state import write_private
 from shard_core.protocol.orchestrator import HeadlessPolicy, PermissionConfig
 
@@ -95,5 +96,5 @@ class ManifestStore:
 
 def _short(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
-        return f"{exc.error_count()} invalid field(s)"
+        return counted(exc.error_count(), "invalid field")
     return type(exc).__name__

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from shard_core.engine.plurals import counted
 from shard_core.tools.atomic import write_atomic
 from shard_kernel.notebook_tools.spans import CellSpans, cell_spans
 
@@ -149,9 +150,9 @@ class NotebookFile:
             self.notes.append(f"raised nbformat_minor {self.top.get('nbformat_minor')} to 5")
             self.top["nbformat_minor"] = 5
         if added:
-            self.notes.append(f"assigned ids to {added} cell(s) that had none")
+            self.notes.append(f"assigned ids to {counted(added, 'cell')} that had none")
         if repaired:
-            self.notes.append(f"replaced {repaired} duplicate or invalid cell id(s)")
+            self.notes.append(f"replaced {counted(repaired, 'duplicate or invalid cell id')}")
 
     # ------------------------------------------------------------ cells
 

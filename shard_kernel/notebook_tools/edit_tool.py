@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 from shard_core.contracts import ToolContext
+from shard_core.engine.plurals import counted
 from shard_core.tools.diffs import diff_texts
 from shard_core.tools.guard import check_input, guarded
 from shard_core.types import JsonObject, ToolResult
@@ -97,7 +98,10 @@ def _report(
     shown: str, created: bool, changes: list[Change], doc: NotebookFile, shared: bool
 ) -> ToolResult:
     where = " (in the shared document: every open view shows it now)" if shared else ""
-    lines = [f"{'created' if created else 'edited'} {shown}{where}: {len(doc.cells)} cell(s) now"]
+    lines = [
+        f"{'created' if created else 'edited'} {shown}{where}: "
+        f"{counted(len(doc.cells), 'cell')} now"
+    ]
     lines += [f"- {_describe(c)}" for c in changes]
     lines += [f"- note: {n}" for n in doc.notes]
     return ToolResult.ok(

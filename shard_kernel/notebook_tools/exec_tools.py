@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from shard_core.contracts import ToolContext
+from shard_core.engine.plurals import counted
 from shard_core.tools.guard import guarded
 from shard_core.types import JsonObject, TextBlock, ToolResult
 from shard_core.types.render import ProgressDescriptor, StatusDescriptor, TextDescriptor
@@ -233,7 +234,7 @@ def _run_report(
         blocks.append(f"## cell {cell_id} {count} {state}\n{body}")
     skipped = wanted[len(ran) :]
     failed = any(r.error is not None or r.interrupted for _, r in ran)
-    head = f"ran {len(ran)} of {len(wanted)} cell(s) in {shown}; outputs saved"
+    head = f"ran {len(ran)} of {counted(len(wanted), 'cell')} in {shown}; outputs saved"
     if skipped:
         head += f"; not run after the failure: {', '.join(skipped)}"
     tone = "error" if failed else "success"

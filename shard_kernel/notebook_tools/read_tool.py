@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from shard_core.contracts import ToolContext
+from shard_core.engine.plurals import counted
 from shard_core.tools.guard import guarded
 from shard_core.types import JsonObject, TextBlock, ToolResult
 from shard_core.types.render import KvDescriptor, KvPair
@@ -80,7 +81,8 @@ def _read(doc: NotebookFile, shown: str, input: JsonObject) -> ToolResult:
     rest = indexed[shown_count:]
     if rest:
         blocks.append(
-            f"… {len(rest)} more cell(s) not shown (output budget); call notebook_read again "
+            f"… {counted(len(rest), 'more cell')} not shown (output budget); "
+            "call notebook_read again "
             f"with start={rest[0][0]}"
         )
     elif not wanted and indexed and indexed[-1][0] + 1 < len(doc.cells):
@@ -102,7 +104,7 @@ def _header(doc: NotebookFile, shown: str) -> str:
     meta = doc.top.get("metadata", {})
     spec = meta.get("kernelspec", {}) if isinstance(meta, dict) else {}
     kernel = spec.get("name") if isinstance(spec, dict) else None
-    parts = [f"{shown}: {len(doc.cells)} cell(s)"]
+    parts = [f"{shown}: {counted(len(doc.cells), 'cell')}"]
     if kernel:
         parts.append(f"kernel {kernel}")
     if doc.notes:

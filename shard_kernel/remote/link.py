@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, quote, urlsplit, urlunsplit
 
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest, HTTPResponse
 
+from shard_core.engine.plurals import counted
 from shard_core.protocol import AgentInfo
 from shard_core.types.errors import ShardError
 
@@ -187,7 +188,9 @@ async def find_gateway(runtime_dir: str | None = None) -> GatewayLink:
     found = [link for link, ok in zip(candidates, answers, strict=True) if ok]
     if found:
         return found[0]
-    seen = f" ({len(servers)} running Jupyter server(s) found, none with Shard's agent API)"
+    seen = (
+        f" ({counted(len(servers), 'running Jupyter server')} found, none with Shard's agent API)"
+    )
     raise NoGatewayError(f"no Shard gateway found{seen if servers else ''}: {HOW_TO_CONNECT}")
 
 

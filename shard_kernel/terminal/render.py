@@ -10,6 +10,7 @@ import json
 import sys
 from typing import TextIO
 
+from shard_core.engine.plurals import counted
 from shard_core.protocol.events import (
     CompactionEvent,
     ErrorEvent,
@@ -107,7 +108,7 @@ class TerminalRenderer:
             return self.style(f"— {event.reason} · {format_usage(event.usage)}", "dim")
         if isinstance(event, CompactionEvent):
             return self.style(
-                f"⟳ compacted {event.entries_folded} entries: "
+                f"⟳ compacted {counted(event.entries_folded, 'entry')}: "
                 f"{event.tokens_before} → {event.tokens_after} tokens",
                 "dim",
             )

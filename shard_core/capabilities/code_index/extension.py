@@ -30,6 +30,7 @@ from shard_core.capabilities.code_index.tools import (
     RepoMapTool,
 )
 from shard_core.contracts import ExtensionApi
+from shard_core.engine.plurals import counted
 from shard_core.protocol.events import FileMutatedEvent, ToolCallEvent, TurnStartEvent
 
 _PATH_KEYS = ("path", "file_path", "notebook_path")
@@ -107,7 +108,7 @@ class CodeIndexCapability:
     async def index_command(self, args: list[str]) -> str:
         if args[:1] == ["refresh"]:
             parsed = await asyncio.to_thread(self.index.refresh)
-            head = f"refreshed: {parsed} file(s) re-parsed\n\n"
+            head = f"refreshed: {counted(parsed, 'file')} re-parsed\n\n"
         else:
             await asyncio.to_thread(self.index.ensure)
             head = ""

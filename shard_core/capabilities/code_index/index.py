@@ -22,6 +22,7 @@ from shard_core.capabilities.code_index.languages import language_of
 from shard_core.capabilities.code_index.parse import Definition, parse_source
 from shard_core.capabilities.code_index.store import IndexedFile
 from shard_core.contracts.codeintel import Symbol
+from shard_core.engine.plurals import counted
 from shard_core.tools.ignore import IgnoreRules, walk_files
 
 MAX_FILES = 20_000
@@ -92,7 +93,9 @@ class CodeIndex:
                 del self.files[rel]
                 self._changed()
             if skipped_big:
-                notes.append(f"skipped {skipped_big} file(s) over {self.max_file_bytes} bytes")
+                notes.append(
+                    f"skipped {counted(skipped_big, 'file')} over {self.max_file_bytes} bytes"
+                )
             self.stats.diagnostics = notes
             self.stats.refreshes += 1
             self._finish(started)
@@ -165,7 +168,7 @@ class CodeIndex:
             ]
         found = [s for *_, s in sorted(defs, key=lambda d: d[:3])]
         for count, rel in sorted(refs):
-            found.append(Symbol(name, "reference", rel, 0, f"{-count} reference(s)"))
+            found.append(Symbol(name, "reference", rel, 0, counted(-count, "reference")))
         return found
 
     def signatures(self, path: str) -> list[str]:

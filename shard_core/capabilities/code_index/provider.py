@@ -12,6 +12,7 @@ from shard_core.capabilities.code_index import repo_map
 from shard_core.capabilities.code_index.index import CodeIndex
 from shard_core.capabilities.code_index.lsp import Diagnostics
 from shard_core.contracts.codeintel import DIAGNOSTICS_HEADING, Symbol
+from shard_core.engine.plurals import counted
 
 MAX_NEW_ERRORS = 10
 _WORD = re.compile(r"[\w./-]+\.\w+")
@@ -55,7 +56,10 @@ class CodeIntelligence:
             if len(new) > MAX_NEW_ERRORS:
                 lines.append(f"(+{len(new) - MAX_NEW_ERRORS} more new errors)")
             if new and len(found) > len(new):
-                lines.append(f"({len(found) - len(new)} earlier error(s) remain in this file)")
+                earlier = counted(
+                    len(found) - len(new), "earlier error remains", "earlier errors remain"
+                )
+                lines.append(f"({earlier} in this file)")
         return [f"{DIAGNOSTICS_HEADING}:", *lines] if lines else []
 
     # ------------------------------------------------------------ the session's focus

@@ -14,6 +14,7 @@ from shard_core.capabilities.code_index.languages import SUFFIXES, language_of
 from shard_core.capabilities.code_index.parse import Definition, reference_lines
 from shard_core.capabilities.code_index.provider import CodeIntelligence
 from shard_core.contracts import ToolContext
+from shard_core.engine.plurals import counted
 from shard_core.tools.guard import guarded
 from shard_core.tools.workspace import display_path, resolve_in_workspace
 from shard_core.types import JsonObject, ToolResult
@@ -106,7 +107,8 @@ class CodeSymbolTool:
         if not defs and not refs:
             return ToolResult.ok(f"no definition of or reference to {name!r} in the index")
         ref_lines = await asyncio.to_thread(self._lines, [r.path for r in refs], name)
-        text = [f"{name}: {len(defs)} definition(s), referenced in {len(refs)} file(s)"]
+        where = counted(len(refs), "file")
+        text = [f"{name}: {counted(len(defs), 'definition')}, referenced in {where}"]
         def_nodes: list[TreeNode] = []
         for s in defs[:MAX_DEFINITIONS]:
             text.append(f"  {s.path}:{s.line}: {s.signature} ({s.kind})")

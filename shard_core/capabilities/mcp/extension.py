@@ -41,6 +41,7 @@ from shard_core.capabilities.mcp.tool import McpTool
 from shard_core.capabilities.mcp.transports import Opener, Registered, opener
 from shard_core.contracts import Disposer, ExtensionApi
 from shard_core.engine.permissions.grants import GrantStore
+from shard_core.engine.plurals import counted
 from shard_core.types.errors import ConfigError
 from shard_core.types.secrets import KnownSecrets
 
@@ -172,7 +173,7 @@ class McpCapability:
         self.check(tool)
         if tool.disabled:
             raise ConfigError(f"{name} stays disabled: {tool.disabled}")
-        return f"{name} is enabled again ({count} grant(s) now pinned to {tool.pin()})"
+        return f"{name} is enabled again ({counted(count, 'grant')} now pinned to {tool.pin()})"
 
     # -- helpers ------------------------------------------------------------------------------
 

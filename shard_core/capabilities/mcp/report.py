@@ -13,6 +13,7 @@ import json
 from typing import TYPE_CHECKING
 
 from shard_core.capabilities.mcp.connection import McpServer, McpUnavailableError
+from shard_core.engine.plurals import counted
 from shard_core.types.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ class McpCommand:
             if action == "logs":
                 return f"```\n{server.stderr.text(lines=50) or '(nothing on stderr)'}\n```"
             await server.restart()
-            return f"{server.name}: restarted, {len(server.tools)} tool(s)"
+            return f"{server.name}: restarted, {counted(len(server.tools), 'tool')}"
         except (ConfigError, McpUnavailableError) as exc:
             return f"**error:** {exc}"
 

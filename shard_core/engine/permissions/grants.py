@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from shard_core.engine.permissions.rules import Rule, parse_rule
+from shard_core.engine.plurals import counted
 from shard_core.engine.state import shard_home, write_private
 from shard_core.types.errors import ConfigError
 
@@ -166,6 +167,6 @@ def _decode(data: Any) -> list[Grant]:
         parsed = _GrantsFile.model_validate(data)
     except ValidationError as exc:
         raise ValueError(
-            f'expected {{"version": 1, "grants": [...]}} ({exc.error_count()} problem(s))'
+            f'expected {{"version": 1, "grants": [...]}} ({counted(exc.error_count(), "problem")})'
         ) from None
     return [Grant(parse_rule(e.rule), e.granted_by, e.ts, e.pins) for e in parsed.grants]

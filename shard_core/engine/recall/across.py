@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from shard_core.engine.plurals import counted
 from shard_core.engine.recall.catalog import SessionInfo, session_info
 from shard_core.engine.recall.home import HomeHit, HomeIndex
 from shard_core.engine.session_store import find_session
@@ -91,7 +92,10 @@ def format_matches(
 ) -> str:
     if not matches:
         return f'no session {scope} has "{query}"'
-    lines = [f'{len(matches)} session(s) {scope} have "{query}" (best and most recent first):']
+    lines = [
+        f"{counted(len(matches), 'session')} {scope} {'has' if len(matches) == 1 else 'have'} "
+        f'"{query}" (best and most recent first):'
+    ]
     for match in matches:
         lines.append(describe(match))
         for hit in match.hits[:per_session]:

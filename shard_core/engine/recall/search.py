@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from shard_core.engine.plurals import counted
 from shard_core.engine.recall.expand import expand_entries
 from shard_core.engine.recall.lineage import Lineage
 from shard_core.engine.recall.patterns import TOO_EXPENSIVE, pattern_problem, required_literal
@@ -134,7 +135,10 @@ def ranked(lineage: Lineage, request: RecallRequest, lo: int, hi: int) -> Recall
     shown = order[offset : offset + page]
     snippets = _snippets(lineage, [t.strip('"') for t in terms], shown)
     more = offset + page if len(order) > offset + page else None
-    head = f'recall: {total} entries match "{request.query}" in scope {request.scope} (#{lo}-#{hi})'
+    head = (
+        f'recall: {counted(total, "entry matches", "entries match")} "{request.query}" in scope '
+        f"{request.scope} (#{lo}-#{hi})"
+    )
     if shown:
         head += f"; showing {offset + 1}-{offset + len(shown)}, best first"
     return _page_answer(lineage, head, shown, more, snippets, total)
@@ -218,7 +222,8 @@ def touched(lineage: Lineage, request: RecallRequest, lo: int, hi: int) -> Recal
     page, offset = request.page(PAGE), request.offset
     shown = found[offset : offset + page]
     more = offset + page if len(found) > offset + page else None
-    head = f"recall: {len(found)} entries touched {path} in scope {request.scope}, newest first"
+    touched = counted(len(found), "entry")
+    head = f"recall: {touched} touched {path} in scope {request.scope}, newest first"
     return _page_answer(lineage, head, shown, more, {}, len(found))
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from jupyter_server.utils import url_path_join
 
+from shard_core.engine.plurals import counted
 from shard_core.protocol.orchestrator import JobUpdatedEvent
 from shard_kernel.gateway.events_socket import WATCHER_KEY
 from shard_kernel.gateway.jobs.catalog import JobCatalog
@@ -43,7 +44,9 @@ def install_jobs(serverapp: Any, registry: AgentRegistry) -> Coordinator:
     coordinator.server_stopping = lambda: bool(getattr(serverapp, "_stopping", False))
     interrupted = coordinator.load()
     if interrupted:
-        serverapp.log.info("shard: %d subagent job(s) interrupted by the restart", len(interrupted))
+        serverapp.log.info(
+            "shard: %s interrupted by the restart", counted(len(interrupted), "subagent job")
+        )
     web_app = serverapp.web_app
     web_app.settings[COORDINATOR_KEY] = coordinator
     watcher = web_app.settings.get(WATCHER_KEY)

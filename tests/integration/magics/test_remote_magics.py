@@ -265,7 +265,7 @@ def test_no_gateway_unreachable_gateway_and_a_wrong_token(
         out = capsys.readouterr()
         assert f"the gateway at {server.url} refused the request (HTTP 403)" in out.out
         assert "check the token" in out.out
-        assert f"connected to the Shard gateway at {server.url}: 0 agent(s)" in out.out
+        assert f"connected to the Shard gateway at {server.url}: 0 agents" in out.out
         assert TOKEN not in out.out + out.err
         assert "wrong-token-0123" not in out.out + out.err
     finally:
@@ -291,7 +291,7 @@ def test_a_running_gateway_is_found_through_jupyter_runtime_files(
         shell.run_line_magic("shard", "connect")
         shell.run_cell_magic("shard", "--agent found --wait", "hello")
         out = capsys.readouterr().out
-        assert f"connected to the Shard gateway at {server.url} (found running): 1 agent(s)" in out
+        assert f"connected to the Shard gateway at {server.url} (found running): 1 agent" in out
         assert "Hello from the gateway agent." in texts(remote(shell, "found").widgets[-1].events)
         assert TOKEN not in out
     finally:

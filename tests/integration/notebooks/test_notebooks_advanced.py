@@ -131,7 +131,7 @@ def test_06_the_summary_and_what_recall_finds_in_the_folded_part(
     assert "folded e00001..e00035 as compaction 0" in compacted
     assert "mentions KeyBuilder: False" in compacted
     recalled = output(run, '"KeyBuilder" --scope compaction:0')
-    assert '1 entries match "KeyBuilder" in scope compaction:0' in recalled
+    assert '1 entry matches "KeyBuilder" in scope compaction:0' in recalled
     assert "#5 tool_result read" in recalled
     assert "class [KeyBuilder]" in recalled
     assert "#13 tool_result id=e00013, folded by compaction:0" in recalled

@@ -123,7 +123,7 @@ async def test_a_missing_notebook_is_created_valid(ctx: ToolContext) -> None:
     result = await edit(ctx, {"op": "insert", "cell_type": "markdown", "source": "# New"},
                         path="new.ipynb")  # fmt: skip
     assert not result.is_error, result.text
-    assert result.text.startswith("created new.ipynb: 1 cell(s) now")
+    assert result.text.startswith("created new.ipynb: 1 cell now")
     assert [t for _, t, _ in cells(ctx.cwd / "new.ipynb")] == ["markdown"]
 
 

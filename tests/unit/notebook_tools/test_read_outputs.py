@@ -76,7 +76,7 @@ async def test_text_errors_html_widgets_and_an_image(ctx: ToolContext) -> None:
     text = result.content[0]
     assert isinstance(text, TextBlock)
     assert text.text.splitlines() == [
-        "nb.ipynb: 2 cell(s)",
+        "nb.ipynb: 2 cells",
         "",
         "## cell 0 · id md · markdown",
         "# Title",
@@ -114,7 +114,7 @@ async def test_pages_by_budget_and_by_cells(ctx: ToolContext) -> None:
     long_output = nbformat.v4.new_output("stream", name="stdout", text="x" * 5_000 + "\n")
     write(ctx, *[code(f"c{n}", f"print({n})", long_output) for n in range(20)])
     first = await read(ctx)
-    assert "more cell(s) not shown (output budget); call notebook_read again with start=" in (
+    assert "more cells not shown (output budget); call notebook_read again with start=" in (
         first.text
     )
     shown = first.details["shown"]

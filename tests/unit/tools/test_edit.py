@@ -26,7 +26,7 @@ async def test_single_replacement_returns_a_diff(source: Path, ctx: ToolContext)
     result = await run(EditTool(), ctx, path="greet.py", old_string="'hi'", new_string="'hello'")
     assert not result.is_error
     assert source.read_text() == SOURCE.replace("'hi'", "'hello'")
-    assert result.text == "edited greet.py: 1 replacement(s), +1 -1 lines"
+    assert result.text == "edited greet.py: 1 replacement, +1 -1 lines"
     assert result.render == [
         DiffDescriptor(
             path="greet.py",
@@ -63,7 +63,7 @@ async def test_edits_apply_in_order(source: Path, ctx: ToolContext) -> None:
         {"old_string": "name", "new_string": "who", "replace_all": True},
     ]
     result = await run(EditTool(), ctx, path="greet.py", edits=edits)
-    assert result.text == "edited greet.py: 4 replacement(s), +3 -3 lines"
+    assert result.text == "edited greet.py: 4 replacements, +3 -3 lines"
     assert source.read_text() == "def welcome(who):\n    print('hi', who)\n    return who\n"
 
 

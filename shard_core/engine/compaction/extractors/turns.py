@@ -26,6 +26,7 @@ from shard_core.engine.compaction.excerpts import (
 from shard_core.engine.compaction.extractors.catalog import READ_TOOLS
 from shard_core.engine.compaction.extractors.files import CHANGING_TOOLS, file_change
 from shard_core.engine.compaction.extractors.outstanding import family, key_line, last_line
+from shard_core.engine.plurals import counted
 from shard_core.types import (
     AssistantBlock,
     BashBlock,
@@ -159,7 +160,9 @@ def _outcome(text: str, index: int, failed: bool, *, bash: bool = False) -> str:
         return flat
     lines = text.count("\n") + 1
     return (
-        f"{last_line(text)} ({lines} lines)" if bash else f"{first_line(text, 160)} ({lines} lines)"
+        f"{last_line(text)} ({counted(lines, 'line')})"
+        if bash
+        else f"{first_line(text, 160)} ({counted(lines, 'line')})"
     )
 
 
@@ -184,7 +187,7 @@ def _call_line(block: ToolCallNBlock, result: ToolResultNBlock | None) -> str:
         return f"{head} (no result) (#{block.entry_index})"
     mark = " ✗ " if result.is_error else " → "
     if block.name in READ_TOOLS and not result.is_error:
-        outcome = f"{result.text.count(chr(10)) + 1} lines"
+        outcome = counted(result.text.count(chr(10)) + 1, "line")
     else:
         outcome = _outcome(result.text, result.entry_index, result.is_error)
     return f"{head}{mark}{outcome} (#{result.entry_index})"

@@ -152,5 +152,5 @@ def test_the_index_is_bounded_with_a_diagnostic(tmp_path: Path) -> None:
     assert len(index.files) == 4
     assert index.stats.diagnostics == [
         "stopped at 4 files (the index's file cap)",
-        "skipped 1 file(s) over 1000 bytes",
+        "skipped 1 file over 1000 bytes",
     ]

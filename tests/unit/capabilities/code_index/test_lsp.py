@@ -67,7 +67,7 @@ async def test_a_type_error_from_an_edit_is_in_its_result(
     assert heading == f"{DIAGNOSTICS_HEADING}:"
     assert error.startswith("m.py:2:12: error: Type \"Literal['none']\" is not assignable to")
     assert error in looked.text
-    assert fixed.text.splitlines() == ["edited m.py: 1 replacement(s), +1 -1 lines"]
+    assert fixed.text.splitlines() == ["edited m.py: 1 replacement, +1 -1 lines"]
     assert after.text == "no errors reported for changed files"
     compactor = DeterministicCompactor(keep_recent_tokens=50)
     details = compactor.compact(CompactionInput(branch[:8], 5_000, 100_000, 50_000, "manual", 0))
@@ -88,7 +88,7 @@ async def test_without_a_server_it_is_one_line_and_edits_go_on(tmp_path: Path) -
     finally:
         await agent.close()
     [(_, edit), (_, diagnostics)] = results(agent)
-    assert edit.text == "edited m.py: 1 replacement(s), +1 -1 lines"
+    assert edit.text == "edited m.py: 1 replacement, +1 -1 lines"
     assert not diagnostics.is_error
     assert diagnostics.text == NO_SERVER
     assert "\n" not in NO_SERVER
@@ -107,7 +107,7 @@ async def test_a_server_that_cannot_start_is_a_status_not_a_failure(tmp_path: Pa
     finally:
         await agent.close()
     [(_, edit)] = results(agent)
-    assert edit.text == "edited m.py: 1 replacement(s), +1 -1 lines"
+    assert edit.text == "edited m.py: 1 replacement, +1 -1 lines"
     assert capability.code.diagnostics.status.startswith("false: failed: ")
 
 

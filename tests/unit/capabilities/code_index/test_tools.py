@@ -112,13 +112,13 @@ async def test_code_symbol_lists_definitions_then_references(
     tool = CodeSymbolTool(capability.code)
     result = await tool.execute({"name": "Engine"}, ctx(capability))
     assert result.text.splitlines() == [
-        "Engine: 1 definition(s), referenced in 1 file(s)",
+        "Engine: 1 definition, referenced in 1 file",
         "  app/core.py:1: class Engine (class)",
         "references:",
-        "  app/cli.py: 1 reference(s) (lines 5)",
+        "  app/cli.py: 1 reference (lines 5)",
     ]
     methods = await tool.execute({"name": "run", "kind": "class"}, ctx(capability))
-    assert methods.text.startswith("run: 0 definition(s), referenced in 1 file(s)")
+    assert methods.text.startswith("run: 0 definitions, referenced in 1 file")
     none = await tool.execute({"name": "nothing_here"}, ctx(capability))
     assert none.text == "no definition of or reference to 'nothing_here' in the index"
     bad = await tool.execute({"name": "x", "kind": "variable"}, ctx(capability))
@@ -189,7 +189,7 @@ async def test_index_and_map_commands(capability: CodeIndexCapability) -> None:
     assert "| language server | no Python language server found" in status
     (capability.index.root / "app" / "extra.py").write_text("def lonely2() -> None:\n    pass\n")
     refreshed = await answer(index, ["refresh"])
-    assert refreshed.startswith("refreshed: 1 file(s) re-parsed")
+    assert refreshed.startswith("refreshed: 1 file re-parsed")
     shown = await answer(repo, ["app/cli.py"])
     assert shown.startswith("```\napp/core.py:\n     1: class Engine")
     await host.shutdown()
