@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from shard_core.contracts.provider import Provider
     from shard_core.contracts.tool import (
         PreviewableTool,
+        ReachingTool,
         Tool,
         ToolContext,
         ToolRegistry,
@@ -66,6 +67,7 @@ _WHERE: dict[str, str] = {
     "ModeContext": "mode",
     "Provider": "provider",
     "PreviewableTool": "tool",
+    "ReachingTool": "tool",
     "Tool": "tool",
     "ToolContext": "tool",
     "ToolRegistry": "tool",
@@ -110,6 +112,7 @@ __all__ = [
     "PreviewableTool",
     "Provider",
     "ProviderFactory",
+    "ReachingTool",
     "SkillLoader",
     "Symbol",
     "Tool",

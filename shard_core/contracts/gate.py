@@ -22,6 +22,15 @@ class PermissionQuery:
     context: ToolContext | None = None
     """what the tool would run with (for a preview); None: cwd is the only root"""
 
+    def tool_context(self) -> ToolContext:
+        """`context`, or the narrowest one this query implies (cwd the only root)."""
+        if self.context is not None:
+            return self.context
+        return ToolContext(
+            cwd=self.cwd, roots=(self.cwd,), agent_id=self.agent_id, session_id="",
+            call_id=self.call_id,
+        )  # fmt: skip
+
 
 @dataclass(frozen=True)
 class PermissionOutcome:

@@ -52,6 +52,20 @@ class PreviewableTool(Protocol):
     async def preview(self, input: JsonObject, ctx: ToolContext) -> list[RenderDescriptor]: ...
 
 
+@runtime_checkable
+class ReachingTool(Protocol):
+    """A tool whose call can read beyond the agent's workspace roots without a path argument
+    (optional; e.g. recall into another project's sessions).
+
+    `reach` names each place outside the roots the call would read ("session s-… of
+    /work/other"), or nothing when it stays inside. The gate judges a call that reaches out like
+    a read outside the workspace: it asks, the headless policy denies, and no bare rule allows
+    it. It must change nothing and be quick; one that raises is a deny (the gate fails closed).
+    """
+
+    def reach(self, input: JsonObject, ctx: ToolContext) -> Sequence[str]: ...
+
+
 def tool_spec(tool: Tool) -> ToolSpec:
     """The model-facing view of a tool."""
     return ToolSpec(name=tool.name, description=tool.description, input_schema=tool.input_schema)

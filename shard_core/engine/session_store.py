@@ -14,6 +14,7 @@ import fcntl
 import gc
 import logging
 import os
+import re
 import socket
 import time
 from collections.abc import Iterator, Sequence
@@ -30,6 +31,9 @@ from shard_core.types.errors import SessionError, SessionLockedError, SessionNot
 ENTRY_ADAPTER: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry)
 log_ = logging.getLogger("shard.session")
 _NEWLINE = b"\n"
+SESSION_ID = re.compile(r"s-[0-9a-f]{16}")
+"""The form of every session id Shard makes (`new_id()` is 16 hex digits)."""
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 
 def new_id() -> str:
@@ -307,11 +311,25 @@ def _set_aside(path: Path, intact: int, where: str) -> None:
     log_.warning("%s: torn last entry at %s moved to %s", path, where, sidecar.name)
 
 
+def is_session_id(text: str) -> bool:
+    """Whether `text` is a session id as `SessionStore.create` makes them (`s-` + 16 hex)."""
+    return SESSION_ID.fullmatch(text) is not None
+
+
 def find_session(home: Path, session_id: str) -> Path:
-    """The log of `session_id` under SHARD_HOME: `sessions/` or an agent's `sessions/`."""
+    """The log of `session_id` under SHARD_HOME: `sessions/` or an agent's `sessions/`.
+
+    The id is a file name, never a pattern or a path: no glob, and a name with a separator or
+    `..` names no session (so `../../elsewhere/x` cannot reach a log outside SHARD_HOME).
+    """
+    if not _PLAIN_NAME.fullmatch(session_id) or ".." in session_id:
+        raise SessionNotFoundError(f"no session {session_id!r} under {home}")
     name = f"{session_id}.jsonl"
-    for candidate in [home / "sessions" / name, *sorted(home.glob(f"agents/*/sessions/{name}"))]:
-        if candidate.exists():
+    folders = [home / "sessions"]
+    with contextlib.suppress(OSError), os.scandir(home / "agents") as agents:
+        folders += sorted(Path(a.path) / "sessions" for a in agents if a.is_dir())
+    for candidate in (folder / name for folder in folders):
+        if candidate.is_file():
             return candidate
     raise SessionNotFoundError(f"no session {session_id!r} under {home}")
 

@@ -3,7 +3,9 @@
 Order, first match wins: deny rules → ask rules → grants → allow rules → the default policy
 (read-only and inside the workspace: allow) → ask. A path outside the workspace, or a write under
 a protected directory, is "guarded": an allow rule or grant lifts the guard only when it names
-the place (an absolute/`~` pattern outside, a pattern containing `.git`/`.shard` for those).
+the place (an absolute/`~` pattern outside, a pattern containing `.git`/`.shard` for those). A
+tool's declared reach outside the workspace (`Check.outside`) is guarded too, and no rule names
+it: only a person's answer allows it.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ class Check:
     read_only: bool = False
     target: PathTarget | None = None
     argv: tuple[str, ...] | None = None
+    outside: tuple[str, ...] = ()
+    """Places outside the workspace the call reads without a path (a ReachingTool's reach)."""
 
     @property
     def writes(self) -> bool:
@@ -136,6 +140,8 @@ def _first(rules: tuple[SourcedRule, ...], check: Check, *, as_written: bool) ->
 
 
 def _guard(check: Check) -> str | None:
+    if check.outside:
+        return f"reaches outside the workspace: {'; '.join(check.outside)}"
     target = check.target
     if target is None:
         return None
@@ -152,8 +158,10 @@ def _lifts(rule: Rule, check: Check, guard: str | None) -> bool:
     if not rule_matches(rule, check):
         return False
     target = check.target
-    if target is None or guard is None:
+    if guard is None:
         return True
+    if target is None:
+        return False  # a reach without a path: no rule names the place, so only a person lifts it
     if rule.path is None:
         return False  # a bare rule never reaches outside the workspace or into .git/.shard
     if not target.inside:

@@ -7,10 +7,11 @@ Layers, first match wins, except that a deny anywhere wins:
 
 The default policy allows read-only tools inside the workspace (MCP tools excepted) and the
 read-only shell commands of readonly.py. Paths outside the workspace and writes into `.git/` or
-`.shard/` ask unless a rule names them (checks.py). A Bash call is judged part by part
-(shell_policy.py). An ask also records whether the call would be allowed with the ask layer
-ignored — what the headless policy `allow_if_rule_matches` needs. `RuleGate` acts on the
-result; `shard rules check` prints it.
+`.shard/` ask unless a rule names them (checks.py); so does a call a tool says reaches outside
+the workspace without a path (`ReachingTool.reach`: recall into another project's sessions).
+A Bash call is judged part by part (shell_policy.py). An ask also records whether the call
+would be allowed with the ask layer ignored — what the headless policy `allow_if_rule_matches`
+needs. `RuleGate` acts on the result; `shard rules check` prints it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from shard_core.contracts import Mode, PermissionQuery, Tool, ToolContext
+from shard_core.contracts import Mode, PermissionQuery, ReachingTool, Tool, ToolContext
 from shard_core.engine.permissions.checks import (
     AskKind,
     Check,
@@ -113,7 +114,8 @@ def _layered(
     query: PermissionQuery, book: RuleBook, mode: Mode | None, tool: Tool | None
 ) -> Explanation:
     name = canonical_tool(query.tool)
-    base = _explain_bash(query, book) if name == "bash" else _explain_tool(name, query, book)
+    bash = name == "bash"
+    base = _explain_bash(query, book) if bash else _explain_tool(name, query, book, tool)
     if mode is None or base.decision == "deny":
         return base
     vote = mode.vote(tool or _QueriedTool(query.tool, query.read_only), dict(query.input))
@@ -137,12 +139,16 @@ def _apply_vote(base: Explanation, vote: Decision, mode: str) -> Explanation:
     return base
 
 
-def _explain_tool(name: str, query: PermissionQuery, book: RuleBook) -> Explanation:
+def _explain_tool(
+    name: str, query: PermissionQuery, book: RuleBook, tool: Tool | None
+) -> Explanation:
     read_only = query.read_only
     if name not in PATH_TOOLS:
-        check = Check(name, name, read_only=read_only)
+        outside = _reach(tool, query)
+        check = Check(name, name, read_only=read_only, outside=outside)
         default = read_only and not name.startswith("mcp__")
-        return _from_verdict(evaluate_check(check, book, default_allow=default), suggest_tool(name))
+        suggestion = None if outside else suggest_tool(name)
+        return _from_verdict(evaluate_check(check, book, default_allow=default), suggestion)
     raw = query.input.get("path", "." if name in _DIR_TOOLS else None)
     try:
         target = resolve_target(raw, query.cwd)
@@ -151,6 +157,13 @@ def _explain_tool(name: str, query: PermissionQuery, book: RuleBook) -> Explanat
     check = Check(name, f"{name} {target.raw}", read_only=read_only, target=target)
     verdict = evaluate_check(check, book, default_allow=read_only)
     return _from_verdict(verdict, suggest_path(name, target))
+
+
+def _reach(tool: Tool | None, query: PermissionQuery) -> tuple[str, ...]:
+    """What the tool says the call reads outside the workspace (ReachingTool); may raise."""
+    if not isinstance(tool, ReachingTool):
+        return ()
+    return tuple(str(place) for place in tool.reach(query.input, query.tool_context()))
 
 
 def _from_verdict(verdict: Verdict, suggestion: str | None) -> Explanation:

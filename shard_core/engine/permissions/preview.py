@@ -13,7 +13,7 @@ import logging
 
 from pydantic import TypeAdapter
 
-from shard_core.contracts import PermissionQuery, PreviewableTool, Tool, ToolContext
+from shard_core.contracts import PermissionQuery, PreviewableTool, Tool
 from shard_core.types import DiffDescriptor, Hunk, RenderDescriptor, StatusDescriptor
 from shard_core.types.render import TextDescriptor
 
@@ -34,15 +34,10 @@ async def call_preview(tool: Tool | None, query: PermissionQuery) -> tuple[Rende
     """The tool's preview of `query`'s call, bounded; () when it has none or it fails."""
     if not isinstance(tool, PreviewableTool):
         return ()
-    ctx = query.context or ToolContext(
-        cwd=query.cwd,
-        roots=(query.cwd,),
-        agent_id=query.agent_id,
-        session_id="",
-        call_id=query.call_id,
-    )
     try:
-        raw = await asyncio.wait_for(tool.preview(query.input, ctx), PREVIEW_TIMEOUT)
+        raw = await asyncio.wait_for(
+            tool.preview(query.input, query.tool_context()), PREVIEW_TIMEOUT
+        )
         descriptors = _DESCRIPTORS.validate_python(raw)
     except Exception:  # a timeout, nonsense, a bug: fail safe, ask without a preview
         _log.warning("no preview for %s: it failed or took too long", query.tool, exc_info=True)

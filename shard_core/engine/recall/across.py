@@ -4,18 +4,21 @@ relevance and recency together, each session named by its id and title.
 A session's relevance is the sum of its matching entries' bm25 scores (the HomeIndex ranks
 the best few hundred entries); recency weighs it by `1 / (1 + age / RECENCY_DAYS)`, so a
 session as relevant as another but a week older ranks at half its score. `workspace` keeps only
-sessions started in that folder (the recall tool's default: this workspace's sessions).
+sessions started in that folder; `roots` only those started inside one of these folders (the
+recall tool's default: the agent's workspace roots).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from shard_core.engine.plurals import counted
 from shard_core.engine.recall.catalog import SessionInfo, session_info
 from shard_core.engine.recall.home import HomeHit, HomeIndex
+from shard_core.engine.recall.places import inside_roots
 from shard_core.engine.session_store import find_session
 from shard_core.types.errors import SessionNotFoundError
 
@@ -36,6 +39,7 @@ def search_sessions(
     query: str,
     *,
     workspace: str | None = None,
+    roots: Sequence[Path] | None = None,
     limit: int = 10,
     now: float | None = None,
 ) -> list[SessionMatch]:
@@ -53,6 +57,8 @@ def search_sessions(
         except OSError:
             continue  # removed since it was indexed
         if workspace is not None and info.workspace != workspace:
+            continue
+        if roots is not None and not inside_roots(info.workspace, roots):
             continue
         if info.title is None:
             info.title = _inherited_title(home, info)

@@ -14,6 +14,7 @@ the headers of `sessions_dir/<id>.jsonl` files, which is how SessionStore lays t
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,18 +27,31 @@ from shard_core.types.errors import SessionNotFoundError
 
 log_ = logging.getLogger("shard.recall")
 
+_PARENT = re.compile(r"s-[A-Za-z0-9_-]{1,64}")
+"""A parent a header may name: a session id (Shard's are `s-` + 16 hex; fixtures use words)."""
+
 LineageResolver = Callable[[str], Sequence[Path]]
 """session id → JSONL paths of its lineage, oldest ancestor first, the session itself last."""
 
 
-def _parent_of(log: Path) -> str | None:
+def header_of(log: Path) -> SessionHeaderEntry | None:
+    """The log's header entry (its first line), or None when the first line is not one."""
     with log.open("rb") as f:
         first = f.readline(1 << 20)
     try:
         header = ENTRY.validate_json(first)
     except ValidationError:
         return None
-    return header.details.parent_session if isinstance(header, SessionHeaderEntry) else None
+    return header if isinstance(header, SessionHeaderEntry) else None
+
+
+def _parent_of(log: Path) -> str | None:
+    header = header_of(log)
+    parent = header.details.parent_session if header else None
+    if parent is not None and not _PARENT.fullmatch(parent):
+        log_.warning("%s: parent session %r is not a session name; lineage stops", log, parent)
+        return None  # a header naming `../x` would otherwise lead the lineage out of the folder
+    return parent
 
 
 def lineage_paths(log: Path) -> list[Path]:

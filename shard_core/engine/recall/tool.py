@@ -1,7 +1,11 @@
 """RecallTool: the model's way back into everything compaction folded away.
 
 Built with a LineageResolver (session id → the lineage's JSONL paths, oldest first; see
-lineage.py), it reads the full logs through their rebuildable SQLite caches. Read-only.
+lineage.py), it reads the full logs through their rebuildable SQLite caches. Read-only, and
+within the workspace by default: other sessions are those whose recorded workspace lies inside
+the agent's roots; a call that reaches further (`home: true`, another project's `session:`)
+says so through `reach`, and the permission gate asks about it like a read outside the
+workspace (places.py).
 """
 
 from __future__ import annotations
@@ -15,10 +19,15 @@ from typing import Any
 
 from shard_core.contracts.tool import ToolContext
 from shard_core.engine.recall.across import format_matches, search_sessions
-from shard_core.engine.recall.lineage import Lineage, LineageResolver, lineage_paths
+from shard_core.engine.recall.lineage import Lineage, LineageResolver
+from shard_core.engine.recall.places import (
+    EVERY_WORKSPACE,
+    outside_sessions,
+    session_paths,
+    session_problem,
+)
 from shard_core.engine.recall.scan import BUDGET_S
 from shard_core.engine.recall.search import MAX_PAGE, Mode, RecallAnswer, RecallRequest, recall
-from shard_core.engine.session_store import find_session
 from shard_core.engine.state import shard_home
 from shard_core.types import JsonObject, ToolResult
 from shard_core.types.errors import ShardError
@@ -35,8 +44,9 @@ DESCRIPTION = (
     '`expand: [N, …]` returns those entries whole. Scope "all" (default), "latest" (what '
     'the last compaction folded) or "compaction:N". Pages: pass back the `cursor` a result '
     'names. Other sessions: `sessions: "all"` with a `query` ranks the sessions of this '
-    "workspace (`home: true`: every workspace) by relevance and recency and names each by id "
-    "and title; `session: <id>` then searches or expands that one like this one."
+    "workspace (`home: true`: every workspace, asked first) by relevance and recency and names "
+    "each by id and title; `session: <id>` then searches or expands that one like this one "
+    "(another workspace's session is asked first)."
 )
 
 
@@ -124,7 +134,7 @@ class RecallTool:
         try:
             other = across.get("session")
             if isinstance(other, str) and other != ctx.session_id:
-                paths = lineage_paths(find_session(home, other))
+                paths = session_paths(home, other)
             else:
                 paths = self.resolver(ctx.session_id)
             result = await asyncio.to_thread(answer, paths, request, self.budget_s)
@@ -139,12 +149,25 @@ class RecallTool:
             total=result.total,
         )
 
+    def reach(self, input: JsonObject, ctx: ToolContext) -> list[str]:
+        """The sessions outside the agent's roots this call would read (for the gate)."""
+        if input.get("sessions") == "all":
+            return [EVERY_WORKSPACE] if input.get("home") is True else []
+        other = input.get("session")
+        if other is None or other == ctx.session_id or session_problem(other):
+            return []  # this session, or input the tool refuses before reading anything
+        try:
+            paths = session_paths(self.home or shard_home(), str(other))
+        except (ShardError, OSError):
+            return []  # no such session: the call fails without reading one
+        return outside_sessions(paths, ctx.roots)
+
     async def _across(
         self, home: Path, query: str, everywhere: bool, ctx: ToolContext
     ) -> ToolResult:
-        workspace = None if everywhere else str(ctx.cwd)
+        roots = None if everywhere else list(ctx.roots)
         try:
-            matches = await asyncio.to_thread(search_sessions, home, query, workspace=workspace)
+            matches = await asyncio.to_thread(search_sessions, home, query, roots=roots)
         except (ShardError, OSError, sqlite3.Error) as exc:
             return ToolResult.error(f"recall failed: {exc}")
         scope = "under SHARD_HOME" if everywhere else "of this workspace"
@@ -163,8 +186,8 @@ def _across_problem(across: JsonObject, request: RecallRequest) -> str | None:
     if "home" in across and not isinstance(across["home"], bool):
         return "home must be true or false"
     other = across.get("session")
-    if other is not None and (not isinstance(other, str) or not other.strip()):
-        return 'session must be a session id (as a sessions: "all" result names it)'
+    if other is not None and (problem := session_problem(other)):
+        return problem
     if sessions == "all":
         if other is not None:
             return 'give either sessions: "all" or session: <id>, not both'

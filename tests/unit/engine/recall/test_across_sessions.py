@@ -90,9 +90,12 @@ async def test_bad_cross_session_requests_say_what_to_fix(
         result = await tool.execute(bad, ctx)
         assert result.is_error
         assert result.text == f"recall: {message}"
-    missing = await tool.execute({"session": "s-nope", "query": "x"}, ctx)
+    malformed = await tool.execute({"session": "s-nope", "query": "x"}, ctx)
+    assert malformed.is_error
+    assert malformed.text.startswith('recall: session must be a session id like "s-')
+    missing = await tool.execute({"session": "s-0123456789abcdef", "query": "x"}, ctx)
     assert missing.is_error
-    assert "no session 's-nope'" in missing.text
+    assert "no session 's-0123456789abcdef'" in missing.text
 
 
 async def test_sessions_rank_by_relevance_weighed_by_recency(
