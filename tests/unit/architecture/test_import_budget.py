@@ -72,7 +72,8 @@ def test_the_summaries_are_what_each_command_registers() -> None:
 KERNEL_SHARD_MODULES = {
     "shard_core", "shard_core.contracts", "shard_core.contracts.codeintel",
     "shard_core.contracts.tool", "shard_core.contracts.ui", "shard_core.engine",
-    "shard_core.engine.event_log", "shard_core.engine.events", "shard_core.engine.state",
+    "shard_core.engine.event_log", "shard_core.engine.events", "shard_core.engine.plurals",
+    "shard_core.engine.state",
     "shard_core.protocol", "shard_core.protocol.commands", "shard_core.protocol.events",
     "shard_core.protocol.framing", "shard_core.protocol.mime", "shard_core.protocol.orchestrator",
     "shard_core.protocol.version", "shard_core.tools", "shard_core.tools.atomic",
