@@ -49,6 +49,7 @@ from shard_kernel.clients import ClientRegistry
 from shard_kernel.comm_commands import CommCommands
 from shard_kernel.event_batch import EventBatcher, asyncio_schedule
 from shard_kernel.iopub_hold import IOPubHold
+from shard_kernel.plain_text import plain_text
 from shard_kernel.slash import command_names, run_slash
 from shard_kernel.ui_bridge import CommUiBridge
 from shard_kernel.widget_host import WidgetHost
@@ -424,7 +425,10 @@ class ShardKernel(Kernel):
         markdown = await run_slash(self, agent, text)
         self._send_output(
             "display_data",
-            {"data": {"text/markdown": markdown, "text/plain": markdown}, "metadata": {}},
+            {
+                "data": {"text/markdown": markdown, "text/plain": plain_text(markdown)},
+                "metadata": {},
+            },
             parent,
         )
         return self._ok()

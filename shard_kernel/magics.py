@@ -108,6 +108,16 @@ def _connect_parser() -> _Parser:
     return parser
 
 
+def _wants_help(line: str) -> bool:
+    """`%shard --help`, `%shard help`, `%shard new -h`: the usage, and nothing said is wrong."""
+    words = line.split()
+    asks = ("help", "--help", "-h")
+    if words[:1] and words[0] in asks:
+        return True
+    # free text (inject, title) may contain "-h"; anywhere else the option right after the name
+    return len(words) > 1 and words[1] in asks[1:] and words[0] not in ("inject", "title")
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -129,6 +139,9 @@ class ShardMagics(Magics):
 
     @line_cell_magic
     def shard(self, line: str, cell: str | None = None) -> Any:
+        if _wants_help(line):
+            print(USAGE)
+            return None
         try:
             if cell is not None:
                 return self._prompt(line, cell)

@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from shard_core.types.errors import ConfigError
 from shard_kernel.gateway import EXTENSION
 from shard_kernel.gateway.security import check_bind, origin_config
 
@@ -95,6 +96,12 @@ def server_app_class() -> type:
     from traitlets import default
 
     class GatewayServerApp(ServerApp):
+        def find_server_extensions(self) -> None:
+            # the first step after the config is read: jupyter_server's own root check comes
+            # only in start_app, after every extension has loaded and logged for seconds
+            refuse_root(self.allow_root)
+            super().find_server_extensions()
+
         @default("cookie_secret")
         def _default_cookie_secret(self) -> bytes:
             if configured(self, "cookie_secret_file"):
@@ -102,6 +109,16 @@ def server_app_class() -> type:
             return secrets.token_bytes(32)
 
     return GatewayServerApp
+
+
+def refuse_root(allowed: bool) -> None:
+    """Running as root needs `--allow-root` (or `ServerApp.allow_root`), as jupyter_server says."""
+    if allowed or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    raise ConfigError(
+        "running as root is refused (a kernel's tools would run as root too); "
+        "pass --allow-root to run anyway, e.g. in a container"
+    )
 
 
 def configured(app: Any, trait: str) -> bool:

@@ -69,3 +69,14 @@ def test_bad_arguments_print_usage_not_a_traceback(
     assert "unknown command 'frobnicate'" in out.out
     assert "usage:" in out.out
     assert "Traceback" not in out.out + out.err
+
+
+@pytest.mark.parametrize("line", ["--help", "-h", "help", "new --help", "attach -h"])
+def test_help_prints_the_usage_and_no_error(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str], line: str
+) -> None:
+    shell.run_line_magic("shard", line)
+    out = capsys.readouterr()
+    assert out.out.startswith("usage:\n  %shard new")
+    assert "error" not in out.out
+    assert "unknown command" not in out.out

@@ -84,6 +84,7 @@ KERNEL_SHARD_MODULES = {
     "shard_kernel", "shard_kernel.agent_commands", "shard_kernel.agent_env",
     "shard_kernel.cell_output", "shard_kernel.clients", "shard_kernel.comm_commands",
     "shard_kernel.event_batch", "shard_kernel.iopub_hold", "shard_kernel.kernel",
+    "shard_kernel.plain_text",
     "shard_kernel.slash", "shard_kernel.terminal", "shard_kernel.terminal.escape",
     "shard_kernel.terminal.render", "shard_kernel.ui_bridge", "shard_kernel.widget_host",
 }  # fmt: skip
