@@ -17,6 +17,7 @@ import re
 import signal
 import time
 import traceback
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import comm
@@ -105,6 +106,9 @@ class ShardKernel(Kernel):
         self._notes_shown = False
         """whether a cell has shown the agent's start diagnostics yet (the first prompt does)"""
         self._ready = asyncio.Event()
+        self._asked = asyncio.Event()
+        """set by the first request that needs the agent; `_first_cell` is its cell's code"""
+        self._first_cell: str | None = None
         self._shell_context_base = contextvars.copy_context()
         self._reply_first = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -185,8 +189,10 @@ class ShardKernel(Kernel):
     async def _boot(self) -> None:
         self._loop = asyncio.get_running_loop()
         try:
-            env = read_agent_env()
+            env, notebook_note = await self._notebook_env(read_agent_env())
             self.agent = await self._create(env)
+            if notebook_note:
+                self.agent.session.diagnostics.append(notebook_note)
             note = f"no KERNEL_SHARD_AGENT_ID was given; this kernel created agent {env.agent_id}"
             # The first status says what was left out (e.g. project files without trust).
             lines = [note] if env.generated_id else []
@@ -201,6 +207,19 @@ class ShardKernel(Kernel):
             # What exists now lives as long as the kernel: keep it out of the full collections
             # (78-118 ms each here, twice a minute while an agent streams 1,000 events/s).
             gc.freeze()
+
+    async def _notebook_env(self, env: AgentEnv) -> tuple[AgentEnv, str | None]:
+        """`env` with the `metadata.shard` of the notebook this kernel runs (own_notebook.py).
+        A kernel that can only tell its notebook by its first cell waits for that cell."""
+        from shard_kernel.own_notebook import find_own_notebook
+
+        own = find_own_notebook(os.environ, Path.cwd())
+        if own.waits_for_first_cell:
+            await self._asked.wait()
+            own.pick_by_first_cell(self._first_cell)
+        if own.path is not None:
+            self.log.info("shard: settings from the notebook %s", own.path)
+        return own.agent_env(env, os.environ, self.log), own.note
 
     async def _create(self, env: AgentEnv) -> Agent:
         # The engine, the tools and the capabilities are imported here, with the agent: the
@@ -240,7 +259,12 @@ class ShardKernel(Kernel):
         notes[:] = [kernel_hint(line) for line in notes]
         return agent
 
-    async def ready_agent(self) -> Agent:
+    async def ready_agent(self, cell: str | None = None) -> Agent:
+        """The agent, once it has started; `cell` is the code of the cell that asks (the first
+        one may tell the kernel which notebook it runs, see `_notebook_env`)."""
+        if not self._asked.is_set():
+            self._first_cell = cell
+            self._asked.set()
         await self._ready.wait()
         if self.agent is None:
             raise ShardError(f"the agent could not start: {self.boot_error}")
@@ -367,7 +391,7 @@ class ShardKernel(Kernel):
             self.release_iopub()  # `busy` and `execute_input` go before the turn starts
         parent = self.get_parent("shell")
         try:
-            agent = await self.ready_agent()
+            agent = await self.ready_agent(text)
             if not text:
                 return self._ok()
             if text.startswith("/"):

@@ -23,9 +23,9 @@ from jupyter_server.utils import ensure_async
 from shard_core.protocol.orchestrator import PermissionConfig
 from shard_core.types.errors import ConfigError
 from shard_kernel.agent_env import read_agent_env
-from shard_kernel.gateway.notebook_settings import notebook_settings
 from shard_kernel.gateway.registry import AgentRegistry
 from shard_kernel.kernelspec import KERNEL_NAME
+from shard_kernel.notebook_settings import notebook_settings
 
 AGENT_ID = "KERNEL_SHARD_AGENT_ID"
 SESSION_NAME = "JPY_SESSION_NAME"

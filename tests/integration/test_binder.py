@@ -2,9 +2,10 @@
 
 repo2docker installs `binder/requirements.txt` and runs `binder/postBuild` from the repository
 root; this test does the same in a new venv (packages from the registry, Shard from this
-checkout) and executes each notebook in `notebooks/` with that environment's Jupyter, no API key.
-What each notebook must show is asserted in tests/integration/notebooks/; here the question is
-whether the Binder image can run them at all.
+checkout) and executes each notebook in `notebooks/` with that environment's `jupyter execute`,
+no API key, then checks what the notebook claims to do happened (the checks of
+tests/integration/notebooks/, e.g. 01's calc bug fixed by its scripted agent): a run that shows
+no error but did not do its job fails here.
 """
 
 from __future__ import annotations
@@ -18,10 +19,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from tests.integration.notebooks.conftest import NotebookRun
+from tests.integration.notebooks.test_notebooks_advanced import CHECKS as ADVANCED_CHECKS
+from tests.integration.notebooks.test_notebooks_basics import CHECKS as BASIC_CHECKS
+
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+CHECKS = {**BASIC_CHECKS, **ADVANCED_CHECKS}
 
 
 def _clean_env(tmp: Path, venv: Path) -> dict[str, str]:
@@ -37,6 +43,7 @@ def _clean_env(tmp: Path, venv: Path) -> dict[str, str]:
         "JUPYTER_DATA_DIR": "jdata",
         "JUPYTER_RUNTIME_DIR": "jrt",
         "IPYTHONDIR": "ipython",
+        "TMPDIR": "tmp",  # what a notebook puts in tempfile.mkdtemp() stays in the test's folder
     }.items():
         (tmp / sub).mkdir(parents=True, exist_ok=True)
         env[name] = str(tmp / sub)
@@ -94,11 +101,17 @@ def test_the_binder_build_installs_shard_with_its_kernel_and_lab_extension(
     assert version.stdout.strip(), "shard --version printed nothing"
 
 
+def test_every_notebook_has_its_checks() -> None:
+    assert sorted(CHECKS) == [n.name for n in NOTEBOOKS]
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.stem for n in NOTEBOOKS])
-def test_every_notebook_runs_in_the_binder_environment(
+def test_every_notebook_does_its_job_in_the_binder_environment(
     binder_env: tuple[Path, dict[str, str]], notebook: Path, tmp_path: Path
 ) -> None:
     venv, env = binder_env
+    env = {**env, "TMPDIR": str(tmp_path / "tmp")}
+    (tmp_path / "tmp").mkdir()
     work = tmp_path / "notebooks"
     shutil.copytree(ROOT / "notebooks", work)
     target = work / notebook.name
@@ -119,4 +132,4 @@ def test_every_notebook_runs_in_the_binder_environment(
         if output.get("output_type") == "error"
     ]
     assert errors == []
-    assert any(cell.get("outputs") for cell in executed.cells), "the notebook showed nothing"
+    CHECKS[notebook.name](NotebookRun(work, target, executed, 0.0, "jupyter execute"))

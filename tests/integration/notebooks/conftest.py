@@ -1,18 +1,19 @@
-"""Run the notebooks in notebooks/ as CI does: a clean copy in a temp folder, executed by nbclient.
+"""Run the notebooks in notebooks/ as CI does: a clean copy in a temp folder, executed by plain
+nbclient and by papermill, each notebook once per runner (the module-scoped `run_notebook`
+fixture is parametrized by runner, so every test that uses it runs for both).
 
 Each run gets its own temp Jupyter, IPython, SHARD_HOME and XDG config folders with the `shard`
 kernelspec installed in the temp data dir, no API key or gateway in the environment (so every
 model is scripted) and this interpreter's bin folder first on PATH. The whole notebooks/ folder is
 copied, so a notebook finds its scripts/ and projects/ next to it, and its kernel starts in the
-copy (nbclient's cwd is the notebook's folder, as in JupyterLab).
+copy (the runner's working folder is the notebook's, as in JupyterLab).
 
-A `shard`-kernel notebook gets the settings in its `metadata.shard` (model, allow, deny, …) the way
-`shard batch` applies them (`shard_kernel.batch.kernel_env`): the kernel itself cannot read the
-notebook's metadata.
+Nothing here hands a `shard`-kernel notebook its `metadata.shard`: the kernel finds its notebook
+and reads it itself (shard_kernel/own_notebook.py), as it must for any user's runner.
 
     def test_quickstart(run_notebook):
         run = run_notebook("01-quickstart.ipynb")
-        run.notebook.cells, run.folder / "projects", run.seconds
+        run.notebook.cells, run.folder / "projects", run.seconds, run.runner
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from shard_kernel.batch import BatchOptions, kernel_env
 from shard_kernel.kernelspec import spec_source
 
 NOTEBOOKS = Path(__file__).resolve().parents[3] / "notebooks"
+RUNNERS = ("nbclient", "papermill")
 RENDER = "application/vnd.shard.render+json"
 STRIPPED = ("OPENAI_BASE_URL", "SHARD_GATEWAY_URL", "SHARD_GATEWAY_TOKEN", "JPY_SESSION_NAME")
 TEMP_DIRS = [
@@ -53,6 +54,7 @@ class NotebookRun:
     path: Path  # the executed notebook, written beside the copy (`<stem>.out.ipynb`)
     notebook: nbformat.NotebookNode
     seconds: float
+    runner: str = "nbclient"
 
 
 def isolate(root: Path, env: pytest.MonkeyPatch) -> None:
@@ -82,27 +84,34 @@ def copy_notebooks(target: Path) -> Path:
     return target
 
 
-def execute(path: Path, *, timeout: float = 600) -> NotebookRun:
-    """Execute the notebook at `path` in place with nbclient (in the current environment) and
-    write the result to `<stem>.out.ipynb`; a failing cell raises CellExecutionError."""
+def execute(path: Path, *, runner: str = "nbclient", timeout: float = 600) -> NotebookRun:
+    """Execute the notebook at `path` with `runner` (in the current environment, the notebook's
+    folder as the working one) and write the result to `<stem>.out.ipynb`; a failing cell
+    raises (nbclient's CellExecutionError, papermill's PapermillExecutionError)."""
+    out = path.with_name(path.stem + ".out.ipynb")
+    started = time.monotonic()
+    if runner == "papermill":
+        import papermill
+
+        papermill.execute_notebook(  # writes `out` as it goes, also when a cell fails
+            str(path), str(out), cwd=str(path.parent), progress_bar=False,
+            execution_timeout=int(timeout),
+        )  # fmt: skip
+        nb = nbformat.read(str(out), as_version=4)
+        return NotebookRun(path.parent, out, nb, time.monotonic() - started, runner)
     nb = nbformat.read(str(path), as_version=4)
     kernel = nb.metadata.get("kernelspec", {}).get("name", "python3")
-    kwargs: dict[str, object] = {}
-    if kernel == "shard":
-        kwargs["env"] = kernel_env(BatchOptions(notebook=path), dict(nb.metadata))
     client = NotebookClient(
         nb,
         kernel_name=kernel,
         timeout=int(timeout),
         resources={"metadata": {"path": str(path.parent)}},
     )
-    started = time.monotonic()
-    out = path.with_name(path.stem + ".out.ipynb")
     try:
-        client.execute(**kwargs)
+        client.execute()
     finally:
         nbformat.write(nb, str(out))
-    return NotebookRun(path.parent, out, nb, time.monotonic() - started)
+    return NotebookRun(path.parent, out, nb, time.monotonic() - started, runner)
 
 
 def descendants() -> list[int]:
@@ -132,22 +141,23 @@ def assert_no_process_left(within: float = 10.0) -> None:
     assert not left, f"processes outlived the notebook run: {left}"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=RUNNERS)
 def run_notebook(
-    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Callable[..., NotebookRun]]:
     """`run_notebook("01-quickstart.ipynb")`: a fresh copy of notebooks/ in its own isolated
-    environment, executed once per module (later calls with the same name return that run),
-    checked to leave no process behind."""
+    environment, executed by this parameter's runner once per module (later calls with the same
+    name return that run), checked to leave no process behind."""
+    runner: str = request.param
     runs: dict[str, NotebookRun] = {}
 
     def run(name: str, *, timeout: float = 600) -> NotebookRun:
         if name not in runs:
-            root = tmp_path_factory.mktemp(Path(name).stem)
+            root = tmp_path_factory.mktemp(f"{Path(name).stem}-{runner}")
             folder = copy_notebooks(root / "notebooks")
             with pytest.MonkeyPatch.context() as env:
                 isolate(root / "env", env)
-                runs[name] = execute(folder / name, timeout=timeout)
+                runs[name] = execute(folder / name, runner=runner, timeout=timeout)
             assert_no_process_left()
         return runs[name]
 

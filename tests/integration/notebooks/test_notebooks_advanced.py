@@ -63,7 +63,10 @@ def test_the_notebook_is_committed_clean_and_says_what_it_shows(name: str) -> No
 
 
 def test_04_a_second_client_answers_and_the_first_sees_who(run_notebook: RunNotebook) -> None:
-    run = run_clean(run_notebook, "04-multi-client.ipynb")
+    check_multi_client(run_clean(run_notebook, "04-multi-client.ipynb"))
+
+
+def check_multi_client(run: NotebookRun) -> None:
     assert "attached to pair" in output(run, "%shard attach pair")
     answered = output(run, "second.respond_permission(")
     assert "client 2 sees: Allow edit: NOTES.md" in answered
@@ -83,7 +86,10 @@ def test_04_a_second_client_answers_and_the_first_sees_who(run_notebook: RunNote
 
 
 def test_05_rules_plan_build_grant_and_headless(run_notebook: RunNotebook) -> None:
-    run = run_clean(run_notebook, "05-permissions-and-modes.ipynb")
+    check_permissions(run_clean(run_notebook, "05-permissions-and-modes.ipynb"))
+
+
+def check_permissions(run: NotebookRun) -> None:
     rules = output(run, "!shard rules check bash")
     assert "Bash(python -m pytest:*)" in rules
     assert "Bash(rm:*)" in rules
@@ -109,10 +115,11 @@ def test_05_rules_plan_build_grant_and_headless(run_notebook: RunNotebook) -> No
     assert "CHANGES.md written: False" in headless
 
 
-def test_06_the_summary_and_what_recall_finds_in_the_folded_part(
-    run_notebook: RunNotebook,
-) -> None:
-    run = run_clean(run_notebook, "06-compaction-and-recall.ipynb")
+def test_06_the_summary_and_what_recall_finds_in_the_folded_part(run_notebook: RunNotebook) -> None:
+    check_compaction(run_clean(run_notebook, "06-compaction-and-recall.ipynb"))
+
+
+def check_compaction(run: NotebookRun) -> None:
     summary = output(run, "--dry-run")
     sections = re.findall(r"^## (.+)$", summary, re.MULTILINE)
     assert sections == [
@@ -140,3 +147,11 @@ def test_06_the_summary_and_what_recall_finds_in_the_folded_part(
     assert "summary in the system prompt: True" in agent
     assert '→ recall {"query": "KeyBuilder", "scope": "compaction:0"}' in agent
     assert "defines `KeyBuilder`" in agent
+
+
+CHECKS: dict[str, Callable[[NotebookRun], None]] = {
+    "04-multi-client.ipynb": check_multi_client,
+    "05-permissions-and-modes.ipynb": check_permissions,
+    "06-compaction-and-recall.ipynb": check_compaction,
+}
+"""What each notebook claims, checked on an executed copy (the Binder test uses them too)."""

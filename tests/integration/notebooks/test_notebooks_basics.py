@@ -15,7 +15,13 @@ from typing import Any
 import nbformat
 import pytest
 
-from tests.integration.notebooks.conftest import NOTEBOOKS, RENDER, NotebookRun, outputs_text
+from tests.integration.notebooks.conftest import (
+    NOTEBOOKS,
+    RENDER,
+    NotebookRun,
+    copy_notebooks,
+    outputs_text,
+)
 
 RunNotebook = Callable[..., NotebookRun]
 OWN = ("01-quickstart.ipynb", "02-magics.ipynb", "03-batch.ipynb")
@@ -96,7 +102,30 @@ def test_committed_with_cleared_outputs_and_an_intro(path: Path) -> None:
 
 @pytest.mark.integration
 def test_quickstart_fixes_the_bug(run_notebook: RunNotebook) -> None:
-    run = run_notebook("01-quickstart.ipynb")
+    check_quickstart(run_notebook("01-quickstart.ipynb"))
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("command", [["execute"], ["nbconvert", "--to", "notebook", "--execute"]])
+def test_quickstart_through_jupyters_own_commands(
+    command: list[str], notebook_env: Path, tmp_path: Path
+) -> None:
+    """`jupyter execute` and `jupyter nbconvert --execute`: nbclient underneath, started here as
+    a user types them; the kernel applies the notebook's metadata.shard itself all the same."""
+    folder = copy_notebooks(tmp_path / "notebooks")
+    target = folder / "01-quickstart.ipynb"
+    done = subprocess.run(
+        [sys.executable, "-m", "jupyter", *command, "--inplace", str(target)],
+        cwd=folder, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    executed = nbformat.read(str(target), as_version=4)
+    check_quickstart(NotebookRun(folder, target, executed, 0.0, command[0]))
+
+
+def check_quickstart(run: NotebookRun) -> None:
+    """01: the agent ran the project's tests, read the bug, fixed it (with the notebook's rules
+    and scripted replies) and the tests pass — in the run's copy only."""
     nb = run.notebook
     project = run.folder / "projects" / "01-temperature"
     assert "return celsius * 9 / 5 + 32" in (project / "temperature.py").read_text()
@@ -131,7 +160,10 @@ def test_quickstart_fixes_the_bug(run_notebook: RunNotebook) -> None:
 
 @pytest.mark.integration
 def test_magics_agent_fixes_a_copy(run_notebook: RunNotebook) -> None:
-    run = run_notebook("02-magics.ipynb")
+    check_magics(run_notebook("02-magics.ipynb"))
+
+
+def check_magics(run: NotebookRun) -> None:
     nb = run.notebook
     no_errors(nb)
     setup = outputs_text(code_cells(nb)[0])
@@ -160,7 +192,10 @@ def test_magics_agent_fixes_a_copy(run_notebook: RunNotebook) -> None:
 
 @pytest.mark.integration
 def test_batch_runs_and_reads_back(run_notebook: RunNotebook) -> None:
-    run = run_notebook("03-batch.ipynb")
+    check_batch(run_notebook("03-batch.ipynb"))
+
+
+def check_batch(run: NotebookRun) -> None:
     nb = run.notebook
     no_errors(nb)
     runs = Path(re.findall(r"runs in (\S+)", outputs_text(code_cells(nb)[0]))[0])
@@ -189,3 +224,11 @@ def test_batch_runs_and_reads_back(run_notebook: RunNotebook) -> None:
     papermill = outputs_text(cell_starting(nb, "import papermill"))
     assert papermill.count("cell ") >= 2
     assert "denied by headless policy: deny" in papermill
+
+
+CHECKS: dict[str, Callable[[NotebookRun], None]] = {
+    "01-quickstart.ipynb": check_quickstart,
+    "02-magics.ipynb": check_magics,
+    "03-batch.ipynb": check_batch,
+}
+"""What each notebook claims, checked on an executed copy (the Binder test uses them too)."""

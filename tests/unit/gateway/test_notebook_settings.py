@@ -10,8 +10,8 @@ import pytest
 
 from shard_core.protocol.orchestrator import PermissionConfig
 from shard_kernel.gateway.adoption import install_adoption
-from shard_kernel.gateway.notebook_settings import notebook_settings
 from shard_kernel.gateway.registry import AgentRegistry
+from shard_kernel.notebook_settings import notebook_settings
 from tests.unit.gateway.test_adoption import FakeKernelManager, session_env
 
 LOG = logging.getLogger("test-notebook-settings")

@@ -1,12 +1,13 @@
-"""NotebookSettings: the `metadata.shard` a notebook carries, as its adopted agent's settings.
+"""NotebookSettings: the `metadata.shard` a notebook carries, as its agent's settings.
 
 A notebook can say how its agent should work — `{"shard": {"model": "scripted/scripts/x.json",
-"allow": [...], "deny": [...], "mode": "plan", "headless_policy": "deny"}}` — and `shard batch`
-has always applied that. A kernel JupyterLab starts for the notebook gets the same through
-adoption, and works in the notebook's folder. A scripted model there is the notebook's *offline*
-answer: it applies only when no
-provider key is configured (the same notebook runs on the real model when one is), and a
-relative script path is the notebook's folder's.
+"allow": [...], "deny": [...], "mode": "plan", "headless_policy": "deny"}}`. The one reader of
+it, for the gateway's adoption of a notebook's kernel (adoption.py) and for a kernel that finds
+its notebook itself (own_notebook.py: nbclient, papermill, `jupyter execute`, a server without
+Shard's extension); its agent works in the notebook's folder. A scripted model there is the
+notebook's *offline* answer: it applies only when no model is configured (a provider key, a
+config `model`, or the runner's `KERNEL_SHARD_MODEL`: the same notebook then runs on that
+model), and a relative script path is the notebook's folder's.
 """
 
 from __future__ import annotations
@@ -49,16 +50,25 @@ def notebook_settings(path: Path, env: Mapping[str, str], log: Any) -> dict[str,
     return settings
 
 
-def _shard_metadata(path: Path) -> dict[str, Any]:
+def read_notebook(path: Path) -> dict[str, Any]:
+    """The notebook document at `path` as JSON ({} when it is missing, too big or not JSON)."""
     try:
         if not path.is_file() or path.stat().st_size > MAX_BYTES:
             return {}
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}  # a notebook being written, or not JSON: it simply says nothing
-    metadata = document.get("metadata") if isinstance(document, dict) else None
+    return document if isinstance(document, dict) else {}
+
+
+def shard_metadata(document: Mapping[str, Any]) -> dict[str, Any]:
+    metadata = document.get("metadata")
     shard = metadata.get("shard") if isinstance(metadata, dict) else None
     return shard if isinstance(shard, dict) else {}
+
+
+def _shard_metadata(path: Path) -> dict[str, Any]:
+    return shard_metadata(read_notebook(path))
 
 
 def _model(value: object, folder: Path, env: Mapping[str, str], log: Any) -> str | None:
@@ -77,6 +87,9 @@ def _model(value: object, folder: Path, env: Mapping[str, str], log: Any) -> str
 
 
 def _has_key(env: Mapping[str, str], log: Any) -> bool:
+    """A model is configured: a key or config `model`, or the runner's own KERNEL_SHARD_MODEL."""
+    if {**os.environ, **env}.get("KERNEL_SHARD_MODEL", "").strip():
+        return True
     try:
         config = load_config()
     except ConfigError as exc:
