@@ -31,7 +31,7 @@ from shard_core.engine.agent_definitions import (
     load_agent_definitions,
 )
 from shard_core.engine.compaction import DeterministicCompactor
-from shard_core.engine.config import ShardConfig, load_config
+from shard_core.engine.config import SandboxConfig, ShardConfig, load_config
 from shard_core.engine.context_files import load_context_files
 from shard_core.engine.credentials import known_secrets
 from shard_core.engine.events import EventStream
@@ -185,7 +185,7 @@ def _bundled(
     tasks: BackgroundTasks,
 ) -> list[tuple[str, Extension]]:
     def tools(api: ExtensionApi) -> None:
-        sandbox = _sandbox_policy(config)
+        sandbox = sandbox_policy(config.sandbox)
         passthrough = config.tools.env_passthrough
         for tool in builtin_tools(env_passthrough=passthrough, sandbox=sandbox, tasks=tasks):
             api.register_tool(tool)
@@ -221,8 +221,8 @@ def _bundled(
     ]
 
 
-def _sandbox_policy(config: ShardConfig) -> SandboxPolicy:
-    box = config.sandbox
+def sandbox_policy(box: SandboxConfig) -> SandboxPolicy:
+    """config.json's `sandbox` section as the policy a Sandbox applies (bash, the kernel)."""
     return SandboxPolicy(box.mode, box.network, tuple(box.extra_ro), tuple(box.extra_rw))
 
 
@@ -311,6 +311,7 @@ async def create_agent(
 
     store = _open_store(opts, home, root, agent_id)
     host = ExtensionHost()
+    host.use_settings(config.model_dump(mode="json", exclude={"providers", "credentials"}))
     host.bind_ui(opts.extension_ui or opts.ui)
     # Background task logs live beside the session log; a finished task steers the session.
     tasks = BackgroundTasks(store.path.with_suffix(".tasks"))

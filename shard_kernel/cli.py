@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from shard_core import __version__
-from shard_kernel.commands import register_all, register_summaries
+from shard_kernel.commands import RAW_OUTPUT, register_all, register_summaries
 
 EPILOG = """examples:
   shard --version
@@ -45,12 +45,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         listing.print_help()
         return 0
+    from shard_kernel.terminal.output import safe_output
+
+    if command in RAW_OUTPUT:
+        return _run(handler, args)
+    with safe_output():  # what the command prints is mostly model, tool and server text
+        return _run(handler, args)
+
+
+def _run(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     from shard_core.types.errors import ShardError  # the command's module imported it already
+    from shard_kernel.terminal.escape import terminal_safe
 
     try:
         return handler(args)
     except ShardError as exc:
-        print(f"shard: error: {exc}", file=sys.stderr)
+        print(f"shard: error: {terminal_safe(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("shard: interrupted", file=sys.stderr)

@@ -11,6 +11,7 @@ from shard_core.contracts.mode import Mode
 from shard_core.contracts.provider import Provider
 from shard_core.contracts.tool import Tool
 from shard_core.contracts.ui import UiBridge
+from shard_core.types import JsonObject
 
 ProviderFactory = Callable[[str], Provider]
 """Builds a provider for the model part of a model string (`anthropic/<model>`)."""
@@ -50,6 +51,11 @@ class ExtensionApi(Protocol):
 
     @property
     def ui(self) -> UiBridge: ...
+
+    def settings(self, section: str) -> JsonObject:
+        """This agent's config.json section `section` as JSON, with the agent's own overrides
+        applied (`{}` when there is none; providers and credentials are never given)."""
+        ...
 
 
 Extension = Callable[[ExtensionApi], Disposer | Awaitable[Disposer | None] | None]

@@ -37,12 +37,16 @@ class SandboxConfig(_Config):
     relies on the permission rules alone; `required` refuses to run commands without it; `off`.
     network: whether sandboxed commands may use the network (default: no).
     extra_ro / extra_rw: more paths to show read-only (even if hidden) or to make writable.
+    kernel: `on` (default) starts the workspace kernel (python_exec, notebook_run) inside the
+    same sandbox as commands; `off` starts it as the user's own process, with the user's files
+    and network, and through the Jupyter server when there is one (listed in Lab).
     """
 
     mode: Literal["bwrap", "off", "required"] = "bwrap"
     network: bool = False
     extra_ro: list[str] = Field(default_factory=list[str])
     extra_rw: list[str] = Field(default_factory=list[str])
+    kernel: Literal["on", "off"] = "on"
 
 
 class Price(_Config):

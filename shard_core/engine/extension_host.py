@@ -45,6 +45,7 @@ from shard_core.engine.events import EventStream
 from shard_core.engine.extension_events import EventHandlers, Handler
 from shard_core.engine.registry import ToolRegistryImpl
 from shard_core.engine.ui import UiProxy
+from shard_core.types import JsonObject
 
 log = logging.getLogger("shard.extensions")
 
@@ -110,6 +111,7 @@ class ExtensionHost:
         self._owners: dict[str, str] = {}
         self._disposers: list[tuple[str, Disposer]] = []
         self._ui = UiProxy()
+        self._settings: JsonObject = {}
         self._skill_owners: list[str] = []
         self._sources: dict[str, _FileSource] = {}
         self._events = EventHandlers(self.snapshot.handlers, self._report)
@@ -169,7 +171,15 @@ class ExtensionHost:
     def ui(self) -> UiBridge:
         return self._ui
 
+    def settings(self, section: str) -> JsonObject:
+        found = self._settings.get(section)
+        return dict(cast(JsonObject, found)) if isinstance(found, dict) else {}
+
     # ------------------------------------------------------------ host side
+
+    def use_settings(self, sections: JsonObject) -> None:
+        """The config sections `api.settings` answers from (the agent's, overrides applied)."""
+        self._settings = sections
 
     def bind_ui(self, bridge: UiBridge | None) -> None:
         """Point `api.ui` at the surface's bridge (terminal, SDK callback, kernel comms)."""

@@ -114,7 +114,7 @@ class PythonExecTool:
         progress = Progress(ctx, "python_exec")
         try:
             run = await self.kernel.execute(
-                input["code"], limit=limit, cwd=ctx.cwd, on_output=progress.output
+                input["code"], limit=limit, ctx=ctx, on_output=progress.output
             )
         except KernelError as exc:
             return ToolResult.error(str(exc))
@@ -187,7 +187,7 @@ class NotebookRunTool:
         doc = await self.store.read(target)
         source = doc.cells[doc.find(cell_id)].source
         progress = Progress(ctx, f"{target.name} cell {cell_id}")
-        run = await self.kernel.execute(source, limit=limit, cwd=ctx.cwd, on_output=progress.output)
+        run = await self.kernel.execute(source, limit=limit, ctx=ctx, on_output=progress.output)
         # Into the notebook as it is now (it may have been edited while the cell ran): only
         # this cell's outputs and count change.
         await self.store.change(target, lambda now: _store_outputs(now, cell_id, run))
@@ -261,7 +261,7 @@ class KernelRestartTool:
     @guarded
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
         try:
-            return ToolResult.ok(await self.kernel.restart(ctx.cwd))
+            return ToolResult.ok(await self.kernel.restart(ctx))
         except KernelError as exc:
             return ToolResult.error(str(exc))
 

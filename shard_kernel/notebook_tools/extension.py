@@ -3,9 +3,10 @@
     create_agent(..., extensions=[notebook_extension()])
 
 It registers notebook_read, notebook_edit, notebook_run, python_exec, python_inspect and
-kernel_restart around one WorkspaceKernel (started on first use, shut down with the agent), the
-`/kernel` command, and — when a notebook was handed over (`%shard new --notebook this`) — a
-prompt section that names it and says whose kernel the code runs in.
+kernel_restart around one WorkspaceKernel (started on first use inside the agent's sandbox, shut
+down with the agent), the `/kernel` command, and — when a notebook was handed over
+(`%shard new --notebook this`) — a prompt section that names it and says whose kernel the code
+runs in.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from collections.abc import Callable, Sequence
 
 from shard_core.contracts import Disposer, Extension, ExtensionApi
 from shard_core.contracts.extension import CommandHandler
+from shard_core.engine.config import SandboxConfig
 from shard_core.engine.prompt import PROMPT_SECTIONS_EVENT
+from shard_core.sdk import sandbox_policy
+from shard_core.tools.sandbox import Sandbox
 from shard_core.types import SessionEntry, SystemSection
 from shard_kernel.notebook_tools.context import NotebookSetup
 from shard_kernel.notebook_tools.edit_tool import NotebookEditTool, Saved
@@ -44,6 +48,7 @@ def notebook_extension(
             kernel_name=chosen.kernel_name,
             connection_file=chosen.connection_file,
             use_server=chosen.server_kernels,
+            sandbox=kernel_sandbox(api),
         )
         shared = SharedNotebooks.for_parent_server() if chosen.shared_documents else None
         store = NotebookStore(shared)
@@ -60,6 +65,13 @@ def notebook_extension(
         return kernel.shutdown
 
     return EXTENSION_NAME, install
+
+
+def kernel_sandbox(api: ExtensionApi) -> Sandbox | None:
+    """The sandbox the workspace kernel starts in: bash's (config `sandbox`), unless
+    `sandbox.kernel` is "off"."""
+    box = SandboxConfig.model_validate(api.settings("sandbox"))
+    return Sandbox(sandbox_policy(box)) if box.kernel == "on" else None
 
 
 def _kernel_command(kernel: WorkspaceKernel) -> CommandHandler:

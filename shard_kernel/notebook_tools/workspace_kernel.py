@@ -5,7 +5,8 @@ notebook_run) goes to this second kernel — by default a `python3` kernel start
 cwd on first use, or an already running kernel named by its connection file (the notebook's own
 kernel, for `%shard new --notebook this`). A call that is cancelled (the turn's abort) or runs
 past its timeout interrupts the kernel, so a `time.sleep(60)` stops at once and the kernel and
-its variables survive. The environment a started kernel gets has every secret scrubbed, as bash's.
+its variables survive. The environment a started kernel gets has every secret scrubbed, as bash's,
+and given a Sandbox it starts inside it (confined.py) — then never through the Jupyter server.
 """
 
 from __future__ import annotations
@@ -22,12 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 import zmq
 
+from shard_core.contracts import ToolContext
 from shard_core.tools.environment import scrubbed_env
 from shard_kernel.notebook_tools.server_kernel import JupyterServer, ServerKernel, ServerKernelError
 
 if TYPE_CHECKING:  # imported where used: an agent that never runs code never pays for them
     from jupyter_client.asynchronous.client import AsyncKernelClient
     from jupyter_client.manager import AsyncKernelManager
+
+    from shard_core.tools.sandbox import Sandbox
 
 Json = dict[str, Any]
 OutputHook = Callable[[Json], None]
@@ -66,12 +70,17 @@ class WorkspaceKernel:
         connection_file: Path | None = None,
         env: Mapping[str, str] | None = None,
         use_server: bool = True,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.cwd = cwd
         self.kernel_name = kernel_name
         self.connection_file = connection_file
         self._env = env
         self.use_server = use_server
+        self.sandbox = sandbox
+        """the sandbox a kernel this object starts runs in (None: the user's own process)"""
+        self.sandboxed = False
+        self._ctx: ToolContext | None = None
         self.server_kernel: ServerKernel | None = None
         self.manager: AsyncKernelManager | None = None
         self.client: AsyncKernelClient | None = None
@@ -99,15 +108,17 @@ class WorkspaceKernel:
         if not self.running:
             where = self.cwd or "the agent's cwd"
             return f"a {self.kernel_name} kernel, started in {where} on first use (not running)"
-        return f"a {self.kernel_name} kernel in {self.cwd} (running)"
+        inside = ", in the sandbox" if self.sandboxed else ""
+        return f"a {self.kernel_name} kernel in {self.cwd} (running{inside})"
 
     # ------------------------------------------------------------ lifecycle
 
-    async def ensure(self, cwd: Path | None = None) -> AsyncKernelClient:
-        """The running kernel's client; the first call starts the kernel (in `cwd`, the
-        calling agent's, unless one was given at construction)."""
+    async def ensure(self, ctx: ToolContext | None = None) -> AsyncKernelClient:
+        """The running kernel's client; the first call starts the kernel (in the calling tool's
+        cwd, unless one was given at construction, and under its roots' sandbox)."""
         async with self._starting:
-            self.cwd = self.cwd or cwd
+            self.cwd = self.cwd or (ctx.cwd if ctx is not None else None)
+            self._ctx = self._ctx or ctx
             if self.client is None:
                 self.client = await self._connect()
             return self.client
@@ -115,6 +126,8 @@ class WorkspaceKernel:
     async def _connect(self) -> AsyncKernelClient:
         if self.connection_file is not None:
             client = _client_for(self.connection_file)
+        elif (prefix := await self._sandbox_prefix()) is not None:
+            client = await self._start_here(prefix)
         elif (on_server := await self._start_on_server()) is not None:
             self.server_kernel = on_server
             client = _client_for(on_server.connection_file)
@@ -132,11 +145,34 @@ class WorkspaceKernel:
         self.language = str(info.get("language_info", {}).get("name", "")) or None
         return client
 
-    async def _start_here(self) -> AsyncKernelClient:
+    async def _sandbox_prefix(self) -> list[str] | None:
+        """The bwrap argv the kernel starts under, or None (no sandbox, or it is off)."""
+        if self.sandbox is None:
+            return None
+        from shard_kernel.notebook_tools.confined import SandboxError, sandbox_prefix
+
+        cwd, folder, env = self.cwd or Path.cwd(), self._socket_folder(), self._kernel_env()
+        try:
+            prefix = await sandbox_prefix(self.sandbox, self._ctx, cwd, folder, env)
+        except SandboxError as exc:
+            raise KernelError(str(exc)) from None
+        self.sandboxed = prefix is not None
+        return prefix
+
+    def _kernel_env(self) -> dict[str, str]:
+        return scrubbed_env(self._env if self._env is not None else os.environ)
+
+    async def _start_here(self, prefix: list[str] | None = None) -> AsyncKernelClient:
         from jupyter_client.manager import AsyncKernelManager
 
-        env = scrubbed_env(self._env if self._env is not None else os.environ)
-        self.manager = AsyncKernelManager(kernel_name=self.kernel_name, **self._sockets())
+        from shard_kernel.notebook_tools.confined import ConfinedKernelManager
+
+        env = self._kernel_env()
+        sockets = self._sockets()
+        if prefix is None:
+            self.manager = AsyncKernelManager(kernel_name=self.kernel_name, **sockets)
+        else:
+            self.manager = ConfinedKernelManager(prefix, kernel_name=self.kernel_name, **sockets)
         try:
             await self.manager.start_kernel(cwd=str(self.cwd or Path.cwd()), env=env)
         except Exception as exc:
@@ -170,14 +206,19 @@ class WorkspaceKernel:
         """Unix sockets in a private folder (no TCP port on a shared host), where libzmq can."""
         if not zmq.has("ipc"):
             return {}
-        self._folder = Path(tempfile.mkdtemp(prefix="shard-ws-", dir="/tmp"))
+        folder = self._socket_folder()
         return {
             "transport": "ipc",
-            "ip": str(self._folder / "k"),
-            "connection_file": str(self._folder / "kernel.json"),
+            "ip": str(folder / "k"),
+            "connection_file": str(folder / "kernel.json"),
         }
 
-    async def restart(self, cwd: Path | None = None) -> str:
+    def _socket_folder(self) -> Path:
+        if self._folder is None:
+            self._folder = Path(tempfile.mkdtemp(prefix="shard-ws-", dir="/tmp"))
+        return self._folder
+
+    async def restart(self, ctx: ToolContext | None = None) -> str:
         async with self._lock:
             if not self.owned:
                 raise KernelError(
@@ -185,7 +226,7 @@ class WorkspaceKernel:
                     "notebook (Kernel → Restart), not from the agent"
                 )
             if self.client is None:
-                await self.ensure(cwd)
+                await self.ensure(ctx)
                 return f"started {self.describe()}"
             if self.server_kernel is not None:
                 await self.server_kernel.restart()
@@ -233,11 +274,11 @@ class WorkspaceKernel:
         limit: float,
         on_output: OutputHook | None = None,
         silent: bool = False,
-        cwd: Path | None = None,
+        ctx: ToolContext | None = None,
     ) -> Execution:
         """Run `code` for at most `limit` seconds; cancelling this call (the turn's abort)
         interrupts the kernel first."""
-        client = await self.ensure(cwd)
+        client = await self.ensure(ctx)
         async with self._lock:
             msg_id = client.execute(code, silent=silent, store_history=not silent,
                                     allow_stdin=False)  # fmt: skip

@@ -127,6 +127,7 @@ async def test_abort_interrupts_a_sleep_and_the_kernel_lives_on(
     assert "slept: builtins.float = " in results[1].text
     assert "nope: not defined" in results[1].text
     assert results[2].text.startswith("restarted a python3 kernel in")
+    assert "(running, in the sandbox)" in results[2].text  # the abort interrupted it there
     assert results[3].text == "no variables"
     assert kernel.client is None
 
@@ -163,6 +164,7 @@ async def test_kernel_command_and_timeout(make_agent: AgentFactory, work: Path) 
     assert before == (
         "workspace kernel: a python3 kernel, started in the agent's cwd on first use (not running)"
     )
-    assert status == f"workspace kernel: a python3 kernel in {work} (running)"
+    # the timeout's interrupt (an interrupt_request message) reached the sandboxed kernel
+    assert status == f"workspace kernel: a python3 kernel in {work} (running, in the sandbox)"
     assert restarted.startswith("restarted a python3 kernel")
     assert usage == "usage: /kernel [status|restart|interrupt]"

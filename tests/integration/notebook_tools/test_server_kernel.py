@@ -1,6 +1,7 @@
-"""A gateway agent's workspace kernel is a kernel of the same Jupyter server: listed in its
-kernels, open to a console that sees the agent's variables, without the server's secrets in its
-environment, and shut down with the agent."""
+"""With `sandbox.kernel: "off"`, a gateway agent's workspace kernel is a kernel of the same
+Jupyter server: listed in its kernels, open to a console that sees the agent's variables, without
+the server's secrets in its environment, and shut down with the agent. By default it is started
+inside the sandbox instead, by the agent, and is not one of the server's kernels."""
 
 from __future__ import annotations
 
@@ -51,9 +52,16 @@ async def kernels(server: Server) -> list[dict[str, Any]]:
     return body(await api(server, "GET", "/api/kernels"))
 
 
+def _config(servers: Servers, sandbox: dict[str, Any]) -> None:
+    config = Path(servers.env["XDG_CONFIG_HOME"]) / "shard" / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"sandbox": sandbox}))
+
+
 async def test_the_workspace_kernel_is_one_more_server_kernel(
     servers: Servers, tmp_path: Path
 ) -> None:
+    _config(servers, {"kernel": "off"})
     workspace = tmp_path / "ws"
     workspace.mkdir()
     code = "shared = 6 * 7\nimport os\nos.getcwd()"
@@ -95,3 +103,34 @@ async def test_the_workspace_kernel_is_one_more_server_kernel(
             break
         await asyncio.sleep(0.1)
     assert await kernels(server) == []
+
+
+async def test_by_default_the_workspace_kernel_is_sandboxed_not_a_server_kernel(
+    servers: Servers, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    code = "import os\nos.getppid(), os.listdir(os.environ['JUPYTER_RUNTIME_DIR'])"
+    model = write_script(
+        tmp_path,
+        [
+            {"tool_calls": [{"name": "python_exec", "input": {"code": code}}]},
+            {"text": "Done."},
+        ],
+    )
+    server = servers.start()
+    created = await api(
+        server,
+        "POST",
+        "/shard/api/agents",
+        {"cwd": str(workspace), "model": model, "permissions": {"allow": ["PythonExec"]}},
+    )
+    assert created.code == 201, created.body
+    agent = body(created)
+    events = await prompt(server, agent["kernel_id"], "compute")
+    results = [e["result"] for e in events if e["type"] == "tool_result"]
+    assert [r["is_error"] for r in results] == [False]
+    # its parent is the sandbox's init; the server's runtime dir (its token) is empty there
+    assert "(1, [])" in "".join(b.get("text", "") for b in results[0]["content"])
+    assert [k["id"] for k in await kernels(server)] == [agent["kernel_id"]]
+    assert (await api(server, "DELETE", f"/shard/api/agents/{agent['id']}")).code in (200, 204)

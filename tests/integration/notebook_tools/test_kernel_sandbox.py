@@ -1,0 +1,138 @@
+"""The workspace kernel runs inside the command sandbox: python_exec, allowed by a `PythonExec`
+rule, cannot read a key under HOME, find a provider key in any visible process's environment
+(`/proc/<ppid>/environ` was the agent's), or connect to a listener on 127.0.0.1. With
+`sandbox.kernel: "off"` (documented: the user's own process) the same code reaches all three,
+which is also what shows these probes can fail.
+
+Through `shard run`, so the agent is a process whose initial environment (what /proc shows)
+holds the canary key. HOME lives under /var/tmp: /tmp is private in the sandbox, and the key must
+be hidden for its own sake.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shard_core.tools.sandbox import probe_bwrap
+
+pytestmark = pytest.mark.skipif(
+    probe_bwrap().bwrap is None, reason=f"bubblewrap cannot run here: {probe_bwrap().problem}"
+)
+
+PROBE = """
+import os, pathlib, socket
+found = []
+try:
+    found.append("ssh:" + str(MARK in pathlib.Path(KEY_PATH).read_text()))
+except OSError as exc:
+    found.append("ssh:" + type(exc).__name__)
+hits = 0
+for proc in pathlib.Path("/proc").iterdir():
+    if proc.name.isdigit():
+        try:
+            hits += MARK.encode() in (proc / "environ").read_bytes()
+        except OSError:
+            pass
+found.append(f"environ:{hits}")
+try:
+    parent = pathlib.Path(f"/proc/{os.getppid()}/environ").read_bytes()
+    found.append("ppid:" + str(MARK.encode() in parent))
+except OSError as exc:
+    found.append("ppid:" + type(exc).__name__)
+try:
+    socket.create_connection(("127.0.0.1", PORT), timeout=10).close()
+    found.append("tcp:connected")
+except OSError as exc:
+    found.append("tcp:" + type(exc).__name__)
+print(" ".join(found))
+"""
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(prefix="shard-test-", dir="/var/tmp"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    server = socket.create_server(("127.0.0.1", 0))
+    try:
+        yield server.getsockname()[1]
+    finally:
+        server.close()
+
+
+def _probe(tmp_path: Path, outside: Path, port: int, sandbox: dict[str, Any]) -> str:
+    """What PROBE prints when `shard run` runs it through python_exec."""
+    mark = uuid.uuid4().hex
+    home = outside / "home"
+    (home / ".ssh").mkdir(parents=True)
+    key = home / ".ssh" / "id_rsa"
+    key.write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{mark}\n")
+    code = f"MARK = {mark!r}\nKEY_PATH = {str(key)!r}\nPORT = {port}\n{PROBE}"
+    script = tmp_path / "probe.json"
+    call = {"name": "python_exec", "input": {"code": code}}
+    steps = [{"tool_calls": [call]}, {"text": "done"}]
+    script.write_text(json.dumps({"name": "probe", "steps": steps}))
+    xdg = tmp_path / "xdg"
+    (xdg / "shard").mkdir(parents=True)
+    (xdg / "shard" / "config.json").write_text(json.dumps({"sandbox": sandbox}))
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "JPY_"))}
+    for name in ("JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_CONFIG_DIR", "IPYTHONDIR"):
+        env[name] = str(tmp_path / name.lower())
+    env |= {
+        "HOME": str(home),
+        "SHARD_HOME": str(tmp_path / "shard-home"),
+        "XDG_CONFIG_HOME": str(xdg),
+        "ANTHROPIC_API_KEY": f"sk-ant-api03-{mark}",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "shard_kernel.cli", "run", "--json", "--model",
+         f"scripted/{script}", "--allow", "PythonExec", "probe"],
+        cwd=work, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    results = [e["result"] for e in events if e["type"] == "tool_result"]
+    assert len(results) == 1, events
+    assert not results[0]["is_error"], results[0]
+    text = "".join(b.get("text", "") for b in results[0]["content"])
+    return text.strip().splitlines()[-1]
+
+
+def test_the_sandboxed_kernel_reaches_no_key_no_environ_and_no_socket(
+    tmp_path: Path, outside: Path, listener: int
+) -> None:
+    ssh, environ, ppid, tcp = _probe(tmp_path, outside, listener, {}).split()
+    assert ssh in ("ssh:FileNotFoundError", "ssh:PermissionError")  # hidden, not just unreadable
+    assert environ == "environ:0"  # no process the kernel can see holds the provider key
+    assert ppid == "ppid:False"  # its parent is the sandbox's init, not the agent
+    assert tcp == "tcp:ConnectionRefusedError"  # its own loopback, with nothing listening
+
+
+def test_with_sandbox_kernel_off_the_kernel_is_the_users_own_process(
+    tmp_path: Path, outside: Path, listener: int
+) -> None:
+    found = _probe(tmp_path, outside, listener, {"kernel": "off"}).split()
+    # the key file, the agent's environment (its parent's) and the network are all reachable
+    assert found[0] == "ssh:True"
+    assert int(found[1].removeprefix("environ:")) >= 1
+    assert found[2:] == ["ppid:True", "tcp:connected"]
