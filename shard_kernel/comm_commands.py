@@ -184,7 +184,7 @@ class CommCommands:
                     command="session_op", ok=False, message="busy: compaction runs between turns"
                 )
             event = await agent.session.compact("manual")
-            message = "nothing to compact" if event is None else f"compaction {event.index}"
+            message = "nothing worth folding" if event is None else f"compaction {event.index}"
             return CommandReply(command="session_op", ok=True, message=message)
         if command.op == "fork":
             session_id = agent.fork(command.entry_id)

@@ -73,7 +73,11 @@ async def _builtin(kernel: ShardKernel, agent: Agent, name: str, args: list[str]
     if name == "/compact":
         event = await agent.session.compact("manual")
         if event is None:
-            return "Nothing to compact."
+            tokens = agent.session.meter.context_tokens
+            return (
+                f"Nothing worth folding: a summary would not make the context "
+                f"(~{tokens:,} tokens) smaller."
+            )
         return (
             f"Compaction {event.index}: {counted(event.entries_folded, 'entry')} folded, "
             f"{event.tokens_before} → {event.tokens_after} tokens."

@@ -34,6 +34,9 @@ class CompactionInput:
     target_tokens: int
     reason: str
     index: int
+    force: bool = False
+    """Make the entry even when its summary is not smaller than what it folds (an extension
+    author looking at a section on a tiny session); `/compact` never forces."""
 
 
 class Compactor(Protocol):

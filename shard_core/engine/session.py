@@ -254,8 +254,12 @@ class AgentSession:
         offered = contributed_sections(self.section_sources, branch)
         return assemble([*self.stable_sections, *offered], mode_section, summary)
 
-    async def compact(self, reason: str = "manual") -> CompactionEvent | None:
-        """Compact now (at a boundary: never call this while a turn runs a tool)."""
+    async def compact(
+        self, reason: str = "manual", *, force: bool = False
+    ) -> CompactionEvent | None:
+        """Compact now (at a boundary: never call this while a turn runs a tool). None when
+        there is nothing worth folding: nothing new, or a summary that would not make the
+        context smaller (unless `force`)."""
         if self.compactor is None:
             return None
         branch = self.store.branch()
@@ -268,6 +272,7 @@ class AgentSession:
             target_tokens=int(window * self.config.compact_threshold * 0.5),
             reason=reason,
             index=index,
+            force=force,
         )
         details = self.compactor.compact(data)
         if details is None:

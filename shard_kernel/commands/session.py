@@ -194,7 +194,10 @@ def _why_not(store: SessionStore, args: argparse.Namespace) -> str:
         return "the session has no messages yet"
     tokens = _measure(branch)
     if args.reason == "manual":
-        kept = "everything since the last compaction is its last turn, which is kept"
+        kept = (
+            "everything since the last compaction is its last turn, which is kept, or a "
+            "summary would not make it smaller"
+        )
     else:
         kept = (
             f"the kept tail (up to --keep {args.keep:,} tokens) holds it all, or a summary "

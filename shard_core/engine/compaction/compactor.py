@@ -256,8 +256,10 @@ class DeterministicCompactor:
         summary_budget = min(summary_budget, adaptive_budget(folded, data.context_window))
         summary = self._summary(blocks, index, plan, previous, data, summary_budget, warm)
         after = overhead + estimate_text(summary) + ENTRY_OVERHEAD_TOKENS + cut.kept_tokens
-        if after >= data.context_tokens and data.reason != "manual":
-            return None  # the summary would cost more than what it folds: not worth an entry
+        if after >= data.context_tokens and not data.force:
+            # the summary would cost more than what it folds: not worth an entry, even when
+            # asked for (a /compact that grows the context helps nobody)
+            return None
         return CompactionDetails(
             summary=summary,
             first_kept_entry_id=branch[end].id if end < len(branch) else None,

@@ -301,18 +301,38 @@ def _drain(sock: zmq.Socket[Any], ready: dict[Any, int], most: int = 1 << 30) ->
     return got
 
 
-def test_compact_after_one_short_prompt_compacts_now(start_kernel: StartKernel) -> None:
-    _, kc = start_kernel([{"text": "Hello! What shall we build?"}])
+def test_compact_never_grows_the_context_and_says_when_nothing_is_worth_folding(
+    start_kernel: StartKernel, workspace: Path
+) -> None:
+    (workspace / "big.txt").write_text("".join(f"line {i}: some text\n" for i in range(3000)))
+    _, kc = start_kernel(
+        [
+            {"text": "Hello! What shall we build?"},
+            {"tool_calls": [{"name": "read", "input": {"path": "big.txt"}}]},
+            {"text": "Read it."},
+            {"text": "Sure."},
+        ]
+    )
     client = AgentClient(kc, "a")
+
+    def said() -> list[str]:
+        client.pump(0.5)
+        return [m["content"].get("data", {}).get("text/plain", "") for m in client.outputs]
+
+    def compactions() -> list[dict[str, Any]]:
+        return [e for e in client.events if e["type"] == "compaction"]
+
+    # a tiny session: a summary would be bigger than the turn it folds
     assert _reply(kc, kc.execute("Let us write a parser for INI files"))["status"] == "ok"
     assert _reply(kc, kc.execute("/compact"))["status"] == "ok"
-    client.pump(0.5)
-    compactions = [e for e in client.events if e["type"] == "compaction"]
-    assert [(e["index"], e["reason"]) for e in compactions] == [(0, "manual")]
-    assert compactions[0]["entries_folded"] >= 2
-    texts = [m["content"].get("data", {}).get("text/plain", "") for m in client.outputs]
+    assert any(t.startswith("Nothing worth folding: a summary would not make") for t in said())
+    assert compactions() == []
+
+    # a big tool output is worth folding: the context shrinks
+    assert _reply(kc, kc.execute("read big.txt"))["status"] == "ok"
+    assert _reply(kc, kc.execute("and now?"))["status"] == "ok"
+    assert _reply(kc, kc.execute("/compact"))["status"] == "ok"
+    texts = said()
+    [event] = compactions()
+    assert event["tokens_after"] < event["tokens_before"]
     assert any(t.startswith("Compaction 0: ") for t in texts), texts
-    assert _reply(kc, kc.execute("/compact"))["status"] == "ok"  # nothing new since
-    client.pump(0.5)
-    texts = [m["content"].get("data", {}).get("text/plain", "") for m in client.outputs]
-    assert any("Nothing to compact." in t for t in texts), texts

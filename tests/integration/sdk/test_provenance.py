@@ -113,7 +113,7 @@ async def test_every_request_is_rebuilt_from_the_log_byte_for_byte(
             await _steer_during_tool(agent, "read notes.txt")
             agent.inject("Python 3.11 only", kind="note", label="constraints")
             await agent.run("what are the constraints?")
-            compaction = await agent.session.compact("manual")
+            compaction = await agent.session.compact("manual", force=True)
             assert compaction is not None
             await agent.run("are you still there?")
             session_id = agent.session.store.session_id

@@ -148,7 +148,7 @@ async def test_an_extractor_adds_a_section_within_its_budget(tmp_path: Path) -> 
     try:
         await agent.run("one")
         await agent.run("two")
-        assert await agent.session.compact() is not None
+        assert await agent.session.compact(force=True) is not None
     finally:
         await agent.close()
     summary = _summary(agent)
@@ -169,7 +169,7 @@ async def test_a_raising_extractor_is_reported_and_compaction_goes_on(tmp_path: 
     try:
         await agent.run("one")
         await agent.run("two")
-        assert await agent.session.compact() is not None
+        assert await agent.session.compact(force=True) is not None
     finally:
         await agent.close()
     assert "## Open Todos" not in _summary(agent)
@@ -195,7 +195,7 @@ async def test_code_intelligence_reaches_the_compactor_and_tools(tmp_path: Path)
     try:
         await agent.run("read calc")
         await agent.run("more")
-        assert await agent.session.compact() is not None
+        assert await agent.session.compact(force=True) is not None
     finally:
         await agent.close()
     outline = [e for e in agent.session.store.branch() if e.type == "tool_result"][1]

@@ -234,7 +234,7 @@ async def test_the_title_comes_from_the_first_prompt_and_survives_resume(
     session.store.close()
     resumed = make_session(FunctionProvider(scripted("c")), store=SessionStore.open(path))
     assert resumed.title == "Login flake"
-    await resumed.compact("manual")
+    await resumed.compact("manual", force=True)
     await resumed.run("and after a compaction?")
     assert resumed.title == "Login flake"
 

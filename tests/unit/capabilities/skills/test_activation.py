@@ -89,7 +89,7 @@ async def test_load_checkpoint_then_rehydrated_after_compaction_and_recall_finds
         assert BODY in _messages(provider.requests[2])
         assert HEADING not in _system(provider.requests[2])
 
-        event = await agent.session.compact("manual")
+        event = await agent.session.compact("manual", force=True)
         assert event is not None
         await agent.run("and now?")
         after = provider.requests[3]
@@ -127,7 +127,7 @@ async def test_a_fork_from_before_the_load_never_sees_the_activation(tmp_path: P
         await agent.run("hello")
         before_load = agent.session.store.leaf_id
         await agent.run("use the report-style skill")
-        await agent.session.compact("manual")
+        await agent.session.compact("manual", force=True)
         assert activated_section(agent.session.store.branch()) is not None
         fork_id = agent.fork(before_load)
     finally:
@@ -137,7 +137,7 @@ async def test_a_fork_from_before_the_load_never_sees_the_activation(tmp_path: P
     forked = await _agent(tmp_path, fork_provider, resume=fork_id)
     try:
         await forked.run("continue here")
-        await forked.session.compact("manual")
+        await forked.session.compact("manual", force=True)
         await forked.run("and again")
     finally:
         await forked.close()

@@ -141,25 +141,26 @@ def test_manual_compaction_keeps_the_last_turn_and_then_stops() -> None:
     assert c.compact(data) is None
 
 
-def test_manual_compaction_of_short_turns_is_made_even_when_it_does_not_shrink() -> None:
+def test_manual_compaction_that_would_not_shrink_is_not_made_unless_forced() -> None:
     b = SessionBuilder()
     b.user("Rename the config flag")
     b.say("Done.")
     b.user("Thanks")
     b.say("Anytime.")
-    data = CompactionInput(b.entries, measure(b.entries), WINDOW, TARGET, "manual", 0)
-    details = compactor().compact(data)
-    assert details is not None  # the user asked: /compact compacts now
+    for reason in ("manual", "threshold"):
+        data = CompactionInput(b.entries, measure(b.entries), WINDOW, TARGET, reason, 0)
+        assert compactor().compact(data) is None  # a summary bigger than what it folds
+    forced = CompactionInput(b.entries, measure(b.entries), WINDOW, TARGET, "manual", 0, True)
+    details = compactor().compact(forced)
+    assert details is not None
     assert details.tokens_after >= details.tokens_before
     assert details.first_kept_entry_id == b.entries[3].id  # the last turn stays
     assert "Rename the config flag" in details.summary
-    threshold = CompactionInput(b.entries, measure(b.entries), WINDOW, TARGET, "threshold", 0)
-    assert compactor().compact(threshold) is None  # not worth an entry when nobody asked
 
 
 def test_manual_compaction_of_a_lone_first_turn_folds_it_and_then_stops() -> None:
     b = SessionBuilder()
-    turns(b, 1, output_chars=200)
+    turns(b, 1, output_chars=20_000)
     c = compactor()
     details = c.compact(CompactionInput(b.entries, measure(b.entries), WINDOW, TARGET, "manual", 0))
     assert details is not None
