@@ -185,7 +185,7 @@ def _bundled(
     tasks: BackgroundTasks,
 ) -> list[tuple[str, Extension]]:
     def tools(api: ExtensionApi) -> None:
-        sandbox = sandbox_policy(config.sandbox)
+        sandbox = sandbox_policy(config.sandbox, credential_files(config))
         passthrough = config.tools.env_passthrough
         for tool in builtin_tools(env_passthrough=passthrough, sandbox=sandbox, tasks=tasks):
             api.register_tool(tool)
@@ -221,9 +221,22 @@ def _bundled(
     ]
 
 
-def sandbox_policy(box: SandboxConfig) -> SandboxPolicy:
-    """config.json's `sandbox` section as the policy a Sandbox applies (bash, the kernel)."""
-    return SandboxPolicy(box.mode, box.network, tuple(box.extra_ro), tuple(box.extra_rw))
+def sandbox_policy(box: SandboxConfig, secret_files: Sequence[str] = ()) -> SandboxPolicy:
+    """config.json's `sandbox` section as the policy a Sandbox applies (bash, the kernel).
+    `secret_files`: files to hide from every command (`credential_files(config)`)."""
+    return SandboxPolicy(
+        box.mode,
+        box.network,
+        tuple(box.extra_ro),
+        tuple(box.extra_rw),
+        allow_unix_sockets=tuple(box.allow_unix_sockets),
+        secret_files=tuple(secret_files),
+    )
+
+
+def credential_files(config: ShardConfig) -> list[str]:
+    """The files `credentials.<name>.file` entries name: hidden in the sandbox."""
+    return [c.file for c in config.credentials.values() if c.file]
 
 
 async def _install(

@@ -36,7 +36,10 @@ class SandboxConfig(_Config):
     mode: `bwrap` (default) sandboxes when bubblewrap works here and otherwise warns once and
     relies on the permission rules alone; `required` refuses to run commands without it; `off`.
     network: whether sandboxed commands may use the network (default: no).
-    extra_ro / extra_rw: more paths to show read-only (even if hidden) or to make writable.
+    extra_ro / extra_rw: more paths to show read-only (even if hidden: HOME is, but for its
+    toolchain folders) or to make writable.
+    allow_unix_sockets: Unix sockets outside the workspace a command may connect to (all others
+    are hidden), e.g. the ssh agent's, with `SSH_AUTH_SOCK` in `tools.env_passthrough`.
     kernel: `on` (default) starts the workspace kernel (python_exec, notebook_run) inside the
     same sandbox as commands; `off` starts it as the user's own process, with the user's files
     and network, and through the Jupyter server when there is one (listed in Lab).
@@ -47,6 +50,7 @@ class SandboxConfig(_Config):
     extra_ro: list[str] = Field(default_factory=list[str])
     extra_rw: list[str] = Field(default_factory=list[str])
     kernel: Literal["on", "off"] = "on"
+    allow_unix_sockets: list[str] = Field(default_factory=list[str])
 
 
 class Price(_Config):

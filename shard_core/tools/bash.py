@@ -53,9 +53,9 @@ class BashTool:
         f"{MAX_TIMEOUT:g}) and then the whole process group is killed. Output over "
         f"{(HEAD_BYTES + TAIL_BYTES) // 1000} KB keeps its start and end. `background: true` "
         "returns a task id at once for servers and long builds (see task_output, task_stop); "
-        "else `&` jobs end with the command. Sandboxed (bubblewrap): only the workspace and a "
-        "private /tmp are writable, credentials and Shard's state are hidden, no network unless "
-        "allowed. Secret variables are removed; git runs no program a repository names."
+        "else `&` jobs end with the command. Sandboxed: the workspace (not git hooks/config, "
+        ".shard, SHARD.md, …) and /tmp writable, HOME empty but for toolchains, no network "
+        "unless allowed. Few variables pass; git runs no repository program."
     )
     input_schema: JsonObject = {
         "type": "object",
@@ -136,7 +136,8 @@ class BashTool:
             await stop_group(proc, pump, grace=0)
             raise
         took = time.monotonic() - started
-        run = _Run(command, outcome, proc.returncode, output, took, timeout, lingered)
+        notes = await asyncio.to_thread(launch.settle)
+        run = _Run(command, outcome, proc.returncode, output, took, timeout, lingered, notes)
         return run.result(launch.sandbox)
 
     async def _background(
@@ -155,7 +156,7 @@ class BashTool:
             )
         task = await self.tasks.start(
             launch.argv, command=command, cwd=ctx.cwd, env=env,
-            sandbox=launch.sandbox, seconds=seconds,
+            sandbox=launch.sandbox, seconds=seconds, settle=launch.settle,
         )  # fmt: skip
         if isinstance(task, str):
             return ToolResult.error(task, command=command)
@@ -200,6 +201,8 @@ class _Run:
     took: float
     timeout: float
     lingered: bool
+    notes: list[str]
+    """what the sandbox moved away after the command (protected files it created)"""
 
     def result(self, sandbox: str) -> ToolResult:
         details: JsonObject = {
@@ -214,6 +217,8 @@ class _Run:
             "duration_s": round(self.took, 3),
             "sandbox": sandbox,
         }
+        if self.notes:
+            details["quarantined"] = list(self.notes)
         if self.outcome == "aborted":
             return ToolResult.error("aborted", **details)
         text = self.output.text().rstrip("\n")
@@ -223,6 +228,7 @@ class _Run:
         else:
             status = _exit_text(self.code)
             body = f"{text or '(no output)'}{_LINGER_NOTE if self.lingered else ''}\n\n{status}"
+        body += "".join(f"\nshard: {note}" for note in self.notes)
         code = str(self.code) if self.outcome == "exited" else "none (timed out)"
         pairs = [KvPair(k="command", v=self.command), KvPair(k="exit code", v=code)]
         render: list[RenderDescriptor] = [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,35 +27,64 @@ BASE = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/
 
 @dataclass(frozen=True)
 class Layout:
-    """What one sandboxed command may touch (paths already resolved)."""
+    """What one sandboxed command may touch (paths already resolved).
+
+    writable: the workspace roots (and `sandbox.extra_rw`). readable: folders shown read-only
+    inside hidden ones (the toolchains under a hidden HOME, `sandbox.extra_ro`). hidden: covered
+    by an empty tmpfs (a folder) or `/dev/null` (a file or socket). pinned: folders inside a
+    writable root bound onto themselves, so that they cannot be renamed away with what is
+    protected inside them (`mv .git x` fails with EBUSY). protected: read-only again inside a
+    writable root (git hooks and config, Shard's project files). sockets: Unix sockets bound
+    back in although their folder is hidden (`sandbox.allow_unix_sockets`)."""
 
     cwd: Path
     writable: Sequence[Path]
     readable: Sequence[Path] = ()
     hidden: Sequence[Path] = ()
     network: bool = False
+    pinned: Sequence[Path] = ()
+    protected: Sequence[Path] = ()
+    sockets: Sequence[Path] = ()
 
 
 def bwrap_argv(bwrap: str, command: Sequence[str], layout: Layout) -> list[str]:
-    """`command` wrapped in bwrap. Later mounts cover earlier ones, so the order is:
-    read-only root → hidden paths → readable extras → writable roots → hidden paths that lie
-    inside a writable root (SHARD_HOME inside the workspace stays hidden, a workspace inside a
-    hidden folder stays usable)."""
-    inner = [h for h in layout.hidden if any(_strictly_under(h, w) for w in layout.writable)]
+    """`command` wrapped in bwrap. Later mounts cover earlier ones, so the order is: read-only
+    root → hidden paths → readable extras → writable roots → pinned folders → protected paths →
+    hidden paths that lie inside a shown folder (SHARD_HOME inside the workspace, a credentials
+    file inside a toolchain folder of a hidden HOME) → readable extras inside those → allowed
+    sockets. A workspace inside a hidden folder (HOME) stays usable."""
+    shown = [*layout.writable, *layout.readable]
+    inner = [h for h in layout.hidden if any(_strictly_under(h, s) for s in shown)]
     outer = [h for h in layout.hidden if h not in inner]
+    outer = [h for h in outer if not any(_strictly_under(h, o) and o.is_dir() for o in outer)]
+    again = [r for r in layout.readable if any(_strictly_under(r, h) for h in inner)]
     argv = [bwrap, *ISOLATION]
     if not layout.network:
         argv.append("--unshare-net")
     argv += BASE
-    for path in outer:
-        argv += _hide(path)
-    for path in layout.readable:
-        argv += ["--ro-bind-try", str(path), str(path)]
-    for path in layout.writable:
-        argv += ["--bind-try", str(path), str(path)]
-    for path in inner:
-        argv += _hide(path)
+    argv += _hidden(outer)
+    argv += _binds("--ro-bind-try", layout.readable)
+    argv += _binds("--bind-try", layout.writable)
+    argv += _binds("--bind-try", layout.pinned)
+    argv += _binds("--ro-bind-try", layout.protected)
+    argv += _hidden(inner)
+    argv += _binds("--ro-bind-try", again)
+    argv += _binds("--ro-bind-try", layout.sockets)
     return [*argv, "--chdir", str(layout.cwd), "--", *command]
+
+
+def _binds(option: str, paths: Iterable[Path]) -> list[str]:
+    out: list[str] = []
+    for path in paths:
+        out += [option, str(path), str(path)]
+    return out
+
+
+def _hidden(paths: Iterable[Path]) -> list[str]:
+    out: list[str] = []
+    for path in paths:
+        out += _hide(path)
+    return out
 
 
 def _hide(path: Path) -> list[str]:

@@ -1,8 +1,13 @@
-"""The environment a tool's process gets: no secrets, and git with the workspace's commands off.
+"""The environment a tool's process gets: an allowlist, no secrets, and git with the
+workspace's commands off.
 
-Secrets (`shard_core.types.secrets`: by name or by value) never reach a command the model writes
-— a `curl` could send them out — unless `config.json` forwards the name
-(`"tools": {"env_passthrough": ["MY_TOKEN"]}`).
+Only the variables a developer's `pytest`, `npm test`, `cargo build` or `git commit` needs reach
+a command the model writes (`ALLOWED_NAMES`, `ALLOWED_PREFIXES`: locale, terminal, HOME, PATH,
+the toolchains' own), plus the names `config.json` forwards
+(`"tools": {"env_passthrough": ["MY_TOKEN"]}`). Whatever is not on the list does not reach it —
+agent sockets (`SSH_AUTH_SOCK`, `*_SOCK`, `GPG_AGENT_INFO`), cloud and CI credentials, whatever
+a new tool invents. A listed name whose value looks like a secret (`shard_core.types.secrets`)
+is dropped too, unless forwarded: a `curl` could send it out.
 
 A repository is untrusted input: its `.git/config` can name programs git runs on its own
 (`core.fsmonitor` on every `git status`, a `diff.external` or textconv on `git diff`/`git log -p`,
@@ -22,6 +27,55 @@ from pathlib import Path
 from shard_core.types.secrets import is_secret
 
 OWNER_VARIABLE = "SHARD_AGENT_ID"
+
+
+def _words(*groups: str) -> frozenset[str]:
+    return frozenset(word for group in groups for word in group.split())
+
+
+ALLOWED_NAMES = _words(
+    # the session, the terminal, the locale
+    "PATH HOME USER LOGNAME SHELL HOSTNAME LANG LANGUAGE TZ TERM COLORTERM COLUMNS LINES "
+    "NO_COLOR FORCE_COLOR CLICOLOR CLICOLOR_FORCE TMPDIR CI DEBIAN_FRONTEND "
+    "XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME XDG_STATE_HOME XDG_CONFIG_DIRS XDG_DATA_DIRS ",
+    # Python
+    "VIRTUAL_ENV VIRTUAL_ENV_PROMPT PYTHONPATH PYTHONHOME PYTHONDONTWRITEBYTECODE "
+    "PYTHONUNBUFFERED PYTHONIOENCODING PYTHONUTF8 PYTHONSAFEPATH PYTHONWARNINGS PYTHONHASHSEED "
+    "PYTHONNOUSERSITE PYTHONPYCACHEPREFIX PYTHONFAULTHANDLER MPLBACKEND MPLCONFIGDIR ",
+    # JavaScript
+    "NODE_PATH NODE_OPTIONS NODE_ENV NODE_EXTRA_CA_CERTS NVM_DIR NVM_BIN NVM_INC PNPM_HOME "
+    "VOLTA_HOME BUN_INSTALL DENO_INSTALL DENO_DIR ",
+    # Rust, Go, the JVM, Ruby, .NET, Perl
+    "CARGO_HOME RUSTUP_HOME RUSTUP_TOOLCHAIN RUSTFLAGS RUSTDOCFLAGS CARGO_TARGET_DIR "
+    "CARGO_INCREMENTAL RUST_BACKTRACE RUST_LOG GOPATH GOROOT GOFLAGS GOCACHE GOMODCACHE GOPROXY "
+    "GOPRIVATE GONOSUMDB GOTOOLCHAIN GO111MODULE CGO_ENABLED GOOS GOARCH JAVA_HOME "
+    "JDK_JAVA_OPTIONS MAVEN_OPTS MAVEN_HOME M2_HOME GRADLE_HOME GRADLE_USER_HOME GRADLE_OPTS "
+    "SDKMAN_DIR GEM_HOME GEM_PATH RBENV_ROOT DOTNET_ROOT DOTNET_CLI_TELEMETRY_OPTOUT "
+    "NUGET_PACKAGES PERL5LIB ",
+    # C and C++ builds
+    "CC CXX CFLAGS CXXFLAGS CPPFLAGS LDFLAGS CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH "
+    "LIBRARY_PATH LD_LIBRARY_PATH PKG_CONFIG_PATH MAKEFLAGS CMAKE_PREFIX_PATH CMAKE_GENERATOR "
+    "CCACHE_DIR OMP_NUM_THREADS MKL_NUM_THREADS OPENBLAS_NUM_THREADS ",
+    # certificates and proxies (a proxy URL with a password is a secret by value)
+    "SSL_CERT_FILE SSL_CERT_DIR REQUESTS_CA_BUNDLE CURL_CA_BUNDLE HTTP_PROXY HTTPS_PROXY "
+    "NO_PROXY ALL_PROXY http_proxy https_proxy no_proxy all_proxy ",
+    # git: who commits (git's own program switches are added after, see GIT_SAFE_CONFIG)
+    "GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL",
+)
+"""Variables a command gets (when their value is no secret), beside `ALLOWED_PREFIXES`."""
+ALLOWED_PREFIXES = (
+    "LC_",
+    "CONDA_",
+    "PYENV_",
+    "PIP_",
+    "UV_",
+    "POETRY_",
+    "PYTEST_",
+    "COVERAGE_",
+    "npm_config_",
+    "NPM_CONFIG_",
+    "GIT_CONFIG_",
+)
 
 GIT_SAFE_CONFIG: tuple[tuple[str, str], ...] = (
     ("core.fsmonitor", "false"),
@@ -56,6 +110,21 @@ def scrubbed_env(base: Mapping[str, str], passthrough: Collection[str] = ()) -> 
         for name, value in base.items()
         if name in passthrough or not is_secret(name, value)
     }
+
+
+def allowed_env(base: Mapping[str, str], passthrough: Collection[str] = ()) -> dict[str, str]:
+    """The variables of `base` on the allowlist whose values are no secret, and the names
+    `passthrough` forwards on purpose (whatever they hold)."""
+    return {
+        name: value
+        for name, value in base.items()
+        if name in passthrough
+        or (_listed(name) and not name.endswith("_SOCK") and not is_secret(name, value))
+    }
+
+
+def _listed(name: str) -> bool:
+    return name in ALLOWED_NAMES or name.startswith(ALLOWED_PREFIXES)
 
 
 def repository_overrides(local_keys: Collection[str]) -> list[tuple[str, str]]:
@@ -143,10 +212,11 @@ def _inside_repository(cwd: Path) -> bool:
 async def tool_environment(
     base: Mapping[str, str], cwd: Path, *, agent_id: str, passthrough: Collection[str] = ()
 ) -> dict[str, str]:
-    """The environment for one command run in `cwd`: secrets out, git's repository programs off,
-    and `SHARD_AGENT_ID`, which marks every process the call starts so that an agent restarted
-    after a crash can find what its previous process left running (see shard_kernel.recovery)."""
-    env = scrubbed_env(base, passthrough)
+    """The environment for one command run in `cwd`: the allowlist, secrets out, git's
+    repository programs off, and `SHARD_AGENT_ID`, which marks every process the call starts so
+    that an agent restarted after a crash can find what its previous process left running (see
+    shard_kernel.recovery)."""
+    env = allowed_env(base, passthrough)
     safe = with_git_config(env, list(GIT_SAFE_CONFIG))
     local = repository_overrides(await repository_keys(cwd, safe))
     env = with_git_config(env, [*GIT_SAFE_CONFIG, *local])

@@ -12,7 +12,6 @@ import logging
 import os
 import shutil
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,6 +21,9 @@ from typing import Literal
 from shard_core.contracts import ToolContext
 from shard_core.tools.bwrap import ISOLATION, Layout, bwrap_argv
 from shard_core.tools.hidden import hidden_paths
+from shard_core.tools.protected import Protection, quarantine
+from shard_core.tools.protected import protection as protection_of
+from shard_core.tools.toolchains import toolchain_dirs
 
 SandboxMode = Literal["bwrap", "off", "required"]
 PROBE_TIMEOUT = 10.0
@@ -37,6 +39,9 @@ class SandboxPolicy:
     network: bool = False
     extra_ro: tuple[str, ...] = ()
     extra_rw: tuple[str, ...] = ()
+    allow_unix_sockets: tuple[str, ...] = ()
+    secret_files: tuple[str, ...] = ()
+    """files to hide wherever they are (the ones `credentials.<name>.file` names)"""
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,12 @@ class Launch:
 
     argv: list[str]
     sandbox: Literal["bwrap", "off", "unavailable"]
+    protection: Protection | None = None
+
+    def settle(self) -> list[str]:
+        """Once the process has ended: move away the protected files it created (a path no
+        mount could cover, `protected.py`), with a note for each to show with its result."""
+        return [] if self.protection is None else quarantine(self.protection)
 
 
 def probe_bwrap() -> Probe:
@@ -132,34 +143,49 @@ class Sandbox:
                 )
             self._once.warn(found.problem)
             return Launch(list(argv), "unavailable")
-        return Launch(bwrap_argv(found.bwrap, argv, self.layout(ctx, env)), "bwrap")
+        layout, protection = await asyncio.to_thread(self.plan, ctx, env)
+        return Launch(bwrap_argv(found.bwrap, argv, layout), "bwrap", protection)
 
     def layout(self, ctx: ToolContext, env: Mapping[str, str]) -> Layout:
-        writable = [_real(p) for p in [*ctx.roots, *self.policy.extra_rw]]
-        readable = [_real(p) for p in self.policy.extra_ro] + _toolchains_in_tmp(env)
-        return Layout(
+        """What a command in `ctx` may see and change."""
+        return self.plan(ctx, env)[0]
+
+    def plan(self, ctx: ToolContext, env: Mapping[str, str]) -> tuple[Layout, Protection]:
+        """The layout, and the protection to settle when the process ends (`Launch.settle`; a
+        long-lived process such as a kernel calls it when it exits). Creates the missing
+        protected folders on the host (`protected.py`)."""
+        policy = self.policy
+        writable = [_real(p) for p in [*ctx.roots, *policy.extra_rw]]
+        sockets = [_real(p) for p in policy.allow_unix_sockets]
+        environs = [os.environ, env]
+        hidden = hidden_paths(
+            environs, ctx.agent_id, ctx.roots, files=policy.secret_files, sockets=sockets
+        )
+        folders = [h for h in hidden if h.is_dir()] + [Path("/tmp")]
+        extra = [_real(p) for p in policy.extra_ro]
+        readable = toolchain_dirs(environs, folders, [*_resolver(hidden)])
+        readable = [*readable, *(p for p in extra if p not in readable)]
+        protection = protection_of([_real(r) for r in ctx.roots], Path(ctx.cwd))
+        layout = Layout(
             cwd=Path(ctx.cwd),
             writable=writable,
             readable=readable,
-            hidden=hidden_paths([os.environ, env], ctx.agent_id, ctx.roots),
-            network=self.policy.network,
+            hidden=hidden,
+            network=policy.network,
+            pinned=protection.pinned,
+            protected=protection.protected,
+            sockets=sockets,
         )
+        return layout, protection
 
 
-def _toolchains_in_tmp(env: Mapping[str, str]) -> list[Path]:
-    """The Python environment Shard runs in and the command's PATH folders, where they live
-    under /tmp: the command's private /tmp would hide them (a checkout in a temp folder, a CI
-    clone, a venv made by a test), and `python` or `pytest` would not be found. Read-only."""
-    tmp = Path("/tmp")
-    candidates = [sys.prefix, sys.base_prefix, *env.get("PATH", "").split(os.pathsep)]
-    found: list[Path] = []
-    for raw in candidates:
-        if not raw:
-            continue
-        path = _real(raw)
-        if path.is_relative_to(tmp) and path != tmp and path.exists() and path not in found:
-            found.append(path)
-    return found
+def _resolver(hidden: Sequence[Path]) -> list[Path]:
+    """/etc/resolv.conf, when it points into a hidden folder (systemd-resolved's, under /run):
+    a plain file, so a command allowed the network can still resolve names."""
+    real = Path(os.path.realpath("/etc/resolv.conf"))
+    if real.is_file() and any(real.is_relative_to(h) for h in hidden):
+        return [real]
+    return []
 
 
 def _real(path: Path | str) -> Path:

@@ -47,6 +47,8 @@ class BackgroundTask:
     exit_code: int | None = None
     reason: str = ""
     """why it was stopped (task_stop, shutdown, output cap, timeout), when it was"""
+    notes: list[str] = field(default_factory=list[str])
+    """what the sandbox moved away once it ended (protected files it created)"""
 
     @property
     def running(self) -> bool:
@@ -101,6 +103,7 @@ class BackgroundTasks:
         self._procs: dict[str, asyncio.subprocess.Process] = {}
         self._watchers: dict[str, asyncio.Task[None]] = {}
         self._ending: dict[str, asyncio.Event] = {}
+        self._settle: dict[str, Callable[[], list[str]]] = {}
         self._closed = False
 
     # ------------------------------------------------------------ queries
@@ -138,8 +141,10 @@ class BackgroundTasks:
         env: Mapping[str, str],
         sandbox: str,
         seconds: float | None = None,
+        settle: Callable[[], list[str]] | None = None,
     ) -> BackgroundTask | str:
-        """Start `argv` as a task, or say why not. Returns as soon as the process exists."""
+        """Start `argv` as a task, or say why not. Returns as soon as the process exists.
+        `settle` runs once it has ended (the sandbox's `Launch.settle`)."""
         if self._closed:
             return "background tasks are closed: the agent is shutting down"
         running = sum(t.running for t in self._tasks.values())
@@ -162,6 +167,8 @@ class BackgroundTasks:
         task = BackgroundTask(task_id, command, log, proc.pid, sandbox)
         self._tasks[task_id] = task
         self._procs[task_id] = proc
+        if settle is not None:
+            self._settle[task_id] = settle
         self._watchers[task_id] = asyncio.create_task(self._watch(task, proc, seconds))
         return task
 
@@ -203,6 +210,7 @@ class BackgroundTasks:
         task.exit_code = proc.returncode
         task.state = "completed" if proc.returncode == 0 else "failed"
         task.ended_at = time.time()
+        self._settled(task)
         self._notify(task)
 
     async def _end(self, task: BackgroundTask, state: TaskState, reason: str) -> None:
@@ -222,6 +230,7 @@ class BackgroundTasks:
             await proc.wait()
             task.exit_code = proc.returncode
             task.state, task.reason, task.ended_at = state, reason, time.time()
+            self._settled(task)
         finally:
             done.set()
         watcher = self._watchers.get(task.id)
@@ -230,11 +239,17 @@ class BackgroundTasks:
         if state == "timed_out":
             self._notify(task)
 
+    def _settled(self, task: BackgroundTask) -> None:
+        settle = self._settle.pop(task.id, None)
+        if settle is not None:
+            task.notes = settle()
+
     def _notify(self, task: BackgroundTask) -> None:
         if self.notify is None:
             return
         tail = self.read(task, None, NOTE_TAIL_CHARS * 2).text.rstrip()[-NOTE_TAIL_CHARS:]
         shown = f"\nlast output:\n{tail}" if tail else "\n(no output)"
+        shown += "".join(f"\nshard: {note}" for note in task.notes)
         self.notify(
             f"[background task {task.summary()}]{shown}\n"
             f"(all of it: task_output with id {task.id}; log {task.log})"

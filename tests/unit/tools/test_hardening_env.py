@@ -20,6 +20,7 @@ from shard_core.tools.environment import (
     GIT_SAFE_CONFIG,
     repository_overrides,
     scrubbed_env,
+    tool_environment,
     with_git_config,
 )
 from tests.unit.tools.conftest import run
@@ -187,7 +188,60 @@ async def test_item4_secrets_never_reach_echo_or_env(ctx: ToolContext) -> None:
     leaked = [name for name, value in SECRETS.items() if value in result.text]
     assert leaked == []
     assert "[] " * 3 in result.text
-    assert "MAX_TOKENS=4096" in result.text
+    assert "HOME=/home/someone" in result.text
+
+
+ALLOWLIST_CASES = {
+    # not on the list: dropped whatever the value
+    "SSH_AUTH_SOCK": "/tmp/ssh-agent.sock",
+    "GPG_AGENT_INFO": "/run/user/1000/gnupg/S.gpg-agent:0:1",
+    "DOCKER_SOCK": "/var/run/docker.sock",
+    "DB_PASS": "hunter2",
+    "SENTRY_DSN": "https://abc123@o1.ingest.example/1",
+    "SLACK_WEBHOOK_URL": "https://hooks.example/services/T0/B0/XYZ",
+    "AZURE_STORAGE_CONNECTION_STRING": "DefaultEndpointsProtocol=https;AccountKey=abc",
+    "SOME_NEW_TOOL_SETTING": "anything",
+    "DISPLAY": ":0",
+    "GIT_SSH_COMMAND": "ssh -i /tmp/key",
+    # on the list but looking like a secret: dropped
+    "HTTPS_PROXY": "http://user:pa55word@proxy.internal:3128",
+}
+ALLOWED = {
+    "PATH": os.environ["PATH"],
+    "HOME": "/home/someone",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "TERM": "xterm",
+    "VIRTUAL_ENV": "/work/.venv",
+    "PYTHONPATH": "/work/src",
+    "CONDA_PREFIX": "/opt/conda",
+    "CARGO_HOME": "/home/someone/.cargo",
+    "NODE_PATH": "/usr/lib/node_modules",
+    "GIT_AUTHOR_NAME": "Someone",
+}
+
+
+async def test_item5_the_tool_environment_is_an_allowlist(ctx: ToolContext) -> None:
+    """Only listed names reach a command (a listed one whose value is a secret does not);
+    `tools.env_passthrough` forwards any name on purpose."""
+    env = {**ALLOWLIST_CASES, **ALLOWED}
+    got = await tool_environment(env, ctx.cwd, agent_id="agent-x")
+    assert {k: v for k, v in got.items() if not k.startswith("GIT_") or k in ALLOWED} == {
+        **ALLOWED,
+        "SHARD_AGENT_ID": "agent-x",
+    }
+    assert sorted(k for k in got if k.startswith("GIT_") and k not in ALLOWED)[:2] == [
+        "GIT_ASKPASS",
+        "GIT_CONFIG_COUNT",
+    ]
+    forwarded = await tool_environment(
+        env, ctx.cwd, agent_id="a", passthrough=["SSH_AUTH_SOCK", "SOME_NEW_TOOL_SETTING"]
+    )
+    assert forwarded["SSH_AUTH_SOCK"] == "/tmp/ssh-agent.sock"
+    assert forwarded["SOME_NEW_TOOL_SETTING"] == "anything"
+    result = await run(BashTool(), replace(ctx, env=env), command="env")
+    assert [name for name in ALLOWLIST_CASES if f"{name}=" in result.text] == []
+    assert "VIRTUAL_ENV=/work/.venv" in result.text
 
 
 async def test_item4_env_passthrough_reaches_the_command(ctx: ToolContext) -> None:

@@ -77,6 +77,7 @@ def test_hidden_paths_cover_credentials_state_config_and_jupyter(tmp_path: Path)
     found = hidden_paths([env], "agent-me", [tmp_path / "ws"])
     mine = [p for p in found if p.is_relative_to(tmp_path)]
     assert mine == [
+        home,
         home / ".ssh",
         home / ".aws",
         home / ".git-credentials",
@@ -213,7 +214,7 @@ async def test_launch_wraps_with_the_workspace_and_the_policy(
 
 def test_config_section_defaults_and_validation() -> None:
     assert ShardConfig().sandbox == SandboxConfig(
-        mode="bwrap", network=False, extra_ro=[], extra_rw=[]
+        mode="bwrap", network=False, extra_ro=[], extra_rw=[], allow_unix_sockets=[]
     )
     parsed = ShardConfig.model_validate({"sandbox": {"mode": "required", "network": True}})
     assert (parsed.sandbox.mode, parsed.sandbox.network) == ("required", True)

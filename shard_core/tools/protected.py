@@ -1,0 +1,180 @@
+"""The workspace paths a sandboxed command must not change: where code and config live that the
+person's own tools run or trust later — git hooks and config (the next `git commit` on the host
+runs `.git/hooks/pre-commit`), Shard's project rules, skills and extensions, MCP servers and
+context files.
+
+The workspace is bound writable, so each existing protected path is bound read-only again on
+top of it, and every folder between the writable root and it is bound onto itself: a mount
+point cannot be renamed or removed (EBUSY), so `mv .git x && mkdir .git` cannot swap the
+protected folder for a planted one.
+
+A mount needs an inode to sit on, and one made inside the writable root would be made on the
+host. So for a missing protected *folder* (`.git/hooks`, `.git/info`, `.shard`, `.agents`) an
+empty folder is created on the host — git makes the first two itself, git ignores empty
+folders, and an empty one means "nothing here" to every loader — and then protected. A missing
+protected *file* (`SHARD.md`, `AGENTS.md`, `.mcp.json`, a `.git` where there is no repository)
+is not created: it is watched, and one that appears while the command runs is renamed to
+`<name>.quarantined-<time>` when the command ends (`quarantine`). Until then it exists on the
+host; the file tools ask before writing any of these paths.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROJECT_FOLDERS = (".shard", ".agents")
+PROJECT_FILES = (".mcp.json", "SHARD.md", "AGENTS.md")
+GIT_FOLDERS = ("hooks", "info")
+GIT_FILES = ("config", "config.worktree")
+
+
+@dataclass
+class Protection:
+    """What to bind for one command, and what to check when it ends."""
+
+    pinned: list[Path] = field(default_factory=list[Path])
+    protected: list[Path] = field(default_factory=list[Path])
+    created: list[Path] = field(default_factory=list[Path])
+    watched: list[Path] = field(default_factory=list[Path])
+    new_repos: list[Path] = field(default_factory=list[Path])
+    """folders without a `.git` at launch: a repository made there gets its hooks checked"""
+
+
+def protection(roots: Sequence[Path], cwd: Path) -> Protection:
+    """The protected paths of every workspace root and of each folder from `cwd` up to the top of
+    its repository (project rules are read from each), inside the writable `roots`."""
+    real_roots = [_real(r) for r in roots]
+    found = Protection()
+    for folder in project_folders(real_roots, _real(cwd)):
+        _project(folder, real_roots, found)
+    found.pinned = sorted(_dedupe(found.pinned), key=lambda p: len(p.parts))
+    found.protected = _dedupe(found.protected)
+    return found
+
+
+def project_folders(roots: Sequence[Path], cwd: Path) -> list[Path]:
+    """Each root, and each folder from `cwd` up to the first holding `.git` (or a root)."""
+    folders = list(roots)
+    folder = cwd
+    while _root_of(folder, roots) is not None:
+        if folder not in folders:
+            folders.append(folder)
+        if os.path.lexists(folder / ".git") or folder in roots:
+            break
+        folder = folder.parent
+    return folders
+
+
+def _project(folder: Path, roots: Sequence[Path], found: Protection) -> None:
+    for name in PROJECT_FOLDERS:
+        _protect(folder / name, roots, found, create=True)
+    for name in PROJECT_FILES:
+        _protect(folder / name, roots, found, create=False)
+    git = folder / ".git"
+    if not os.path.lexists(git):
+        found.new_repos.append(folder)  # a repository the command makes: its hooks checked
+        if any(os.path.lexists(f / ".git") for f in folder.parents):
+            found.watched.append(git)  # a planted one would take over the outer repository
+        return
+    root = _root_of(folder, roots)
+    if git.is_dir() and root is not None:
+        found.pinned += [*_chain(root, folder / ".git"), folder / ".git"]
+    else:
+        _protect(git, roots, found, create=False)  # the gitfile naming the real folder
+    for gitdir in git_dirs(git):
+        if gitdir != folder / ".git" and (root := _root_of(gitdir, roots)) is not None:
+            found.pinned += [*_chain(root, gitdir), gitdir]
+        for name in GIT_FOLDERS:
+            _protect(gitdir / name, roots, found, create=os.path.isfile(gitdir / "HEAD"))
+        for name in GIT_FILES:
+            if os.path.lexists(gitdir / name):
+                _protect(gitdir / name, roots, found, create=False)
+
+
+def git_dirs(git: Path) -> list[Path]:
+    """The git folders a `.git` stands for: itself, or the one a gitfile names (a worktree, a
+    submodule) and that folder's common dir (where a worktree's hooks and config live)."""
+    if git.is_dir():
+        return [_real(git)]
+    try:
+        line = git.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return []
+    if not line.startswith("gitdir:"):
+        return []
+    gitdir = _real(git.parent / line.removeprefix("gitdir:").strip())
+    found = [gitdir]
+    with contextlib.suppress(OSError):
+        common = (gitdir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
+        found.append(_real(gitdir / common))
+    return _dedupe(found)
+
+
+def _protect(path: Path, roots: Sequence[Path], found: Protection, *, create: bool) -> None:
+    real = _real(path)
+    root = _root_of(real, roots)
+    if root is None:
+        return  # outside every writable root: read-only already
+    if not os.path.lexists(real):
+        if not create:
+            found.watched.append(path)
+            return
+        try:
+            real.mkdir()
+        except OSError:
+            return  # the parent is missing or not ours to write: nothing to protect there
+        found.created.append(real)
+    found.pinned += _chain(root, real)
+    found.protected.append(real)
+
+
+def _chain(root: Path, path: Path) -> list[Path]:
+    """The folders strictly between `root` and `path`, outermost first."""
+    out: list[Path] = []
+    folder = path.parent
+    while folder != root and folder.is_relative_to(root):
+        out.append(folder)
+        folder = folder.parent
+    return out[::-1]
+
+
+def quarantine(found: Protection) -> list[str]:
+    """After the command: rename every watched path that now exists, and every hook of a
+    repository the command created (git made only `*.sample` ones); a note for each."""
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    planted = [p for p in found.watched if os.path.lexists(p)]
+    for folder in found.new_repos:
+        hooks = folder / ".git" / "hooks"
+        with contextlib.suppress(OSError):
+            planted += [h for h in sorted(hooks.iterdir()) if not h.name.endswith(".sample")]
+    notes: list[str] = []
+    for path in planted:
+        target = path.with_name(f"{path.name}.quarantined-{stamp}")
+        try:
+            path.rename(target)
+        except OSError as exc:
+            notes.append(f"the command created {path}, which could not be moved away: {exc}")
+            continue
+        notes.append(
+            f"the command created {path}, which Shard or git would trust later; it was renamed "
+            f"to {target.name} (make it with the write tool, which asks)"
+        )
+    return notes
+
+
+def _root_of(path: Path, roots: Sequence[Path]) -> Path | None:
+    inside = [r for r in roots if path.is_relative_to(r)]
+    return max(inside, key=lambda r: len(r.parts)) if inside else None
+
+
+def _dedupe(paths: Iterable[Path]) -> list[Path]:
+    return list(dict.fromkeys(paths))
+
+
+def _real(path: Path | str) -> Path:
+    return Path(os.path.realpath(path))
