@@ -16,6 +16,7 @@ ancestors are read from the same folder. `recall` answers like the agent's recal
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -264,8 +265,17 @@ def run_request(args: argparse.Namespace) -> int:
                       "the neutral request follows", file=sys.stderr)  # fmt: skip
         for note in rebuilt.notes:
             print(f"{entry_id}: {note}", file=sys.stderr)
-        print(canonical_json(body))
+        print(_json_visible(canonical_json(body)))
     return 0
+
+
+_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _json_visible(text: str) -> str:
+    """The canonical JSON with the controls JSON leaves raw (DEL, C1, bidi) as `\\u` escapes:
+    the same JSON value, and nothing for the terminal filter to turn into invalid JSON."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _home_of(path: Path) -> Path:

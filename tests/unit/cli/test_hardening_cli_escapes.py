@@ -109,3 +109,15 @@ def test_the_stream_escapes_each_write_and_keeps_lines(capsys: pytest.CaptureFix
     assert capsys.readouterr().out == (
         "a\tb \\x1b]52;c;cm0gLXJmIH4=\\x07 \\x1b]0;owned\\x07 \\x1b[2J\n\\x9bc\n"
     )
+
+
+def test_session_request_json_stays_valid_json_with_no_raw_control() -> None:
+    import json
+
+    from shard_kernel.commands.session import _json_visible  # pyright: ignore[reportPrivateUsage]
+
+    value = {"text": f"a\x9bb\u202ec\x7f {HOSTILE} é"}
+    shown = _json_visible(json.dumps(value, ensure_ascii=False))
+    assert json.loads(shown) == value
+    assert [c for c in ("\x1b", "\x07", "\x9b", "\u202e", "\x7f") if c in shown] == []
+    assert "é" in shown  # the rest stays as the canonical form has it
