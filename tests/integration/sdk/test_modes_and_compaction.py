@@ -123,6 +123,43 @@ async def test_plan_then_build_carries_the_active_plan_and_a_fork_does_not(home:
         await forked.close()
 
 
+async def test_build_work_marks_plan_steps_done_for_the_prompt_and_the_summary(
+    home: Path,
+) -> None:
+    replies: list[Reply] = [
+        PLAN,
+        {"tool_calls": [("read", {"path": "calc.py"})]},
+        "Read it and changed add() to return a + b.\n\nDone: steps 1-2",
+        "Next I run the tests.",
+    ]
+    provider = FunctionProvider(scripted(*replies))
+    agent = await _agent(home, provider, mode="plan")
+    try:
+        await agent.run("plan the fix")
+        agent.set_mode("build")
+        await agent.run("do steps 1 and 2")
+        await agent.run("go on")
+        compaction = await agent.session.compact("manual", force=True)
+    finally:
+        await agent.close()
+    plans = [
+        e.details
+        for e in agent.session.store.entries
+        if isinstance(e, CheckpointEntry) and isinstance(e.details, PlanCheckpoint)
+    ]
+    assert [[s.done for s in p.steps] for p in plans] == [[False] * 3, [True, True, False]]
+    system = _systems(agent)[-1]  # the request after the build turn
+    assert "1. Read calc.py (done)" in system
+    assert "2. Change `a - b` to `a + b` in add() (done)" in system
+    assert "3. Run the tests\n" in system + "\n"
+    assert "`Done: step N`" in system  # the section says how to report a finished step
+    assert compaction is not None
+    summary = agent.session.store.entries[-1].details.summary  # type: ignore[union-attr]
+    progress = summary[summary.index("## Progress") :]
+    assert "- plan: 2/3 steps done" in progress
+    assert "- next action: Run the tests" in progress
+
+
 class ReviewMode:
     """A third mode from an extension: read-only tools, its own prompt, a deny vote."""
 

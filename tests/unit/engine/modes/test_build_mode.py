@@ -76,3 +76,20 @@ def test_done_steps_are_marked() -> None:
 
     assert section is not None
     assert section.endswith("1. a (done)\n2. b")
+
+
+def test_done_lines_mark_steps_done_and_nothing_else_does() -> None:
+    branch = [plan_entry("p1", None, "read", "edit", "test", "commit")]
+    ctx = ModeContext(branch=branch)
+
+    def after(text: str) -> list[bool] | None:
+        found = BuildMode().on_turn_end(AssistantMessage(content=[TextBlock(text=text)]), ctx)
+        assert found is None or isinstance(found, PlanCheckpoint)
+        return None if found is None else [s.done for s in found.steps]
+
+    assert after("Edited it.\nDone: step 2") == [False, True, False, False]
+    assert after("**Done:** steps 1-2 and 4") == [True, True, False, True]
+    assert after("- done: steps 3, 99") == [False, False, True, False]  # no step 99
+    assert after("I am done: step back and look") is None
+    assert after("Step 2 is next; not Done: step 2 inline") is None
+    assert after("No step finished yet.") is None
