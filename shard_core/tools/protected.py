@@ -31,6 +31,7 @@ PROJECT_FOLDERS = (".shard", ".agents")
 PROJECT_FILES = (".mcp.json", "SHARD.md", "AGENTS.md")
 GIT_FOLDERS = ("hooks", "info")
 GIT_FILES = ("config", "config.worktree")
+MAX_MODULES = 200
 
 
 @dataclass
@@ -86,7 +87,7 @@ def _project(folder: Path, roots: Sequence[Path], found: Protection) -> None:
         found.pinned += [*_chain(root, folder / ".git"), folder / ".git"]
     else:
         _protect(git, roots, found, create=False)  # the gitfile naming the real folder
-    for gitdir in git_dirs(git):
+    for gitdir in _with_modules(git_dirs(git)):
         if gitdir != folder / ".git" and (root := _root_of(gitdir, roots)) is not None:
             found.pinned += [*_chain(root, gitdir), gitdir]
         for name in GIT_FOLDERS:
@@ -112,6 +113,20 @@ def git_dirs(git: Path) -> list[Path]:
     with contextlib.suppress(OSError):
         common = (gitdir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
         found.append(_real(gitdir / common))
+    return _dedupe(found)
+
+
+def _with_modules(gitdirs: list[Path]) -> list[Path]:
+    """Each git folder and its submodules' (`modules/<name>`, nested), up to `MAX_MODULES`: a
+    person's `git commit` inside a submodule runs the hooks kept there."""
+    found = list(gitdirs)
+    for gitdir in gitdirs:
+        for top, dirs, files in os.walk(gitdir / "modules"):
+            if "HEAD" in files:  # a git folder: only its own `modules` may hold more
+                found.append(Path(top))
+                dirs[:] = ["modules"] if "modules" in dirs else []
+            if len(found) > MAX_MODULES:
+                return _dedupe(found)
     return _dedupe(found)
 
 

@@ -108,3 +108,15 @@ def test_argv_binds_pins_then_protects_then_hides_inside_then_sockets(tmp_path: 
         *["--ro-bind", "/dev/null", str(cargo / "credentials.toml")],
         *["--ro-bind-try", "/run/allowed.sock", "/run/allowed.sock"],
     ]
+
+
+def test_a_submodules_git_folder_is_protected_too(workspace: Path) -> None:
+    _git_init(workspace)
+    module = workspace / ".git" / "modules" / "lib"
+    (module / "hooks").mkdir(parents=True)
+    (module / "HEAD").write_text("ref: refs/heads/main\n")
+    (module / "config").write_text("[core]\n")
+    found = protection([workspace], workspace)
+    assert module / "hooks" in found.protected
+    assert module / "config" in found.protected
+    assert module in found.pinned
