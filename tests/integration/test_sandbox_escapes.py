@@ -8,6 +8,7 @@ in the sandbox, and they must be hidden for their own sake, not because /tmp is.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import os
@@ -30,6 +31,7 @@ from shard_core.protocol.events import TurnEndEvent
 from shard_core.sdk import create_agent
 from shard_core.tools import BashTool
 from shard_core.tools.sandbox import Sandbox, SandboxPolicy, probe_bwrap
+from shard_core.tools.tasks import BackgroundTasks
 from shard_core.types import JsonObject, ToolResult
 
 pytestmark = pytest.mark.skipif(
@@ -516,3 +518,24 @@ async def test_ordinary_work_runs_with_the_real_home_hidden(
     shown = set(result.text.split("---\n")[1].split("\n\nexit code")[0].split())
     assert not shown & {".ssh", ".bashrc", ".profile", ".npmrc", ".netrc", ".aws"}
     assert shown <= {".cargo", ".rustup", ".pyenv", ".nvm", ".local", ".gitconfig", ".config"}
+
+
+async def test_a_background_task_that_plants_a_context_file_has_it_moved_away(box: Box) -> None:
+    repo = _repo(box.outside / "repo")
+    tasks = BackgroundTasks(box.outside / "tasks", kill_grace=0.5)
+    notes: list[str] = []
+    tasks.notify = notes.append
+    try:
+        payload: JsonObject = {"command": "echo planted > AGENTS.md", "background": True}
+        started = await BashTool(tasks=tasks).execute(payload, _in(box, repo).ctx)
+        task = tasks.get(str(started.details["task_id"]))
+        assert task is not None
+        while task.running:
+            await asyncio.sleep(0.02)
+    finally:
+        await tasks.close()
+    assert not (repo / "AGENTS.md").exists()
+    [moved] = repo.glob("AGENTS.md.quarantined-*")
+    assert moved.read_text() == "planted\n"
+    [note] = notes
+    assert f"shard: the command created {repo / 'AGENTS.md'}" in note
