@@ -51,8 +51,13 @@ def session(home: Path, tmp_path: Path) -> str:
     call = ToolCallBlock(id="t1", name="bash", input={"command": "cat notes"})
     reply = AssistantMessage(content=[TextBlock(text=f"the beacon {HOSTILE}"), call])
     store.append(MessageEntry, MessageDetails(message=reply))
-    result = ToolResult.ok(f"beacon output {HOSTILE}")
+    result = ToolResult.ok(f"beacon output {HOSTILE}\n" + "filler line\n" * 400)
     store.append(ToolResultEntry, ToolResultDetails(tool_call_id="t1", name="bash", result=result))
+    # a second turn, so `session compact` has an earlier one to summarise
+    later = UserMessage(content=[TextBlock(text="and now?")])
+    store.append(MessageEntry, MessageDetails(message=later))
+    done = AssistantMessage(content=[TextBlock(text="done")])
+    store.append(MessageEntry, MessageDetails(message=done))
     store.close()
     return store.session_id
 
