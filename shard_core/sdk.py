@@ -47,7 +47,13 @@ from shard_core.engine.state import config_dir, shard_home, write_private
 from shard_core.engine.usage_history import USAGE_FILE
 from shard_core.protocol.events import Event, TurnEndEvent
 from shard_core.protocol.orchestrator import HeadlessPolicy
-from shard_core.providers.models import create_provider, parse_model, resolve_default_model
+from shard_core.providers.models import (
+    NO_MODEL,
+    create_provider,
+    parse_model,
+    resolve_default_model,
+)
+from shard_core.providers.unconfigured import UnconfiguredProvider
 from shard_core.tools import builtin_tools
 from shard_core.tools.sandbox import SandboxPolicy
 from shard_core.tools.task_tools import tasks_extension
@@ -199,6 +205,7 @@ def _bundled(
             api.register_provider(
                 prefix, lambda spec, p=prefix: create_provider(f"{p}/{spec}", config, env)
             )
+        api.register_provider(NO_MODEL, lambda _spec: UnconfiguredProvider())
 
     def compaction(api: ExtensionApi) -> None:
         api.register_compactor(

@@ -20,7 +20,7 @@ from typing import Any
 
 from shard_core.engine.config import load_config
 from shard_core.protocol.orchestrator import PermissionConfig
-from shard_core.providers.models import resolve_default_model
+from shard_core.providers.models import NO_MODEL, resolve_default_model
 from shard_core.types.errors import ConfigError
 
 MODES = ("build", "plan")
@@ -95,8 +95,8 @@ def _has_key(env: Mapping[str, str], log: Any) -> bool:
     except ConfigError as exc:
         log.warning("shard: %s", exc)
         return False
-    _, demo = resolve_default_model(config, {**os.environ, **env})
-    return not demo
+    model, demo = resolve_default_model(config, {**os.environ, **env})
+    return model != NO_MODEL and not demo
 
 
 def _rules(value: object) -> list[str]:

@@ -17,6 +17,14 @@ from shard_core.types.errors import ConfigError
 ProviderName = Literal["anthropic", "openai", "scripted"]
 
 DEMO_MODEL = "scripted/demo"
+NO_MODEL = "none"
+"""What `resolve_default_model` gives when nothing names a model: an agent whose every prompt
+is answered with FIRST_CONTACT (no model is called; see providers/unconfigured.py)."""
+FIRST_CONTACT = (
+    "no model configured — set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL (a local "
+    "server), put a model in config.json, or pass --model (a kernel: KERNEL_SHARD_MODEL); "
+    "`shard demo` shows a scripted run"
+)
 DEFAULT_ANTHROPIC_MODEL = "anthropic/claude-sonnet-4-6"
 DEFAULT_OPENAI_MODEL = "gpt-5"
 LOCAL_API_KEY = "not-needed"
@@ -80,7 +88,9 @@ def resolve_default_model(config: ShardConfig, env: Mapping[str, str]) -> tuple[
 
     `config.model` if set; else Anthropic when it has a key (or names a credential); else OpenAI
     when it has a key, a credential or a base URL (`OPENAI_MODEL` names the model, default
-    gpt-5); else the scripted demo.
+    gpt-5); else NO_MODEL. The scripted demo plays only where it is asked for by name (`shard
+    demo`, `--model scripted/demo`, a notebook's metadata naming its script): its replies are
+    written for its own project, and anywhere else they "fail" inside it.
     """
     if config.model:
         return config.model, config.model.strip() == DEMO_MODEL
@@ -91,7 +101,7 @@ def resolve_default_model(config: ShardConfig, env: Mapping[str, str]) -> tuple[
     configured = openai.api_key or openai.credential or openai.base_url
     if configured or env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
         return f"openai/{env.get('OPENAI_MODEL') or DEFAULT_OPENAI_MODEL}", False
-    return DEMO_MODEL, True
+    return NO_MODEL, False
 
 
 def create_provider(spec: ModelSpec | str, config: ShardConfig, env: Mapping[str, str]) -> Provider:

@@ -6,6 +6,7 @@
     │   ├── SessionLockedError  another writer holds the log (names pid and host)
     │   └── SessionNotFoundError
     ├── ProviderError           a model provider failed (SDK errors are translated to these)
+    │   ├── NoModelError            no model is configured: says what to set, never retried
     │   ├── ProviderAuthError       401/403: never retried
     │   ├── ProviderRequestError    other 4xx: never retried
     │   └── ProviderRetryableError  429, 5xx, overloaded, connection: retried with backoff
@@ -46,6 +47,10 @@ class ProviderError(ShardError):
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+
+
+class NoModelError(ProviderError):
+    pass
 
 
 class ProviderAuthError(ProviderError):

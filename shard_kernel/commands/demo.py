@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+
+from shard_core.engine.config import load_config
+from shard_core.providers.models import DEMO_MODEL, NO_MODEL, resolve_default_model
 
 EXAMPLES = """examples:
   shard demo                        # scripted demo provider when no key is configured
@@ -29,4 +33,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def handle(args: argparse.Namespace) -> int:
     from shard_kernel.demo.runner import DemoRunner
 
-    return DemoRunner(sys.stdout, model=args.model).run(keep=args.keep)
+    return DemoRunner(sys.stdout, model=args.model or offline_model()).run(keep=args.keep)
+
+
+def offline_model() -> str | None:
+    """The demo's own script when no model is configured (it is written for the demo's project:
+    this is where it plays by default); None lets the kernel take the configured model."""
+    model, _ = resolve_default_model(load_config(), os.environ)
+    return DEMO_MODEL if model == NO_MODEL else None

@@ -7,8 +7,11 @@ import asyncio
 import os
 import sys
 
+from shard_core.engine.config import load_config
 from shard_core.protocol.events import Event, ToolCallEvent, ToolResultEvent, TurnEndEvent
 from shard_core.protocol.framing import encode_record
+from shard_core.providers.models import FIRST_CONTACT, NO_MODEL, resolve_default_model
+from shard_core.providers.unconfigured import unconfigured
 from shard_core.sdk import create_agent
 from shard_core.types import ToolResult
 from shard_kernel.commands.common import add_agent_options
@@ -20,6 +23,7 @@ from shard_kernel.terminal.render import TerminalRenderer
 EXIT_COMPLETED = 0
 EXIT_ERROR = 1  # also: the turn ended in an error or at the step limit
 EXIT_BLOCKED = 3
+EXIT_NO_MODEL = 5  # nothing names a model: the one-line first-contact message, no turn
 EXIT_INTERRUPTED = 130
 
 EXAMPLES = """examples:
@@ -36,6 +40,7 @@ exit status:
   3    the turn completed but was blocked by permission denials: a tool call was denied
        and no file-changing or command call succeeded after the last denial (with no
        terminal to ask on, the headless policy denies what no --allow rule allows)
+  5    no model is configured (no key, no config.json model, no --model): nothing ran
   130  interrupted
 """
 
@@ -64,6 +69,8 @@ def handle(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace) -> int:
     interactive = sys.stdin.isatty() and not args.json
+    if not (args.model or args.agent_definition) and no_model_configured():
+        return first_contact()  # before the agent, which would leave an empty session behind
     diagnostics: list[str] = []
     agent = await create_agent(
         cwd=args.cwd,
@@ -78,6 +85,9 @@ async def _run(args: argparse.Namespace) -> int:
         diagnostics=diagnostics,
         extensions=[notebook_extension(NotebookSetup.from_env(os.environ))],
     )
+    if unconfigured(agent.session.provider):  # e.g. an agent definition that names none
+        await agent.close()
+        return first_contact()
     renderer = TerminalRenderer()
     if args.json:
 
@@ -102,6 +112,15 @@ async def _run(args: argparse.Namespace) -> int:
         await agent.close()
         sys.stdout.flush()
     return exit_status(end, blocked=denials.blocked)
+
+
+def no_model_configured() -> bool:
+    return resolve_default_model(load_config(), os.environ)[0] == NO_MODEL
+
+
+def first_contact() -> int:
+    print(f"shard: {FIRST_CONTACT}", file=sys.stderr)
+    return EXIT_NO_MODEL
 
 
 def exit_status(end: TurnEndEvent, *, blocked: bool) -> int:

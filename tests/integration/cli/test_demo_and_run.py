@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from shard_core.providers.models import FIRST_CONTACT
+
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
@@ -67,6 +69,21 @@ def test_shard_run_json_events(env: dict[str, str], tmp_path: Path) -> None:
     assert denied
     assert denied[0]["decision"] == "deny"
     assert (work / "calc.py").read_text() == "def add(a, b): return a - b\n"
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"]])
+def test_shard_run_with_no_model_says_what_to_set(
+    env: dict[str, str], tmp_path: Path, extra: list[str]
+) -> None:
+    """No key, no config.json model, no --model, a folder that is not the demo project: one
+    line saying what to set and its own exit status — not the demo script, not exit 0."""
+    work = tmp_path / "empty"
+    work.mkdir()
+    result = _shard(env, "run", *extra, "explain this repo", cwd=work)
+    assert result.returncode == 5
+    assert result.stderr == f"shard: {FIRST_CONTACT}\n"
+    assert result.stdout == ""
+    assert not Path(env["SHARD_HOME"], "sessions").exists()  # nothing ran, nothing was logged
 
 
 def test_bad_model_is_a_clear_error(env: dict[str, str], tmp_path: Path) -> None:

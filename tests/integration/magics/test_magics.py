@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
+from shard_core.providers.models import FIRST_CONTACT
 from shard_core.types import PermissionEntry
 
 
@@ -80,3 +81,23 @@ def test_help_prints_the_usage_and_no_error(
     assert out.out.startswith("usage:\n  %shard new")
     assert "error" not in out.out
     assert "unknown command" not in out.out
+
+
+def test_a_shard_cell_with_no_model_says_what_to_set(
+    shell: InteractiveShell,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No key, no configured model, a folder that is not the demo's: the cell's turn shows the
+    first-contact message, not the demo script failing inside itself."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "README.md").write_text("# some project\n")
+    shell.run_line_magic("shard", f"new --local --name first --cwd {work}")
+    shell.run_cell_magic("shard", "--wait", "explain this repo")
+    out = capsys.readouterr().out
+    assert f"%shard: the turn ended: error {FIRST_CONTACT}" in out
+    assert "[scripted demo]" not in out
+    assert "calc.py" not in out

@@ -110,7 +110,6 @@ def test_bad_model_strings_say_the_accepted_forms(spec: str, problem: str) -> No
     ("config", "env", "expected"),
     [
         (ShardConfig(model="openai/gpt-4o"), {"ANTHROPIC_API_KEY": "k"}, ("openai/gpt-4o", False)),
-        (ShardConfig(model="scripted/demo"), {}, ("scripted/demo", True)),
         (
             ShardConfig(),
             {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"},
@@ -132,8 +131,8 @@ def test_bad_model_strings_say_the_accepted_forms(spec: str, problem: str) -> No
             {},
             ("openai/gpt-5", False),
         ),
-        (ShardConfig(), {"ANTHROPIC_API_KEY": ""}, ("scripted/demo", True)),
-        (ShardConfig(), {}, ("scripted/demo", True)),
+        (ShardConfig(), {"ANTHROPIC_API_KEY": ""}, ("none", False)),
+        (ShardConfig(), {}, ("none", False)),  # no model: never the demo unless named
     ],
 )
 def test_resolve_default_model(
