@@ -32,11 +32,11 @@ SUBCOMMANDS: tuple[str, ...] = (
 )
 """Module names under shard_kernel.commands, in the order `shard --help` lists them."""
 
-RAW_OUTPUT: frozenset[str] = frozenset({"demo", "run", "agent", "batch", "gateway"})
+RAW_OUTPUT: frozenset[str] = frozenset({"demo", "run", "agents", "agent", "batch", "gateway"})
 """Commands whose output is not escaped as a whole (shard_kernel.terminal.output): the terminal
-renderer escapes what it shows and adds its own colours (`run`, `demo`), `batch` escapes its
-lines, `agent` writes JSONL, `gateway` is a server's log. Every other command's stdout and stderr
-pass through terminal_safe."""
+renderer escapes what it shows and adds its own colours (`run`, `demo`, `agents attach`; `agents`
+escapes its other lines itself), `batch` escapes its lines, `agent` writes JSONL, `gateway` is a
+server's log. Every other command's stdout and stderr pass through terminal_safe."""
 
 SUMMARIES: dict[str, str] = {
     "demo": "watch an agent kernel fix a small bug (offline)",

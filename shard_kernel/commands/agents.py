@@ -65,6 +65,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from shard_kernel.remote.link import ENV_TOKEN, ENV_URL, GatewayError, NoGatewayError
+    from shard_kernel.terminal.escape import terminal_safe  # attach colours its own output
 
     try:
         return asyncio.run(_run(args))
@@ -77,7 +78,7 @@ def handle(args: argparse.Namespace) -> int:
         )
         return 1
     except GatewayError as exc:
-        print(f"shard agents: {exc}", file=sys.stderr)
+        print(f"shard agents: {terminal_safe(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -105,6 +105,14 @@ def test_an_error_message_prints_no_raw_escape(
     assert [c for c in RAW if c in out] == []
 
 
+def test_agents_escapes_its_errors_itself(capsys: pytest.CaptureFixture[str]) -> None:
+    # `agents` is left unfiltered (attach colours its renderer's output): its own lines escape
+    url = f"http://127.0.0.1:1/{HOSTILE}"
+    out = _printed(capsys, ["agents", "list", "--url", url, "--token", "t"])
+    assert "shard agents: cannot reach the gateway at http://127.0.0.1:1/\\x1b]52" in out
+    assert [c for c in RAW if c in out] == []
+
+
 def test_the_stream_escapes_each_write_and_keeps_lines(capsys: pytest.CaptureFixture[str]) -> None:
     import sys
 
