@@ -40,6 +40,9 @@ class PermissionOutcome:
     source: str
     decided_by: str
     request_id: str | None = None
+    reach: tuple[Path, ...] = ()
+    """Paths outside the workspace this call may touch: the exact target an absolute-path rule,
+    a grant or a person allowed (the tool runs with them as extra roots)."""
 
 
 class PermissionGate(Protocol):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
 from pydantic import ValidationError
@@ -251,6 +252,8 @@ class StepRunner:
         outcome = await s.gate.authorize(query)
         if outcome.decision.kind == "deny":
             return ToolResult.error(f"permission denied: {outcome.decision.reason}")
+        if outcome.reach:  # an explicitly allowed path outside the workspace: exactly that one
+            ctx = replace(ctx, roots=[*ctx.roots, *outcome.reach])
         self._running = (call, time.monotonic())
         try:
             result = await tool.execute(call.input, ctx)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from shard_core.contracts import Mode, PermissionQuery, ReachingTool, Tool, ToolContext
@@ -76,6 +77,9 @@ class Explanation:
     ask: AskKind | None = None
     would_allow: bool = field(default=False, repr=False)
     would_allow_rule: str | None = field(default=None, repr=False)
+    outside: Path | None = None
+    """A file tool's target outside the workspace (its real path): where the tool may reach
+    for this call when an absolute-path rule, a grant or a person allows it (gate.py)."""
 
     def to_json(self) -> JsonObject:
         return {
@@ -131,8 +135,9 @@ def _apply_vote(base: Explanation, vote: Decision, mode: str) -> Explanation:
     if isinstance(vote, Ask):
         if base.ask == "forced":
             return base
+        reason = f"{mode} mode asks: {vote.prompt}"
         return Explanation(
-            "ask", f"{mode} mode asks: {vote.prompt}", None, None, base.parts, ask="forced"
+            "ask", reason, None, None, base.parts, ask="forced", outside=base.outside
         )
     if base.decision == "ask" and base.ask == "unruled":
         return Explanation("allow", f"allowed by {mode} mode", vote.rule, "mode", base.parts)
@@ -156,7 +161,8 @@ def _explain_tool(
         return Explanation("ask", f"{name}: {exc}", ask="unclear")
     check = Check(name, f"{name} {target.raw}", read_only=read_only, target=target)
     verdict = evaluate_check(check, book, default_allow=read_only)
-    return _from_verdict(verdict, suggest_path(name, target))
+    found = _from_verdict(verdict, suggest_path(name, target))
+    return found if target.inside else replace(found, outside=target.resolved)
 
 
 def _reach(tool: Tool | None, query: PermissionQuery) -> tuple[str, ...]:

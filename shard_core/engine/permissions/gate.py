@@ -55,6 +55,21 @@ Recorder = Callable[[PermissionDetails], Awaitable[None]]
 _log = logging.getLogger(__name__)
 
 
+WIDENING_SOURCES = frozenset({"rule", "grant", "client"})
+"""Who may open a path outside the workspace for one call: an allow rule that names it by its
+absolute path (the only rules that lift the outside guard), a grant, a person. Never the
+headless policy, a timeout or a mode."""
+
+
+def reaching(outcome: PermissionOutcome, found: Explanation) -> PermissionOutcome:
+    """The outcome with the call's outside target as its reach when it was explicitly allowed:
+    a rule that allows an outside path is not contradicted by the tool's containment."""
+    allowed = outcome.decision.kind in ("allow", "allow_always")
+    if found.outside is None or not allowed or outcome.source not in WIDENING_SOURCES:
+        return outcome
+    return replace(outcome, reach=(found.outside,))
+
+
 class RuleGate:
     """Rules + grants + the current mode, asking through a UI bridge or `respond`."""
 
@@ -162,10 +177,9 @@ class RuleGate:
             reason = f"could not evaluate the permission rules: {exc}"
             return await self._settle(query, request_id, gate_deny(reason), asked=False)
         if found.decision != "ask":
-            return await self._settle(
-                query, request_id, automatic_answer(found, self.mode), asked=False
-            )
-        return await self._ask(query, request_id, found)
+            answer = automatic_answer(found, self.mode)
+            return reaching(await self._settle(query, request_id, answer, asked=False), found)
+        return reaching(await self._ask(query, request_id, found), found)
 
     async def _ask(
         self, query: PermissionQuery, request_id: str, found: Explanation
