@@ -35,7 +35,8 @@ class Layout:
     writable root bound onto themselves, so that they cannot be renamed away with what is
     protected inside them (`mv .git x` fails with EBUSY). protected: read-only again inside a
     writable root (git hooks and config, Shard's project files). sockets: Unix sockets bound
-    back in although their folder is hidden (`sandbox.allow_unix_sockets`)."""
+    back in although their folder is hidden (`sandbox.allow_unix_sockets`). files: a file made
+    for the sandbox, bound read-only at a path (source, destination): `~/.gitconfig`."""
 
     cwd: Path
     writable: Sequence[Path]
@@ -45,14 +46,15 @@ class Layout:
     pinned: Sequence[Path] = ()
     protected: Sequence[Path] = ()
     sockets: Sequence[Path] = ()
+    files: Sequence[tuple[Path, Path]] = ()
 
 
 def bwrap_argv(bwrap: str, command: Sequence[str], layout: Layout) -> list[str]:
     """`command` wrapped in bwrap. Later mounts cover earlier ones, so the order is: read-only
-    root → hidden paths → readable extras → writable roots → pinned folders → protected paths →
-    hidden paths that lie inside a shown folder (SHARD_HOME inside the workspace, a credentials
-    file inside a toolchain folder of a hidden HOME) → readable extras inside those → allowed
-    sockets. A workspace inside a hidden folder (HOME) stays usable."""
+    root → hidden paths → readable extras → made files → writable roots → pinned folders →
+    protected paths → hidden paths that lie inside a shown folder (SHARD_HOME inside the
+    workspace, a credentials file inside a toolchain folder of a hidden HOME) → readable extras
+    inside those → allowed sockets. A workspace inside a hidden folder (HOME) stays usable."""
     shown = [*layout.writable, *layout.readable]
     inner = [h for h in layout.hidden if any(_strictly_under(h, s) for s in shown)]
     outer = [h for h in layout.hidden if h not in inner]
@@ -64,6 +66,8 @@ def bwrap_argv(bwrap: str, command: Sequence[str], layout: Layout) -> list[str]:
     argv += BASE
     argv += _hidden(outer)
     argv += _binds("--ro-bind-try", layout.readable)
+    for source, target in layout.files:
+        argv += ["--ro-bind-try", str(source), str(target)]
     argv += _binds("--bind-try", layout.writable)
     argv += _binds("--bind-try", layout.pinned)
     argv += _binds("--ro-bind-try", layout.protected)

@@ -20,7 +20,8 @@ from typing import Literal
 
 from shard_core.contracts import ToolContext
 from shard_core.tools.bwrap import ISOLATION, Layout, bwrap_argv
-from shard_core.tools.hidden import hidden_paths
+from shard_core.tools.git_identity import identity_config
+from shard_core.tools.hidden import SOCKET_FOLDERS, hidden_paths
 from shard_core.tools.protected import Protection, quarantine
 from shard_core.tools.protected import protection as protection_of
 from shard_core.tools.toolchains import toolchain_dirs
@@ -165,6 +166,7 @@ class Sandbox:
         extra = [_real(p) for p in policy.extra_ro]
         readable = toolchain_dirs(environs, folders, [*_resolver(hidden)])
         readable = [*readable, *(p for p in extra if p not in readable)]
+        readable = _not_inside_a_secret(readable, hidden, environs, extra)
         protection = protection_of([_real(r) for r in ctx.roots], Path(ctx.cwd))
         layout = Layout(
             cwd=Path(ctx.cwd),
@@ -175,8 +177,36 @@ class Sandbox:
             pinned=protection.pinned,
             protected=protection.protected,
             sockets=sockets,
+            files=_gitconfig(env, hidden),
         )
         return layout, protection
+
+
+def _not_inside_a_secret(
+    readable: list[Path],
+    hidden: Sequence[Path],
+    environs: Sequence[Mapping[str, str]],
+    extra: Sequence[Path],
+) -> list[Path]:
+    """The toolchain folders that are not a hidden path nor inside one (a PATH entry under
+    SHARD_HOME or another agent's workspace), but for the folders that hide whole: HOME, /run,
+    /tmp. `sandbox.extra_ro` is shown whatever it is."""
+    wholes = {_real(env.get("HOME") or Path.home()) for env in environs}
+    wholes |= {_real(p) for p in SOCKET_FOLDERS} | {Path("/tmp")}
+    specific = [h for h in hidden if h not in wholes]
+    return [
+        p for p in readable
+        if p in extra or not any(p == h or p.is_relative_to(h) for h in specific)
+    ]  # fmt: skip
+
+
+def _gitconfig(env: Mapping[str, str], hidden: Sequence[Path]) -> list[tuple[Path, Path]]:
+    """Git's identity at `~/.gitconfig`, when HOME is hidden (`git_identity.py`)."""
+    home = _real(env.get("HOME") or Path.home())
+    if home not in hidden:
+        return []
+    made = identity_config(env)
+    return [] if made is None else [(made, home / ".gitconfig")]
 
 
 def _resolver(hidden: Sequence[Path]) -> list[Path]:

@@ -46,11 +46,8 @@ HOME_TOOLCHAINS = (
     ".volta",
     ".bun",
     ".deno",
-    ".gitconfig",
-    ".config/git",
 )
-"""The usual places under HOME, and git's own config (`user.name` for `git commit`; its
-credential store stays hidden)."""
+"""The usual places under HOME (git's identity comes separately: `git_identity.py`)."""
 BIN_NAMES = ("bin", "sbin", "shims")
 MAX_LINKS = 2000
 """Symlinks looked at per PATH folder (pipx, `~/.local/bin` into a venv elsewhere)."""

@@ -402,19 +402,24 @@ async def test_home_is_hidden_but_for_toolchains(box: Box) -> None:
         (box.home / tool).parent.mkdir(parents=True, exist_ok=True)
         (box.home / tool).write_text("#!/bin/sh\necho $(basename $0) ran\n")
         (box.home / tool).chmod(0o755)
-    (box.home / ".gitconfig").write_text("[user]\n\tname = Person\n\temail = p@e.x\n")
+    (box.home / ".gitconfig").write_text(
+        "[user]\n\tname = Person\n\temail = p@e.x\n"
+        '[url "https://gitconfig-canary@git.example/"]\n\tinsteadOf = https://git.example/\n'
+    )
     path = f"{box.home}/.cargo/bin:{box.home}/.local/bin:{os.environ['PATH']}"
     names = " ".join(CREDENTIAL_FILES)
-    command = f"cd ~ && cat {names}; cargo-hello; local-hello; git config user.name"
+    command = f"cd ~ && cat {names} .gitconfig; cargo-hello; local-hello; git config user.name"
     ctx = dataclasses.replace(box.ctx, env={**os.environ, "PATH": path})
     result = await BashTool().execute({"command": command, "timeout": 60}, ctx)
     assert result.details["sandbox"] == "bwrap"
     leaked = [n for n, text in CREDENTIAL_FILES.items() if text.split()[-1] in result.text]
     assert leaked == []
     assert "cargo-hello ran\nlocal-hello ran\nPerson\n" in result.text
+    assert "gitconfig-canary" not in result.text  # only who commits: `git_identity.py`
     seen = (await bash(box, command, OFF)).text
     assert "unlisted-canary" in seen
     assert "cargo-canary" in seen
+    assert "gitconfig-canary" in seen
 
 
 async def test_credential_files_the_config_names_are_hidden(box: Box, tmp_path: Path) -> None:

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from shard_core.contracts import ToolContext
 from shard_core.tools import hidden
 from shard_core.tools.hidden import hidden_paths, listening_sockets, socket_folders
+from shard_core.tools.sandbox import Sandbox, SandboxPolicy
 from shard_core.tools.toolchains import toolchain_dirs
 
 
@@ -124,3 +126,35 @@ def test_credential_files_and_home_are_hidden(tmp_path: Path) -> None:
     assert home in found
     assert key in found
     assert Path("/") not in hidden_paths([{"HOME": "/"}], "a", [tmp_path])
+
+
+def test_a_path_entry_inside_shard_home_is_not_shown(tmp_path: Path, ctx: ToolContext) -> None:
+    home = tmp_path / "home"
+    _exe(home / ".shard" / "bin" / "tool")
+    _exe(home / ".cargo" / "bin" / "cargo")
+    path = f"{home / '.shard' / 'bin'}{os.pathsep}{home / '.cargo' / 'bin'}"
+    env = {"HOME": str(home), "PATH": path}
+    layout = Sandbox().layout(ctx, env)
+    assert home / ".cargo" in layout.readable
+    assert not [p for p in layout.readable if p.is_relative_to(home / ".shard")]
+    shown = Sandbox(SandboxPolicy(extra_ro=(str(home / ".shard" / "bin"),))).layout(ctx, env)
+    assert home / ".shard" / "bin" in shown.readable  # asked for by name: shown
+
+
+def test_git_sees_only_who_commits(tmp_path: Path, ctx: ToolContext) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(
+        '[user]\n\tname = "A \\"Q\\" Person"\n\temail = a@e.x\n'
+        "[init]\n\tdefaultBranch = trunk\n"
+        "[http]\n\textraHeader = Authorization: Bearer canary\n"
+        "[core]\n\tpager = evil\n"
+    )
+    layout = Sandbox().layout(ctx, {"HOME": str(home), "PATH": os.environ["PATH"]})
+    [(made, target)] = layout.files
+    assert target == home / ".gitconfig"
+    assert made.read_text() == (
+        '[user]\n\tname = "A \\"Q\\" Person"\n\temail = "a@e.x"\n'
+        '[init]\n\tdefaultbranch = "trunk"\n'
+    )
+    assert oct(made.stat().st_mode & 0o777) == "0o600"
