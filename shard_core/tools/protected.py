@@ -11,7 +11,8 @@ protected folder for a planted one.
 A mount needs an inode to sit on, and one made inside the writable root would be made on the
 host. So for a missing protected *folder* (`.git/hooks`, `.git/info`, `.shard`, `.agents`) an
 empty folder is created on the host — git makes the first two itself, git ignores empty
-folders, and an empty one means "nothing here" to every loader — and then protected. A missing
+folders, and an empty one means "nothing here" to every loader — and then protected (in the
+root the agent works in; in another root, one a rule let it reach, the folder is watched). A missing
 protected *file* (`SHARD.md`, `AGENTS.md`, `.mcp.json`, a `.git` where there is no repository)
 is not created: it is watched, and one that appears while the command runs is renamed to
 `<name>.quarantined-<time>` when the command ends (`quarantine`). Until then it exists on the
@@ -51,8 +52,13 @@ def protection(roots: Sequence[Path], cwd: Path) -> Protection:
     its repository (project rules are read from each), inside the writable `roots`."""
     real_roots = [_real(r) for r in roots]
     found = Protection()
-    for folder in project_folders(real_roots, _real(cwd)):
-        _project(folder, real_roots, found)
+    own = _root_of(_real(cwd), real_roots)
+    folders = project_folders(real_roots, _real(cwd))
+    for folder in folders:
+        # Folders are made only where the agent works: another root (a path a rule let it
+        # reach) gets its missing ones watched instead, not a stray `.shard` on the host.
+        mine = folder == own or folder not in real_roots
+        _project(folder, real_roots, found, create=mine)
     found.pinned = sorted(_dedupe(found.pinned), key=lambda p: len(p.parts))
     found.protected = _dedupe(found.protected)
     return found
@@ -71,9 +77,9 @@ def project_folders(roots: Sequence[Path], cwd: Path) -> list[Path]:
     return folders
 
 
-def _project(folder: Path, roots: Sequence[Path], found: Protection) -> None:
+def _project(folder: Path, roots: Sequence[Path], found: Protection, *, create: bool) -> None:
     for name in PROJECT_FOLDERS:
-        _protect(folder / name, roots, found, create=True)
+        _protect(folder / name, roots, found, create=create)
     for name in PROJECT_FILES:
         _protect(folder / name, roots, found, create=False)
     git = folder / ".git"

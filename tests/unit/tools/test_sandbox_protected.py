@@ -120,3 +120,14 @@ def test_a_submodules_git_folder_is_protected_too(workspace: Path) -> None:
     assert module / "hooks" in found.protected
     assert module / "config" in found.protected
     assert module in found.pinned
+
+
+def test_folders_are_made_only_in_the_root_the_agent_works_in(tmp_path: Path) -> None:
+    ws, data = tmp_path / "ws", tmp_path / "data"
+    ws.mkdir()
+    data.mkdir()
+    found = protection([ws, data], ws)
+    assert found.created == [ws / ".shard", ws / ".agents"]
+    assert sorted(data.iterdir()) == []
+    assert data / ".shard" in found.watched
+    assert data / ".agents" in found.watched
