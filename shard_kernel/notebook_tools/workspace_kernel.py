@@ -16,7 +16,7 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,10 +35,15 @@ if TYPE_CHECKING:  # imported where used: an agent that never runs code never pa
 
 Json = dict[str, Any]
 OutputHook = Callable[[Json], None]
+Alive = Callable[[], Awaitable[bool]]
 
 READY_TIMEOUT = 60.0
 DRAIN_TIMEOUT = 10.0
 """after an interrupt: how long to wait for the kernel to report the cell finished"""
+SANDBOX_HINT = (
+    " (it runs inside the sandbox: a kernelspec or environment under a hidden folder, e.g. HOME,"
+    ' needs sandbox.extra_ro; sandbox.kernel "off" starts it outside)'
+)
 _OUTPUT_TYPES = frozenset({"stream", "display_data", "execute_result", "error"})
 
 
@@ -135,13 +140,14 @@ class WorkspaceKernel:
             client = await self._start_here()
         client.start_channels()
         try:
-            info = await _kernel_info(client)
+            info = await _kernel_info(client, self.manager.is_alive if self.manager else None)
             if self.server_kernel is not None:
                 await self._scrub(client)
         except (RuntimeError, TimeoutError) as exc:
             client.stop_channels()
             await self._stop_manager()
-            raise KernelError(f"the workspace kernel did not become ready: {exc}") from None
+            hint = SANDBOX_HINT if self.sandboxed else ""
+            raise KernelError(f"the workspace kernel did not become ready: {exc}{hint}") from None
         self.language = str(info.get("language_info", {}).get("name", "")) or None
         return client
 
@@ -359,7 +365,7 @@ def _merge(outputs: list[Json], output: Json) -> None:
     outputs.append(output)
 
 
-async def _kernel_info(client: AsyncKernelClient) -> Json:
+async def _kernel_info(client: AsyncKernelClient, alive: Alive | None = None) -> Json:
     """Wait until the kernel answers a kernel_info request on shell AND its status for that
     request arrives on IOPub, asking again each second.
 
@@ -367,12 +373,15 @@ async def _kernel_info(client: AsyncKernelClient) -> Json:
     shell socket does, and what the kernel publishes before that is lost — an execute's `idle`
     among it, so the next call would wait out its timeout. Not `wait_for_ready`: after the reply
     it drains IOPub until 0.2 s pass without a message, which never happens on a kernel someone
-    else keeps busy (the user's own notebook kernel).
+    else keeps busy (the user's own notebook kernel). `alive`: the started process's check, so a
+    kernel that exits at once (a sandboxed kernelspec whose files are hidden) fails at once.
     """
     asked: set[str] = set()
     content: Json | None = None
     async with asyncio.timeout(READY_TIMEOUT):
         while True:
+            if alive is not None and not await alive():
+                raise RuntimeError("the kernel process exited")
             msg_id = client.kernel_info()
             asked.add(msg_id)
             with contextlib.suppress(TimeoutError):  # no answer this second: ask again

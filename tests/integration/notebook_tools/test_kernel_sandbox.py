@@ -2,7 +2,8 @@
 rule, cannot read a key under HOME, find a provider key in any visible process's environment
 (`/proc/<ppid>/environ` was the agent's), or connect to a listener on 127.0.0.1. With
 `sandbox.kernel: "off"` (documented: the user's own process) the same code reaches all three,
-which is also what shows these probes can fail.
+which is also what shows these probes can fail. A kernel that cannot start in there says so at
+once.
 
 Through `shard run`, so the agent is a process whose initial environment (what /proc shows)
 holds the canary key. HOME lives under /var/tmp: /tmp is private in the sandbox, and the key must
@@ -25,7 +26,8 @@ from typing import Any
 
 import pytest
 
-from shard_core.tools.sandbox import probe_bwrap
+from shard_core.tools.sandbox import Sandbox, probe_bwrap
+from shard_kernel.notebook_tools.workspace_kernel import KernelError, WorkspaceKernel
 
 pytestmark = pytest.mark.skipif(
     probe_bwrap().bwrap is None, reason=f"bubblewrap cannot run here: {probe_bwrap().problem}"
@@ -136,3 +138,21 @@ def test_with_sandbox_kernel_off_the_kernel_is_the_users_own_process(
     assert found[0] == "ssh:True"
     assert int(found[1].removeprefix("environ:")) >= 1
     assert found[2:] == ["ppid:True", "tcp:connected"]
+
+
+async def test_a_kernel_that_cannot_start_in_the_sandbox_fails_at_once_and_says_why(
+    home: Path, work: Path
+) -> None:
+    spec = home / "jdata" / "kernels" / "broken"
+    spec.mkdir(parents=True)
+    argv = ["/nonexistent/python", "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "broken",
+                                                  "language": "python"}))  # fmt: skip
+    kernel = WorkspaceKernel(work, kernel_name="broken", sandbox=Sandbox(), use_server=False)
+    try:
+        with pytest.raises(KernelError) as failed:
+            await kernel.execute("1", limit=30)
+    finally:
+        await kernel.shutdown()
+    assert "did not become ready: the kernel process exited" in str(failed.value)
+    assert 'sandbox.kernel "off" starts it outside' in str(failed.value)
