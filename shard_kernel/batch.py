@@ -1,28 +1,34 @@
 """BatchRun: execute a notebook whose kernel is `shard` through nbclient, unattended.
 
-No client attaches, so every permission ask is decided by the agent's headless policy at once.
-Each cell is a prompt; the run stops at the first failed cell (like papermill) and the executed
-notebook is written either way.
+No client attaches, so every permission ask is decided by the agent's headless policy at once
+(`queue`: the ask waits up to the permission timeout, then the run stops as blocked). Each cell
+is a prompt, run by `batch_cells.CellRun` on nbclient's async client within `--timeout`; the run
+stops at the first cell that fails, times out, is interrupted (SIGINT, SIGTERM) or loses its
+kernel, and the executed notebook is written whatever happened, each cell marked with its
+outcome. A cell whose work denials blocked is reported `blocked`, and the run goes on.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import sys
-import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 import nbformat
+from jupyter_core.utils import ensure_async
 from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
 
 from shard_core.engine.state import shard_home
 from shard_core.types.errors import ConfigError
-from shard_kernel.local_kernels import private_kernel_manager
+from shard_kernel.batch_cells import CellRun, EventTail, Limits, Outcome, StopSignals
+from shard_kernel.exit_codes import ExitCode
+from shard_kernel.local_kernels import private_async_kernel_manager
 from shard_kernel.terminal.escape import terminal_safe
 
 
@@ -41,30 +47,6 @@ class BatchOptions:
     agent_definition: str | None = None
 
 
-class ProgressClient(NotebookClient):
-    """nbclient with one progress line per cell (a bar only on a terminal)."""
-
-    progress: Any = None
-
-    async def async_execute_cell(
-        self,
-        cell: Any,
-        cell_index: int,
-        execution_count: int | None = None,
-        store_history: bool = True,
-    ) -> Any:
-        started = time.monotonic()
-        if self.progress is not None:
-            self.progress.start(cell_index, cell)
-        try:
-            return await super().async_execute_cell(
-                cell, cell_index, execution_count, store_history
-            )
-        finally:
-            if self.progress is not None:
-                self.progress.done(cell_index, cell, time.monotonic() - started)
-
-
 class Progress:
     def __init__(self, total: int, out: TextIO) -> None:
         self.total = total
@@ -72,18 +54,17 @@ class Progress:
         self.tty = out.isatty()
 
     def start(self, index: int, cell: Any) -> None:
-        if self.tty and cell.cell_type == "code":
+        if self.tty:
             first = terminal_safe((cell.source.strip().splitlines() or [""])[0][:60])
             self.out.write(f"\r[{self._bar(index)}] cell {index + 1}/{self.total}: {first}")
             self.out.flush()
 
-    def done(self, index: int, cell: Any, seconds: float) -> None:
-        if cell.cell_type != "code":
-            return
-        failed = any(o.get("output_type") == "error" for o in cell.get("outputs", []))
-        state = "failed" if failed else "ok"
+    def done(self, index: int, outcome: Outcome) -> None:
         prefix = "\r" if self.tty else ""
-        self.out.write(f"{prefix}cell {index + 1}/{self.total} {state} ({seconds:.1f}s)\n")
+        line = f"cell {index + 1}/{self.total} {outcome.state} ({outcome.seconds:.1f}s)"
+        if outcome.note:
+            line += f": {terminal_safe(outcome.note)}"  # kernel and model text: untrusted
+        self.out.write(f"{prefix}{line}\n")
         self.out.flush()
 
     def _bar(self, index: int) -> str:
@@ -127,6 +108,20 @@ def _rules_from(opts: BatchOptions, shard_meta: dict[str, Any]) -> str:
 
 
 def run_batch(opts: BatchOptions, out: TextIO) -> int:
+    """Run the notebook; the exit status is the worst cell's (ExitCode)."""
+    nb = _read(opts)
+    output = opts.output or opts.notebook.with_name(opts.notebook.stem + ".out.ipynb")
+    env = kernel_env(opts, dict(nb.metadata))
+    status = asyncio.run(_run(opts, nb, env, output, out))
+    print(f"wrote {output}", file=out)
+    for line in start_notes(env["KERNEL_SHARD_AGENT_ID"]):  # e.g. project files left out
+        print(f"note: {terminal_safe(line)}", file=out)
+    return status
+
+
+def _read(opts: BatchOptions) -> Any:
+    if opts.timeout <= 0:
+        raise ConfigError(f"--timeout must be a positive number of seconds, not {opts.timeout:g}")
     if not opts.notebook.is_file():
         raise ConfigError(f"no notebook at {opts.notebook}")
     try:
@@ -136,31 +131,116 @@ def run_batch(opts: BatchOptions, out: TextIO) -> int:
     kernel = nb.metadata.get("kernelspec", {}).get("name")
     if kernel != "shard":
         raise ConfigError(f"{opts.notebook} uses kernel {kernel!r}; shard batch runs 'shard'")
-    output = opts.output or opts.notebook.with_name(opts.notebook.stem + ".out.ipynb")
-    status = 0
-    env = kernel_env(opts, dict(nb.metadata))
-    with private_kernel_manager() as km:
-        client = ProgressClient(
-            nb,
-            km=km,
-            timeout=int(opts.timeout),
-            resources={"metadata": {"path": str(opts.notebook.resolve().parent)}},
-        )
-        client.progress = Progress(len(nb.cells), out)
-        try:
-            # nbclient leaves a kernel manager it was handed running; cleanup_kc stops the
-            # kernel before we exit (else it finds its parent gone and says so on stderr).
-            client.execute(env=env, cleanup_kc=True)
-        except CellExecutionError as exc:
-            failure = terminal_safe(str(exc).strip().splitlines()[-1])  # kernel text: untrusted
-            print(f"a cell failed: {failure}", file=out)
-            status = 1
-        finally:
-            nbformat.write(nb, str(output))
-    print(f"wrote {output}", file=out)
-    for line in start_notes(env["KERNEL_SHARD_AGENT_ID"]):  # e.g. project files left out
-        print(f"note: {terminal_safe(line)}", file=out)
-    return status
+    return nb
+
+
+async def _run(opts: BatchOptions, nb: Any, env: dict[str, str], output: Path, out: TextIO) -> int:
+    """Start the kernel, run the cells until one stops the run, write the notebook, stop the
+    kernel — in that order, so a signal or a dead kernel still leaves what ran on disk."""
+    signals = StopSignals()
+    signals.install()
+    try:
+        async with private_async_kernel_manager() as km:
+            client = NotebookClient(
+                nb,
+                km=km,
+                timeout=None,
+                resources={"metadata": {"path": str(opts.notebook.resolve().parent)}},
+            )
+            try:
+                status = await _cells(client, opts, env, signals, out)
+            finally:
+                nbformat.write(nb, str(output))
+            with contextlib.suppress(Exception):  # a dead kernel: the manager's exit cleans up
+                await km.shutdown_kernel()
+            await _stop_channels(client)
+            return status
+    finally:
+        signals.remove()
+
+
+async def _cells(
+    client: NotebookClient, opts: BatchOptions, env: dict[str, str], signals: StopSignals,
+    out: TextIO,
+) -> int:  # fmt: skip
+    started = await _start(client, env, signals)
+    if not started:
+        print(f"stopped: {signals.received} received while the kernel started", file=out)
+        return ExitCode.INTERRUPTED
+    tail = EventTail(shard_home() / "agents" / env["KERNEL_SHARD_AGENT_ID"] / "events.jsonl")
+    ask_timeout = (opts.permission_timeout or 60.0) if _policy(opts, env) == "queue" else None
+    runner = CellRun(client, tail, Limits(opts.timeout, ask_timeout), signals)
+    progress = Progress(len(client.nb.cells), out)
+    worst = ExitCode.OK
+    for index, cell in enumerate(client.nb.cells):
+        if cell.cell_type != "code" or not cell.source.strip():
+            continue
+        progress.start(index, cell)
+        outcome = await runner.run(index, cell, client.code_cells_executed + 1)
+        mark(cell, outcome)
+        progress.done(index, outcome)
+        worst = max(worst, outcome.code, key=SEVERITY.index)
+        if outcome.stop:
+            break
+    return worst
+
+
+async def _start(client: NotebookClient, env: dict[str, str], signals: StopSignals) -> bool:
+    """Start the kernel and its client; False when a signal came first."""
+
+    async def start() -> None:
+        client.reset_execution_trackers()
+        await client.async_start_new_kernel(env=env)
+        await client.async_start_new_kernel_client()
+        assert client.kc is not None
+        info = await client.async_wait_for_reply(await ensure_async(client.kc.kernel_info()))
+        if info is not None:
+            client.nb.metadata["language_info"] = info["content"]["language_info"]
+
+    task = asyncio.ensure_future(start())
+    stopping = asyncio.ensure_future(signals.event.wait())
+    try:
+        await asyncio.wait({task, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+    if not task.done():
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+        return False
+    task.result()  # a kernel that failed to start says why
+    return True
+
+
+async def _stop_channels(client: NotebookClient) -> None:
+    if client.kc is not None:
+        client.kc.stop_channels()
+
+
+def _policy(opts: BatchOptions, env: dict[str, str]) -> str | None:
+    return opts.policy or env.get("KERNEL_SHARD_HEADLESS_POLICY")
+
+
+SEVERITY = (
+    ExitCode.OK,
+    ExitCode.BLOCKED,
+    ExitCode.FAILED,
+    ExitCode.MODEL_ERROR,
+    ExitCode.KERNEL_DIED,
+    ExitCode.TIMED_OUT,
+    ExitCode.INTERRUPTED,
+)
+"""the run's status is its worst cell's, in this order"""
+
+
+def mark(cell: Any, outcome: Outcome) -> None:
+    """The outcome in the cell: metadata for scripts, and a note a reader sees when it is not ok."""
+    cell.metadata["shard_batch"] = {"state": outcome.state, "exit_code": int(outcome.code)}
+    if outcome.code == ExitCode.OK:
+        return
+    cell.metadata["shard_batch"]["note"] = outcome.note
+    text = f"shard batch: {outcome.state}: {outcome.note}\n"
+    cell.outputs.append(nbformat.v4.new_output("stream", name="stderr", text=text))
 
 
 def start_notes(agent_id: str) -> list[str]:

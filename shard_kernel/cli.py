@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 
 from shard_core import __version__
 from shard_kernel.commands import RAW_OUTPUT, register_all, register_summaries
+from shard_kernel.exit_codes import ExitCode, for_error
 
 EPILOG = """examples:
   shard --version
@@ -39,12 +40,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = listing.parse_known_args(argv)[0].command  # -h and --version end here
     if command is None:
         listing.print_help()
-        return 0
+        return ExitCode.OK
     args = build_parser(command).parse_args(argv)  # imports that command's module only
     handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
     if handler is None:
         listing.print_help()
-        return 0
+        return ExitCode.OK
     from shard_kernel.terminal.output import safe_output
 
     if command in RAW_OUTPUT:
@@ -61,13 +62,13 @@ def _run(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace)
         return handler(args)
     except ShardError as exc:
         print(f"shard: error: {terminal_safe(str(exc))}", file=sys.stderr)
-        return 1
+        return for_error(exc)
     except KeyboardInterrupt:
         print("shard: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:  # `shard sessions show … | head`: the reader left, as for cat
         _silence_stdout()
-        return 141
+        return ExitCode.BROKEN_PIPE
 
 
 def _silence_stdout() -> None:

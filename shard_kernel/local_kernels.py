@@ -13,14 +13,14 @@ from __future__ import annotations
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import zmq
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager, NoSuchKernel
-from jupyter_client.manager import KernelManager
+from jupyter_client.manager import AsyncKernelManager, KernelManager
 
 from shard_kernel.kernelspec import KERNEL_NAME, spec_source
 
@@ -57,14 +57,7 @@ def private_kernel_manager(**kwargs: Any) -> Iterator[KernelManager]:
     libzmq) or every temp path is too long for one, the kernel uses TCP on loopback as before.
     """
     folder = _socket_folder()
-    ipc: dict[str, str] = {}
-    if folder is not None:
-        ipc = {
-            "transport": "ipc",
-            "ip": str(folder / "k"),
-            "connection_file": str(folder / "kernel.json"),
-        }
-    km = shard_kernel_manager(**ipc, **kwargs)
+    km = shard_kernel_manager(**_ipc(folder), **kwargs)
     try:
         yield km
     finally:  # an error or Ctrl-C on the way: stop the kernel rather than leave it running
@@ -72,6 +65,33 @@ def private_kernel_manager(**kwargs: Any) -> Iterator[KernelManager]:
             km.shutdown_kernel(now=True)
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+@asynccontextmanager
+async def private_async_kernel_manager(**kwargs: Any) -> AsyncIterator[AsyncKernelManager]:
+    """`private_kernel_manager` for an asyncio caller: its clients never block the loop, so a
+    caller can bound a cell's time, react to signals and see the kernel die (`shard batch`)."""
+    folder = _socket_folder()
+    km = AsyncKernelManager(
+        kernel_name=KERNEL_NAME, kernel_spec_manager=ShardSpecManager(), **_ipc(folder), **kwargs
+    )
+    try:
+        yield km
+    finally:
+        if km.has_kernel:
+            await km.shutdown_kernel(now=True)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _ipc(folder: Path | None) -> dict[str, str]:
+    if folder is None:
+        return {}
+    return {
+        "transport": "ipc",
+        "ip": str(folder / "k"),
+        "connection_file": str(folder / "kernel.json"),
+    }
 
 
 def _socket_folder() -> Path | None:

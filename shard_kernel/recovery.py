@@ -66,7 +66,7 @@ def kill_orphans(agent_id: str) -> list[str]:
     for proc in Path("/proc").glob("[0-9]*"):
         try:
             pid = int(proc.name)
-            if pid == me or marker not in (proc / "environ").read_bytes():
+            if pid == me or not _owned(marker, (proc / "environ").read_bytes()):
                 continue
             command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
             os.killpg(os.getpgid(pid), signal.SIGKILL)
@@ -74,6 +74,12 @@ def kill_orphans(agent_id: str) -> list[str]:
         except (OSError, ValueError):
             continue  # gone meanwhile, or not ours to read
     return killed
+
+
+def _owned(marker: bytes, environ: bytes) -> bool:
+    """Whether the variable is in this environment — a whole variable, not the tail of another
+    (KERNEL_SHARD_AGENT_ID=x, in the environment of `shard batch` and its shell's group)."""
+    return environ.startswith(marker) or b"\0" + marker in environ
 
 
 def recover(agent: Agent, log: EventLog) -> RestartedEvent | None:

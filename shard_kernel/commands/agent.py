@@ -28,6 +28,7 @@ from shard_core.protocol.framing import JsonlDecoder, encode_record
 from shard_core.sdk import Agent, create_agent
 from shard_kernel.agent_commands import run_common
 from shard_kernel.commands.common import add_agent_options
+from shard_kernel.exit_codes import ExitCode
 from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
 
 COMMAND: TypeAdapter[Command] = TypeAdapter(Command)
@@ -88,7 +89,7 @@ class StdioAgent:
                 await asyncio.gather(*self.turns, return_exceptions=True)
         finally:
             await self.agent.close()
-        return 0
+        return ExitCode.OK
 
     async def _read_loop(self) -> None:
         loop = asyncio.get_running_loop()

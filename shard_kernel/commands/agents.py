@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from shard_core.protocol import AgentInfo
+from shard_kernel.exit_codes import ExitCode
 
 EXAMPLES = """examples:
   shard agents list
@@ -76,12 +77,12 @@ def handle(args: argparse.Namespace) -> int:
             f"or set {ENV_URL}",
             file=sys.stderr,
         )
-        return 1
+        return ExitCode.FAILED
     except GatewayError as exc:
         print(f"shard agents: {terminal_safe(str(exc))}", file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     except KeyboardInterrupt:
-        return 130
+        return ExitCode.INTERRUPTED
 
 
 async def _run(args: argparse.Namespace) -> int:
@@ -94,16 +95,16 @@ async def _run(args: argparse.Namespace) -> int:
     if args.action == "list":
         agents = await link.agents()
         _print(args, [a.model_dump(mode="json") for a in agents], _table(agents))
-        return 0
+        return ExitCode.OK
     if args.action == "create":
         info = await link.create(_create_body(args))
         _print(args, info.model_dump(mode="json"), f"{info.name} {info.id} {info.runtime_state}")
-        return 0 if info.runtime_state == "running" else 1
+        return ExitCode.OK if info.runtime_state == "running" else ExitCode.FAILED
     info = resolve(await link.agents(), args.agent, link.url)
     if args.action == "kill":
         info = await link.kill(info.id)
         _print(args, info.model_dump(mode="json"), f"{info.name} {info.id} {info.runtime_state}")
-        return 0
+        return ExitCode.OK
     from shard_kernel.remote.terminal import TerminalSession
 
     session = TerminalSession(link, info.id, role="observer" if args.observer else "interactive")

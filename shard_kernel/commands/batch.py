@@ -10,6 +10,10 @@ EXAMPLES = """examples:
   shard batch tasks.ipynb                       # writes tasks.out.ipynb
   shard batch tasks.ipynb -o done.ipynb --policy deny --allow 'Bash(pytest:*)'
   shard batch tasks.ipynb --model scripted/demo --timeout 600
+
+exit status: 0 every cell ok, 1 a cell failed, 2 bad input, 3 a cell blocked by denials,
+4 the model failed, 6 the kernel died, 124 a cell timed out, 130 SIGINT or SIGTERM
+(docs/EXIT-CODES.md). The notebook is written in every case, each cell marked with its outcome.
 """
 
 
@@ -31,7 +35,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         choices=["deny", "allow_if_rule_matches", "queue"],
         help="headless policy for permission asks (default: deny mutating, allow read-only)",
     )
-    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per cell")
+    parser.add_argument(
+        "--timeout", type=float, default=1800.0, help="seconds a cell may run (default: 1800)"
+    )
+    parser.add_argument(
+        "--permission-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="how long an ask waits (default: 60); with --policy queue the run then stops, "
+        "blocked, since no client can answer",
+    )
     parser.add_argument("--model", help="model string (default: notebook metadata or config)")
     parser.add_argument("--cwd", type=Path, help="workspace (default: the notebook's folder)")
     parser.add_argument("--allow", action="append", default=[], metavar="RULE")
@@ -56,6 +69,7 @@ def handle(args: argparse.Namespace) -> int:
         output=args.output,
         policy=args.policy,
         timeout=args.timeout,
+        permission_timeout=args.permission_timeout,
         model=args.model,
         allow=args.allow,
         deny=args.deny,

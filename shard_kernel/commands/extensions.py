@@ -11,6 +11,7 @@ from pathlib import Path
 
 from shard_core.engine.extension_host import ExtensionHost
 from shard_core.engine.state import shard_home
+from shard_kernel.exit_codes import ExitCode
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,7 +44,7 @@ def run_list(args: argparse.Namespace) -> int:
         print(json.dumps({"installed": host.installed, "diagnostics": rows}, indent=2))
     else:
         print(extensions_table(host))
-    return 0
+    return ExitCode.OK
 
 
 def extensions_table(host: ExtensionHost) -> str:

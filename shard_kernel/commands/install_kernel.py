@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from shard_kernel.exit_codes import ExitCode
+
 EXAMPLES = """examples:
   shard install-kernel --sys-prefix   # into this environment (e.g. after pip install -e .)
   shard install-kernel --user         # into ~/.local/share/jupyter
@@ -33,4 +35,4 @@ def handle(args: argparse.Namespace) -> int:
     prefix = sys.prefix if args.sys_prefix else args.prefix
     path = install_kernelspec(user=args.user, prefix=prefix)
     print(f"installed the shard kernelspec in {path}")
-    return 0
+    return ExitCode.OK

@@ -24,6 +24,7 @@ from shard_core.capabilities.mcp import (
 )
 from shard_core.engine.config import load_config
 from shard_core.engine.state import shard_home
+from shard_kernel.exit_codes import ExitCode
 
 EXAMPLES = """examples:
   shard mcp list
@@ -72,7 +73,7 @@ def run_list(args: argparse.Namespace) -> int:
     rows = [_row(s, capability) for s in capability.servers.values()]
     if args.json:
         print(json.dumps({"servers": rows, "notes": capability.diagnostics}, indent=2))
-        return 0
+        return ExitCode.OK
     if not rows:
         print("No MCP servers configured (config.json mcpServers; .mcp.json with --trust-project).")
     for row in rows:
@@ -81,7 +82,7 @@ def run_list(args: argparse.Namespace) -> int:
             print(f"  {tool}")
     for note in capability.diagnostics:
         print(f"note: {note}")
-    return 0
+    return ExitCode.OK
 
 
 def run_test(args: argparse.Namespace) -> int:
@@ -90,7 +91,7 @@ def run_test(args: argparse.Namespace) -> int:
     if config is None:
         known = ", ".join(sorted(capability.configs.servers)) or "none"
         print(f"shard: error: no MCP server {args.name!r} (configured: {known})", file=sys.stderr)
-        return 1
+        return ExitCode.BAD_INPUT
     capability.configs.servers = {args.name: config}
 
     async def start() -> tuple[McpServer, float, str | None]:
@@ -108,16 +109,16 @@ def run_test(args: argparse.Namespace) -> int:
     server, seconds, problem = asyncio.run(start())
     if problem:
         print(f"shard: error: {problem}", file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     row = _row(server, capability)
     if args.json:
         print(json.dumps({**row, "seconds": round(seconds, 2)}, indent=2))
-        return 0
+        return ExitCode.OK
     print(f"{server.name}: started in {seconds:.1f} s ({server.server_info or 'no server info'})")
     for tool in capability.tools.values():
         summary = (tool.listed.description or "").strip().splitlines()[:1]
         print(f"  {tool.name}: {summary[0] if summary else '(no description)'}")
-    return 0
+    return ExitCode.OK
 
 
 def _row(server: McpServer, capability: McpCapability) -> dict[str, Any]:

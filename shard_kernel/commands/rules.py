@@ -5,7 +5,8 @@
 
 Rules come from the same places an agent's do (config.json, SHARD_HOME/rules, the project's
 `.shard/rules` — allow rules there only with --trust-project — and the flags); --agent adds that
-agent's grants, --mode the mode's vote. Exit 0 whatever the decision; 2 for bad input or rules.
+agent's grants, --mode the mode's vote. The exit status is the decision: 0 allow, 10 ask,
+11 deny; 2 for bad input or rules (docs/EXIT-CODES.md).
 """
 
 from __future__ import annotations
@@ -22,12 +23,16 @@ from shard_core.engine.config import load_config
 from shard_core.engine.modes import bundled_modes
 from shard_core.engine.permissions import Explanation, GrantStore, explain, load_rules
 from shard_core.types.errors import ConfigError
+from shard_kernel.exit_codes import ExitCode
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
 _EXAMPLES = """examples:
   shard rules check bash '{"command": "git add x && git push"}' --allow 'Bash(git add:*)'
   shard rules check edit '{"path": ".git/config"}' --json
+
+exit status: 0 allow, 10 ask, 11 deny, 2 bad input or rules
 """
+DECISION_STATUS = {"allow": ExitCode.OK, "ask": ExitCode.ASK, "deny": ExitCode.DENY}
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_help()
-    return 2
+    return ExitCode.BAD_INPUT
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -66,14 +71,14 @@ def run_check(args: argparse.Namespace) -> int:
         explanation, notes = _explain(args)
     except ConfigError as exc:
         print(f"shard rules check: error: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.BAD_INPUT
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     if args.json:
         print(json.dumps(explanation.to_json(), indent=2))
     else:
         print(_human(explanation))
-    return 0
+    return DECISION_STATUS[explanation.decision]
 
 
 def _explain(args: argparse.Namespace) -> tuple[Explanation, tuple[str, ...]]:

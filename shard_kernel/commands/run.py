@@ -8,23 +8,18 @@ import os
 import sys
 
 from shard_core.engine.config import load_config
-from shard_core.protocol.events import Event, ToolCallEvent, ToolResultEvent, TurnEndEvent
+from shard_core.protocol.events import Event, TurnEndEvent
 from shard_core.protocol.framing import encode_record
 from shard_core.providers.models import FIRST_CONTACT, NO_MODEL, resolve_default_model
 from shard_core.providers.unconfigured import unconfigured
 from shard_core.sdk import create_agent
-from shard_core.types import ToolResult
 from shard_kernel.commands.common import add_agent_options
+from shard_kernel.denials import DenialWatch
+from shard_kernel.exit_codes import ExitCode, for_turn
 from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
 from shard_kernel.terminal.bridge import TerminalBridge
 from shard_kernel.terminal.escape import terminal_safe
 from shard_kernel.terminal.render import TerminalRenderer
-
-EXIT_COMPLETED = 0
-EXIT_ERROR = 1  # also: the turn ended in an error or at the step limit
-EXIT_BLOCKED = 3
-EXIT_NO_MODEL = 5  # nothing names a model: the one-line first-contact message, no turn
-EXIT_INTERRUPTED = 130
 
 EXAMPLES = """examples:
   shard run "explain what this project does"
@@ -34,18 +29,16 @@ EXAMPLES = """examples:
 
 exit status:
   0    the turn completed
-  1    an error: bad options or model, a provider failure, the turn ended in an error or at
-       the step limit
-  2    bad command line
+  1    the turn ended at the step limit, or another failure
+  2    bad input: the command line, an option, the model string, a rule, a session
   3    the turn completed but was blocked by permission denials: a tool call was denied
        and no file-changing or command call succeeded after the last denial (with no
        terminal to ask on, the headless policy denies what no --allow rule allows)
+  4    the model provider failed (auth, a rejected request, retries exhausted)
   5    no model is configured (no key, no config.json model, no --model): nothing ran
   130  interrupted
+every command's exit status: docs/EXIT-CODES.md
 """
-
-# How the engine words every denied call's result (shard_core/engine/step.py).
-DENIED_PREFIX = "permission denied:"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -120,34 +113,8 @@ def no_model_configured() -> bool:
 
 def first_contact() -> int:
     print(f"shard: {FIRST_CONTACT}", file=sys.stderr)
-    return EXIT_NO_MODEL
+    return ExitCode.NO_MODEL
 
 
 def exit_status(end: TurnEndEvent, *, blocked: bool) -> int:
-    if end.reason == "completed":
-        return EXIT_BLOCKED if blocked else EXIT_COMPLETED
-    return EXIT_INTERRUPTED if end.reason == "aborted" else EXIT_ERROR
-
-
-class DenialWatch:
-    """Whether the turn is blocked: some call was denied and no mutating call succeeded since.
-
-    A read-only call after a denial (looking around, then giving up) leaves the turn blocked;
-    a successful edit, write or command means the agent found another way."""
-
-    def __init__(self) -> None:
-        self.blocked = False
-        self._read_only: dict[str, bool] = {}
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, ToolCallEvent):
-            self._read_only[event.call.id] = event.read_only
-        elif isinstance(event, ToolResultEvent):
-            if denied(event.result):
-                self.blocked = True
-            elif not event.result.is_error and not self._read_only.get(event.tool_call_id):
-                self.blocked = False
-
-
-def denied(result: ToolResult) -> bool:
-    return result.is_error and result.text.startswith(DENIED_PREFIX)
+    return for_turn(end.reason, blocked=blocked)

@@ -38,6 +38,7 @@ from shard_core.providers.wire import canonical_json, wire_body
 from shard_core.types import CompactionDetails, CompactionEntry, SessionEntry
 from shard_core.types.errors import ConfigError
 from shard_kernel.commands.sessions import resolve_session
+from shard_kernel.exit_codes import ExitCode
 
 _EXAMPLES = """examples:
   shard session compact ~/.shard/sessions/s-1a2b.jsonl --dry-run
@@ -157,7 +158,7 @@ def _add_request(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_help()
-    return 2
+    return ExitCode.BAD_INPUT
 
 
 def _measure(branch: list[SessionEntry]) -> int:
@@ -214,7 +215,7 @@ def run_compact(args: argparse.Namespace) -> int:
         details = _plan(store, args)
         if details is None:
             print(f"nothing to compact: {_why_not(store, args)}", file=sys.stderr)
-            return 0
+            return ExitCode.OK
         print(details.summary, end="")
         if not args.dry_run:
             store.append(CompactionEntry, details)
@@ -228,7 +229,7 @@ def run_compact(args: argparse.Namespace) -> int:
         f"{details.index}; ~{details.tokens_before:,} → ~{details.tokens_after:,} tokens",
         file=sys.stderr,
     )
-    return 0
+    return ExitCode.OK
 
 
 def run_recall(args: argparse.Namespace) -> int:
@@ -241,7 +242,7 @@ def run_recall(args: argparse.Namespace) -> int:
         raise ConfigError(request)
     result = answer(lineage_paths(resolve_session(args.file)), request)
     print(result.text)
-    return 1 if result.error else 0
+    return ExitCode.BAD_INPUT if result.error else ExitCode.OK
 
 
 def run_request(args: argparse.Namespace) -> int:
@@ -253,7 +254,7 @@ def run_request(args: argparse.Namespace) -> int:
         print(
             f"{store.session_id} has no assistant message with a recorded request", file=sys.stderr
         )
-        return 1
+        return ExitCode.NOT_FOUND
     for entry_id in ids:
         rebuilt = rebuild_request(store, entry_id)
         record = rebuilt.record
@@ -266,7 +267,7 @@ def run_request(args: argparse.Namespace) -> int:
         for note in rebuilt.notes:
             print(f"{entry_id}: {note}", file=sys.stderr)
         print(_json_visible(canonical_json(body)))
-    return 0
+    return ExitCode.OK
 
 
 _JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -297,4 +298,4 @@ def run_search(args: argparse.Namespace) -> int:
         print(hits.note)
     if not hits:
         print(f'no session under {shard_home()} has "{args.query}"')
-    return 0 if hits else 1
+    return ExitCode.OK if hits else ExitCode.NOT_FOUND

@@ -16,6 +16,7 @@ from shard_core.engine.session_store import SessionStore, find_session
 from shard_core.engine.state import shard_home
 from shard_core.types import MessageEntry, SessionEntry, ToolResultEntry
 from shard_core.types.errors import ConfigError, SessionNotFoundError
+from shard_kernel.exit_codes import ExitCode
 
 EXAMPLES = """examples:
   shard sessions list
@@ -113,7 +114,7 @@ def _list(home: Path) -> int:
     infos = catalog(home)
     if not infos:
         print(f"no sessions under {home}")
-        return 0
+        return ExitCode.OK
     for info in infos:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.last_activity))
         u = info.usage
@@ -124,7 +125,7 @@ def _list(home: Path) -> int:
             f"{info.session_id}  {when}  {counted(info.entries, 'entry'):>11}  {tokens}  {cost}  "
             f"{info.agent_id or '-'}  {info.workspace or '?'}  {title}"
         )
-    return 0
+    return ExitCode.OK
 
 
 def _search(home: Path, args: argparse.Namespace) -> int:
@@ -133,12 +134,12 @@ def _search(home: Path, args: argparse.Namespace) -> int:
     scope = f"in {workspace}" if workspace else f"under {home}"
     if not matches:
         print(f'no session {scope} has "{args.query}"')
-        return 1
+        return ExitCode.NOT_FOUND
     for match in matches:
         print(describe(match))
         for hit in match.hits[:3]:
             print(f"  #{hit.pos} {hit.label}: {' '.join(hit.snippet.split())[:200]}")
-    return 0
+    return ExitCode.OK
 
 
 def _line(entry: SessionEntry) -> str | None:
@@ -163,7 +164,7 @@ def _show(path: Path) -> int:
             print(line)
     for problem in store.report.skipped:
         print(f"! damaged entry skipped: {problem}")
-    return 0
+    return ExitCode.OK
 
 
 def _fork(path: Path, entry_id: str | None) -> int:
@@ -177,4 +178,4 @@ def _fork(path: Path, entry_id: str | None) -> int:
     child = SessionStore.create(path.parent, cwd, agent_id=agent, parent=(source.session_id, point))
     child.close()
     print(f"forked {source.session_id} at {point} into {child.session_id} ({child.path})")
-    return 0
+    return ExitCode.OK

@@ -18,6 +18,7 @@ from shard_core.engine.state import shard_home
 from shard_core.engine.usage_history import USAGE_FILE, UsageRecord, read_usage
 from shard_core.types import Usage
 from shard_core.types.errors import ConfigError
+from shard_kernel.exit_codes import ExitCode
 
 GROUPS = ("model", "agent", "day", "session")
 BAR = 24
@@ -124,10 +125,10 @@ def run(args: argparse.Namespace) -> int:
     rows = group(read_usage(path, since), args.by)
     if args.json:
         print(json.dumps([usage_row(r) for r in rows], indent=2))
-        return 0
+        return ExitCode.OK
     if not rows:
         when = "ever" if since is None else f"since {args.since}"
         print(f"no provider requests recorded {when} (in {path})")
-        return 0
+        return ExitCode.OK
     print(table(rows, args.by))
-    return 0
+    return ExitCode.OK

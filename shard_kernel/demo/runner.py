@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import queue
 import shutil
 import subprocess
 import sys
@@ -13,7 +14,9 @@ from typing import Any, TextIO
 
 from pydantic import TypeAdapter
 
-from shard_core.protocol.events import EVENT_BATCH_TYPE, Event
+from shard_core.protocol.events import EVENT_BATCH_TYPE, Event, TurnEndEvent
+from shard_kernel.denials import DenialWatch
+from shard_kernel.exit_codes import ExitCode, for_turn
 from shard_kernel.local_kernels import private_kernel_manager
 from shard_kernel.terminal.render import TerminalRenderer
 
@@ -68,25 +71,37 @@ class DemoRunner:
                 kc.start_channels()
                 kc.wait_for_ready(timeout=120)
                 self.say(f"> {PROMPT}")
-                ok = self._turn(kc)
+                status = self._turn(kc)
             finally:
                 kc.stop_channels()
                 km.shutdown_kernel(now=False)
         passed = self._verify(workspace)
         if not keep:
             shutil.rmtree(workspace, ignore_errors=True)
-        return 0 if ok and passed else 1
+        if status == ExitCode.OK and not passed:
+            return ExitCode.FAILED  # the agent's word is not the proof
+        return status
 
-    def _turn(self, kc: Any) -> bool:
+    def _turn(self, kc: Any) -> ExitCode:
+        """The turn's exit status, as `shard run` would give it."""
         msg_id = kc.execute(PROMPT)
+        denials, end = DenialWatch(), None
         while True:
-            msg = kc.get_iopub_msg(timeout=self.timeout)
+            try:
+                msg = kc.get_iopub_msg(timeout=self.timeout)
+            except queue.Empty:
+                print(self.render.style(f"✗ no word from the agent for {self.timeout:g}s",
+                                        "red"), file=self.out)  # fmt: skip
+                return ExitCode.TIMED_OUT
             kind, content = msg["header"]["msg_type"], msg["content"]
             if kind == "comm_msg" and content.get("comm_id") == "shard-events":
                 data = content["data"]
                 batch = data.get("events") if data.get("type") == EVENT_BATCH_TYPE else None
-                for event in batch if batch is not None else [data]:
-                    self.render(EVENTS.validate_python(event))
+                for item in batch if batch is not None else [data]:
+                    event = EVENTS.validate_python(item)
+                    self.render(event)
+                    denials(event)
+                    end = event if isinstance(event, TurnEndEvent) else end
             elif kind == "error":
                 print(self.render.style(f"✗ {content['evalue']}", "red"), file=self.out)
             elif kind == "status" and content["execution_state"] == "idle" and _for(msg, msg_id):
@@ -94,7 +109,9 @@ class DemoRunner:
         reply = kc.get_shell_msg(timeout=self.timeout)
         while reply["parent_header"].get("msg_id") != msg_id:
             reply = kc.get_shell_msg(timeout=self.timeout)
-        return reply["content"]["status"] == "ok"
+        if end is not None:
+            return for_turn(end.reason, blocked=denials.blocked)
+        return ExitCode.OK if reply["content"]["status"] == "ok" else ExitCode.FAILED
 
     def _verify(self, workspace: Path) -> bool:  # the agent's word is not the proof
         result = subprocess.run(

@@ -25,6 +25,8 @@ from shard_core.protocol import (
     TurnEndEvent,
 )
 from shard_core.protocol.events import Event
+from shard_kernel.denials import DenialWatch
+from shard_kernel.exit_codes import for_turn
 from shard_kernel.gateway.client import KernelSocket, comm_reply, shard_event
 from shard_kernel.remote.link import TIMEOUT, GatewayError, GatewayLink
 from shard_kernel.terminal.escape import terminal_safe
@@ -57,8 +59,8 @@ class TerminalSession:
         self._tasks: set[asyncio.Task[Any]] = set()
 
     async def run(self, prompt: str | None) -> int:
-        """Attach, then run `prompt` to its turn's end (exit 1 unless it completed), or follow
-        until cancelled (exit 0)."""
+        """Attach, then run `prompt` to its turn's end (its exit status as `shard run` gives
+        it: ExitCode), or follow until cancelled (exit 0)."""
         info = await self.link.attach(self.agent_id)
         if info.kernel_id is None:
             raise GatewayError(f"agent {info.name} did not start: see the gateway's log")
@@ -82,6 +84,7 @@ class TerminalSession:
             await sock.aclose()
 
     async def _follow(self, sock: KernelSocket, turns: int | None) -> int:
+        denials = DenialWatch()
         while True:
             message = await sock.recv()
             if message is None:
@@ -98,10 +101,11 @@ class TerminalSession:
             except ValidationError:
                 continue
             self.render(event)
+            denials(event)
             if isinstance(event, PermissionRequestEvent) and self.role == "interactive":
                 self._ask(event)
             if isinstance(event, TurnEndEvent) and turns:
-                return 0 if event.reason == "completed" else 1
+                return for_turn(event.reason, blocked=denials.blocked)
 
     def _on_reply(self, reply: dict[str, Any]) -> None:
         if reply.get("type") == "snapshot":

@@ -13,6 +13,7 @@ import nbformat
 import pytest
 
 from shard_kernel.batch import BatchOptions, run_batch
+from shard_kernel.exit_codes import ExitCode
 from shard_kernel.kernelspec import spec_source
 
 RENDER = "application/vnd.shard.render+json"
@@ -49,10 +50,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return work
 
 
-def test_three_cells_unattended(project: Path) -> None:
+def test_three_cells_unattended_and_the_denied_one_is_blocked(project: Path) -> None:
     out = io.StringIO()
     status = run_batch(BatchOptions(notebook=project / "tasks.ipynb"), out)
-    assert status == 0, out.getvalue()
+    assert status == ExitCode.BLOCKED == 3, out.getvalue()
     executed = nbformat.read(str(project / "tasks.out.ipynb"), as_version=4)
     nbformat.validate(executed)
     first, second, third = executed.cells
@@ -63,7 +64,22 @@ def test_three_cells_unattended(project: Path) -> None:
     assert any(
         "Third cell answered." in o.get("data", {}).get("text/plain", "") for o in third.outputs
     )
-    assert "cell 3/3 ok" in out.getvalue()
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("cell 1/3 ok (")
+    assert lines[1].startswith("cell 2/3 blocked (")
+    assert lines[1].endswith(
+        "s): write was denied: no one to ask (headless policy: deny); nothing changed after it"
+    )
+    assert lines[2].startswith("cell 3/3 ok (")
+    assert [c.metadata["shard_batch"]["state"] for c in executed.cells] == ["ok", "blocked", "ok"]
+    assert second.outputs[-1]["text"].startswith("shard batch: blocked: write was denied")
+
+
+def test_allowed_work_is_not_blocked(project: Path) -> None:
+    out = io.StringIO()
+    opts = BatchOptions(notebook=project / "tasks.ipynb", allow=["Write(secret.txt)"])
+    assert run_batch(opts, out) == ExitCode.OK, out.getvalue()
+    assert (project / "secret.txt").exists()
 
 
 def test_cli_exit_code_and_nbconvert(project: Path) -> None:
@@ -72,7 +88,7 @@ def test_cli_exit_code_and_nbconvert(project: Path) -> None:
          str(project / "cli.ipynb")],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 3, result.stderr  # the write is denied: blocked
     # no "Kernel is running over TCP without encryption", no "Parent appears to have exited"
     assert result.stderr == ""
     assert (project / "cli.ipynb").exists()
@@ -93,6 +109,6 @@ def test_not_a_shard_notebook_is_a_clear_error(project: Path) -> None:
         [sys.executable, "-m", "shard_kernel.cli", "batch", str(project / "py.ipynb")],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
-    assert result.returncode == 1
+    assert result.returncode == ExitCode.BAD_INPUT
     assert "uses kernel 'python3'" in result.stderr
     assert "Traceback" not in result.stderr

@@ -12,7 +12,7 @@ from tests.integration.batch.test_batch import project  # noqa: F401  (the fixtu
 def test_the_summary_names_skipped_project_files_and_the_flag(project: Path) -> None:  # noqa: F811
     (project / "AGENTS.md").write_text("Always answer in French.\n")
     out = io.StringIO()
-    assert run_batch(BatchOptions(notebook=project / "tasks.ipynb"), out) == 0, out.getvalue()
+    assert run_batch(BatchOptions(notebook=project / "tasks.ipynb"), out) == 3, out.getvalue()
     summary = out.getvalue().splitlines()
     wrote = next(i for i, line in enumerate(summary) if line.startswith("wrote "))
     assert summary[wrote + 1 :] == [
@@ -22,5 +22,5 @@ def test_the_summary_names_skipped_project_files_and_the_flag(project: Path) -> 
 
     trusted = io.StringIO()
     opts = BatchOptions(notebook=project / "tasks.ipynb", trust_project=True)
-    assert run_batch(opts, trusted) == 0
+    assert run_batch(opts, trusted) == 3  # cell 2's write is denied
     assert "note:" not in trusted.getvalue()

@@ -88,7 +88,7 @@ def test_shard_run_with_no_model_says_what_to_set(
 
 def test_bad_model_is_a_clear_error(env: dict[str, str], tmp_path: Path) -> None:
     result = _shard(env, "run", "--model", "nonsense", "hi", cwd=tmp_path)
-    assert result.returncode == 1
+    assert result.returncode == 2  # bad input
     assert result.stderr.startswith("shard: error:")
     assert "Traceback" not in result.stderr
 
@@ -133,5 +133,5 @@ def test_sessions_list_show_fork(env: dict[str, str], tmp_path: Path) -> None:
     assert forked.returncode == 0
     assert f"forked {session_id}" in forked.stdout
     missing = _shard(env, "sessions", "show", "s-nope")
-    assert missing.returncode == 1
+    assert missing.returncode == 2  # bad input: no such session
     assert "no session 's-nope'" in missing.stderr

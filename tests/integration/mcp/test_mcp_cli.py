@@ -104,5 +104,5 @@ def test_shard_mcp_list_and_test(tmp_path: Path, workspace: Path) -> None:
     assert row["status"] == "not running (tools from its last start)"
     assert "mcp__time__convert_time" in row["tools"]
     missing = _shard(env, workspace, "mcp", "test", "nope", "--trust-project")
-    assert missing.returncode == 1
+    assert missing.returncode == 2  # bad input
     assert missing.stderr.startswith("shard: error: no MCP server 'nope' (configured: time)")

@@ -45,7 +45,13 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
 def test_shard_help_imports_no_command_module_and_no_dependency() -> None:
     modules = loaded_after(HELP_CODE)
     shard = {m for m in modules if m.startswith("shard")}
-    assert shard == {"shard_core", "shard_kernel", "shard_kernel.cli", "shard_kernel.commands"}
+    assert shard == {
+        "shard_core",
+        "shard_kernel",
+        "shard_kernel.cli",
+        "shard_kernel.commands",
+        "shard_kernel.exit_codes",  # the standard library only
+    }
     heavy = ("pydantic", "pydantic_core", "jupyter_client", "jupyter_server", "ipykernel", "zmq",
              "tornado", "yaml", "sqlite3", "lsprotocol", "tree_sitter", "anthropic", "openai",
              "httpx", "mcp", "pathspec", "asyncio", "json", "uuid")  # fmt: skip

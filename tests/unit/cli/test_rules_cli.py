@@ -36,7 +36,7 @@ def test_human_output_names_the_deciding_part(ws: Path, capsys) -> None:
     code = check(ws, "bash", COMPOUND, "--allow", "Bash(git add:*)", "--deny", "Bash(rm:*)")
 
     out = capsys.readouterr().out
-    assert code == 0
+    assert code == 11
     assert out.splitlines() == [
         "decision: deny",
         "rule:     Bash(rm:*)",
@@ -53,7 +53,7 @@ def test_json_output(ws: Path, capsys) -> None:
         ws, "Bash", '{"command": "git add x && git push"}', "--allow", "Bash(git add:*)", "--json"
     )
 
-    assert code == 0
+    assert code == 10
     assert json.loads(capsys.readouterr().out) == {
         "decision": "ask",
         "rule": None,
@@ -78,7 +78,7 @@ def test_json_output(ws: Path, capsys) -> None:
 
 
 def test_path_tools_and_the_suggestion(ws: Path, capsys) -> None:
-    assert check(ws, "edit", '{"path": ".git/config"}', "--allow", "Edit(**)") == 0
+    assert check(ws, "edit", '{"path": ".git/config"}', "--allow", "Edit(**)") == 10
 
     out = capsys.readouterr().out
     assert "decision: ask" in out
@@ -104,7 +104,7 @@ def test_config_rules_and_mode_apply(ws: Path, tmp_path: Path, capsys) -> None:
 
     assert check(ws, "edit", '{"path": "src/a.py"}', "--json") == 0
     assert json.loads(capsys.readouterr().out)["rule"] == "Edit(src/**)"
-    assert check(ws, "edit", '{"path": "src/a.py"}', "--mode", "plan", "--json") == 0
+    assert check(ws, "edit", '{"path": "src/a.py"}', "--mode", "plan", "--json") == 11
     assert json.loads(capsys.readouterr().out)["decision"] == "deny"
 
 
@@ -113,7 +113,7 @@ def test_project_allow_rules_are_skipped_with_a_note(ws: Path, capsys) -> None:
     rules_dir.mkdir(parents=True)
     (rules_dir / "team.json").write_text('{"allow": ["Bash(make:*)"]}')
 
-    assert check(ws, "bash", '{"command": "make"}') == 0
+    assert check(ws, "bash", '{"command": "make"}') == 10
     captured = capsys.readouterr()
     assert "decision: ask" in captured.out
     assert "note: " in captured.err
@@ -170,3 +170,22 @@ def test_agent_grants_are_included(ws: Path, capsys) -> None:
 
     assert check(ws, "bash", '{"command": "git push"}', "--agent", "agent-9", "--json") == 0
     assert json.loads(capsys.readouterr().out)["rule"] == "Bash(git push:*)"
+
+
+@pytest.mark.parametrize(
+    ("tool", "payload", "options", "status"),
+    [
+        ("read", '{"path": "README.md"}', (), 0),
+        ("bash", '{"command": "git push"}', (), 10),
+        ("bash", '{"command": "rm x"}', ("--deny", "Bash(rm:*)"), 11),
+        ("bash", "{", (), 2),
+    ],
+)
+def test_the_exit_status_is_the_decision(ws: Path, capsys, tool, payload, options, status) -> None:
+    from shard_kernel.exit_codes import ExitCode
+
+    assert check(ws, tool, payload, *options) == status
+    decision = {0: "allow", 10: "ask", 11: "deny"}.get(status)
+    if decision is not None:
+        assert f"decision: {decision}" in capsys.readouterr().out
+    assert status in {ExitCode.OK, ExitCode.ASK, ExitCode.DENY, ExitCode.BAD_INPUT}

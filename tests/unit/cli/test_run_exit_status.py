@@ -63,11 +63,11 @@ def test_a_failing_tool_is_not_a_denial(work: Path) -> None:
     assert run(work, [missing, GIVE_UP]) == 0
 
 
-def test_errors_exit_1_and_a_bad_command_line_2(
+def test_bad_input_exits_2_like_a_bad_command_line(
     work: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["run", "--model", "nonsense", "--cwd", str(work), "hi"]) == 1
-    assert main(["run", "--model", f"scripted/{work / 'missing.json'}", "hi"]) == 1
+    assert main(["run", "--model", "nonsense", "--cwd", str(work), "hi"]) == 2
+    assert main(["run", "--model", f"scripted/{work / 'missing.json'}", "hi"]) == 2
     assert "shard: error:" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exited:
         main(["run", "--no-such-option", "hi"])
@@ -79,7 +79,7 @@ def test_errors_exit_1_and_a_bad_command_line_2(
     [
         ("completed", False, 0),
         ("completed", True, 3),
-        ("error", True, 1),
+        ("error", True, 4),
         ("max_steps", False, 1),
         ("aborted", True, 130),
     ],

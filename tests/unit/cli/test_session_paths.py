@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from shard_kernel.cli import main
+from shard_kernel.exit_codes import ExitCode
 from tests.fixtures.sessions.realistic import preferences_session
 
 
@@ -49,7 +50,7 @@ def test_an_id_with_the_jsonl_suffix_is_found_too(
     monkeypatch.chdir(tmp_path)  # no such file here: the name is taken as an id
     assert main(["session", "recall", f"{session_id}.jsonl", "ruff"]) == 0
     assert "ruff" in capsys.readouterr().out
-    assert main(["session", "recall", "s-nope.jsonl", "x"]) == 1
+    assert main(["session", "recall", "s-nope.jsonl", "x"]) == 2
     err = capsys.readouterr().err
     assert "no session log at s-nope.jsonl, and no session 's-nope' under" in err
 
@@ -74,9 +75,9 @@ def test_an_empty_file_or_a_json_array_is_not_a_session_log(
     empty, array = tmp_path / "empty.jsonl", tmp_path / "array.jsonl"
     empty.write_text("")
     array.write_text("[1, 2]\n")
-    assert main(["session", "compact", str(empty), "--dry-run"]) == 1
+    assert main(["session", "compact", str(empty), "--dry-run"]) == 2
     assert "is empty: not a Shard session log" in capsys.readouterr().err
-    assert main(["session", "recall", str(array), "x"]) == 1
+    assert main(["session", "recall", str(array), "x"]) == 2
     err = capsys.readouterr().err
     assert "its first line is a JSON list, not the session header object" in err
     assert "attribute" not in err
@@ -85,9 +86,9 @@ def test_an_empty_file_or_a_json_array_is_not_a_session_log(
 def test_an_unknown_id_or_path_is_a_clear_error(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["session", "recall", "s-nope", "x"]) == 1
+    assert main(["session", "recall", "s-nope", "x"]) == 2
     assert "no session 's-nope' under" in capsys.readouterr().err
-    assert main(["session", "compact", "/nowhere/s-nope.jsonl"]) == 1
+    assert main(["session", "compact", "/nowhere/s-nope.jsonl"]) == 2
     assert "no session log at /nowhere/s-nope.jsonl" in capsys.readouterr().err
 
 
@@ -98,7 +99,7 @@ def test_a_file_that_is_not_a_session_log_is_refused_untouched(
     events.write_text('{"type":"status","agent_id":"agent-x","seq":1}\n')
     before = events.read_bytes()
     for argv in (["session", "compact", str(events)], ["session", "recall", str(events), "x"]):
-        assert main(argv) == 1
+        assert main(argv) == 2
         err = capsys.readouterr().err
         assert "is not a Shard session log: its first line is a 'status' record" in err
         assert "Traceback" not in err
@@ -118,6 +119,17 @@ def test_a_reader_that_leaves_early_is_not_a_traceback(home: Path) -> None:
     assert "Traceback" not in done.stderr, done.stderr
 
 
+def test_a_reader_gone_before_the_first_line_is_exit_141(home: Path) -> None:
+    _, path = saved(home)
+    argv = [sys.executable, "-m", "shard_kernel.cli", "sessions", "show", str(path)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    proc.stdout.close()  # the reader leaves before shard writes anything
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == ExitCode.BROKEN_PIPE == 141
+    assert "Traceback" not in err, err
+
+
 def test_search_ranks_entries_of_every_session_under_home(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -126,5 +138,5 @@ def test_search_ranks_entries_of_every_session_under_home(
     lines = capsys.readouterr().out.splitlines()
     assert 1 <= len(lines) <= 3
     assert all(line.startswith(f"{session_id} #") for line in lines)
-    assert main(["session", "search", "zebrafishnotthere"]) == 1
+    assert main(["session", "search", "zebrafishnotthere"]) == 7  # nothing found
     assert 'has "zebrafishnotthere"' in capsys.readouterr().out

@@ -79,7 +79,7 @@ def test_search_ranks_sessions_and_prints_titles(
     assert main(["sessions", "search", "signing key"]) == 0
     everywhere = capsys.readouterr().out
     assert "“Elsewhere”" in everywhere
-    assert main(["sessions", "search", "nothing matches this"]) == 1
+    assert main(["sessions", "search", "nothing matches this"]) == 7  # nothing found
     assert "no session under" in capsys.readouterr().out
 
 
