@@ -5,9 +5,9 @@ A notebook can say how its agent should work — `{"shard": {"model": "scripted/
 it, for the gateway's adoption of a notebook's kernel (adoption.py) and for a kernel that finds
 its notebook itself (own_notebook.py: nbclient, papermill, `jupyter execute`, a server without
 Shard's extension); its agent works in the notebook's folder. A scripted model there is the
-notebook's *offline* answer: it applies only when no model is configured (a provider key, a
-config `model`, or the runner's `KERNEL_SHARD_MODEL`: the same notebook then runs on that
-model), and a relative script path is the notebook's folder's.
+notebook's *offline* answer: it applies only when no model is configured (a provider key or a
+config `model`: the same notebook then runs on that model), and a relative script path is the
+notebook's folder's.
 """
 
 from __future__ import annotations
@@ -87,9 +87,9 @@ def _model(value: object, folder: Path, env: Mapping[str, str], log: Any) -> str
 
 
 def _has_key(env: Mapping[str, str], log: Any) -> bool:
-    """A model is configured: a key or config `model`, or the runner's own KERNEL_SHARD_MODEL."""
-    if {**os.environ, **env}.get("KERNEL_SHARD_MODEL", "").strip():
-        return True
+    """A model is configured: a provider key or config `model` (a `KERNEL_SHARD_MODEL` of the
+    server or the runner is a default for every notebook: the notebook's own model is more
+    specific)."""
     try:
         config = load_config()
     except ConfigError as exc:

@@ -22,7 +22,7 @@ What each runner gives a kernel (jupyter_server 2.21, nbclient 0.11, papermill 2
   notebook run with another working folder is not found (`KERNEL_SHARD_NOTEBOOK` settles both).
 
 The notebook is more specific than the `KERNEL_SHARD_*` variables the kernel inherits, as for an
-adopted kernel (adoption.py); a runner's `KERNEL_SHARD_MODEL` still replaces a scripted model.
+adopted kernel (adoption.py): they are the defaults for what it leaves unsaid.
 """
 
 from __future__ import annotations

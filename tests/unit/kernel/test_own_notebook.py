@@ -112,12 +112,16 @@ def test_a_named_agent_was_configured_by_who_named_it(tmp_path: Path) -> None:
     assert (own.path, own.waits_for_first_cell) == (None, False)
 
 
-def test_a_runners_model_replaces_the_notebooks_scripted_one(tmp_path: Path) -> None:
+def test_the_notebooks_settings_are_more_specific_than_the_inherited_variables(
+    tmp_path: Path,
+) -> None:
+    """As for a kernel the gateway adopts: KERNEL_SHARD_* are defaults, the notebook decides."""
     (tmp_path / "s.json").write_text("{}")
-    mine = notebook(tmp_path / "a.ipynb", "hi", {"model": "scripted/s.json"})
+    mine = notebook(tmp_path / "a.ipynb", "hi", {"model": "scripted/s.json", "mode": "plan"})
     own = find_own_notebook({"KERNEL_SHARD_NOTEBOOK": str(mine)}, tmp_path)
-    offline = own.agent_env(read_agent_env({}), {}, LOG)
-    assert offline.model == f"scripted/{(tmp_path / 's.json').resolve()}"
-    given = {"KERNEL_SHARD_MODEL": "openai/qwen@http://127.0.0.1:1/v1"}
-    chosen = own.agent_env(read_agent_env(given), given, LOG)
-    assert chosen.model == "openai/qwen@http://127.0.0.1:1/v1"
+    given = {"KERNEL_SHARD_MODEL": "scripted/other.json", "KERNEL_SHARD_DENY": "Bash(rm:*)"}
+    env = own.agent_env(read_agent_env(given), given, LOG)
+    assert env.model == f"scripted/{(tmp_path / 's.json').resolve()}"
+    assert (env.mode, env.deny) == ("plan", ("Bash(rm:*)",))  # what it leaves unsaid stays
+    keyed = own.agent_env(read_agent_env(given), {**given, "ANTHROPIC_API_KEY": "k"}, LOG)
+    assert keyed.model == "scripted/other.json"  # a configured model: the script gives way
