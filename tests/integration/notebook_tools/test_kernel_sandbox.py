@@ -3,7 +3,7 @@ rule, cannot read a key under HOME, find a provider key in any visible process's
 (`/proc/<ppid>/environ` was the agent's), or connect to a listener on 127.0.0.1. With
 `sandbox.kernel: "off"` (documented: the user's own process) the same code reaches all three,
 which is also what shows these probes can fail. A kernel that cannot start in there says so at
-once.
+once; the connection file (its HMAC key) is out of a bash command's sight.
 
 Through `shard run`, so the agent is a process whose initial environment (what /proc shows)
 holds the canary key. HOME lives under /var/tmp: /tmp is private in the sandbox, and the key must
@@ -26,7 +26,10 @@ from typing import Any
 
 import pytest
 
-from shard_core.tools.sandbox import Sandbox, probe_bwrap
+from shard_core.contracts import ToolContext
+from shard_core.tools import BashTool
+from shard_core.tools.sandbox import Sandbox, SandboxPolicy, probe_bwrap
+from shard_core.types import JsonObject
 from shard_kernel.notebook_tools.workspace_kernel import KernelError, WorkspaceKernel
 
 pytestmark = pytest.mark.skipif(
@@ -156,3 +159,22 @@ async def test_a_kernel_that_cannot_start_in_the_sandbox_fails_at_once_and_says_
         await kernel.shutdown()
     assert "did not become ready: the kernel process exited" in str(failed.value)
     assert 'sandbox.kernel "off" starts it outside' in str(failed.value)
+
+
+async def test_bash_cannot_read_the_kernels_connection_file(work: Path) -> None:
+    kernel = WorkspaceKernel(work, sandbox=Sandbox(), use_server=False)
+    ctx = ToolContext(cwd=work, roots=[work], agent_id="agent-x", session_id="s", call_id="c")
+    try:
+        await kernel.execute("1", limit=60, ctx=ctx)
+        assert kernel.manager is not None
+        connection = Path(kernel.manager.connection_file)
+        key = json.loads(connection.read_text())["key"]
+        payload: JsonObject = {"command": f"cat {connection}; ls {connection.parent}"}
+        seen = await BashTool(sandbox=Sandbox()).execute(payload, ctx)
+        off = await BashTool(sandbox=Sandbox(SandboxPolicy(mode="off"))).execute(payload, ctx)
+    finally:
+        await kernel.shutdown()
+    assert seen.details["sandbox"] == "bwrap"
+    assert "No such file or directory" in seen.text  # bash's /tmp is its own
+    assert key not in seen.text
+    assert key in off.text  # the file is there, for the user's own processes
