@@ -1,7 +1,12 @@
 """AgentEnv: an agent kernel's configuration, read from `KERNEL_SHARD_*` variables.
 
 Kernel gateways forward `KERNEL_*` variables from the create-kernel request, so these are all
-any gateway needs to start a configured agent.
+any gateway needs to start a configured agent — except its rules: an agent the gateway made
+is started with `KERNEL_SHARD_PERMISSIONS=manifest` and reads its allow and deny rules from its
+manifest (`SHARD_HOME/agents/<id>/manifest.json`, on the volume the server and its kernels
+share), because a long rule list does not fit in an environment ("Argument list too long").
+Kernels started without a gateway (`shard batch`, `shard demo`, a plain Launcher kernel) still
+take `KERNEL_SHARD_ALLOW`/`DENY`.
 """
 
 from __future__ import annotations
@@ -13,12 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from shard_core.engine.state import shard_home
 from shard_core.protocol.orchestrator import HeadlessPolicy
 from shard_core.types.errors import ConfigError
 
 PREFIX = "KERNEL_SHARD_"
 POLICIES = ("deny", "allow_if_rule_matches", "queue")
 TRUST_VARIABLE = PREFIX + "TRUST_PROJECT"
+PERMISSIONS_VARIABLE = PREFIX + "PERMISSIONS"
+FROM_MANIFEST = "manifest"
+"""`KERNEL_SHARD_PERMISSIONS=manifest`: the rules are the agent manifest's, not ALLOW/DENY."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,10 @@ def read_agent_env(env: Mapping[str, str] | None = None) -> AgentEnv:
     cwd = Path(get("CWD") or os.getcwd()).expanduser()
     if not cwd.is_dir():
         raise ConfigError(f"{PREFIX}CWD={cwd} is not a directory")
+    allow, deny = _rules(get("ALLOW")), _rules(get("DENY"))
+    rules_from = get("RULES_FROM") or f"kernel environment {PREFIX}ALLOW/DENY"
+    if get("PERMISSIONS") is not None:
+        allow, deny, rules_from = _manifest_rules(get("PERMISSIONS"), agent_id, get("RULES_FROM"))
     return AgentEnv(
         agent_id=agent_id or f"agent-{uuid.uuid4().hex[:12]}",
         generated_id=agent_id is None,
@@ -82,10 +95,35 @@ def read_agent_env(env: Mapping[str, str] | None = None) -> AgentEnv:
         mode=get("MODE"),
         headless_policy=cast(HeadlessPolicy | None, policy),
         permission_timeout=seconds,
-        allow=_rules(get("ALLOW")),
-        deny=_rules(get("DENY")),
+        allow=allow,
+        deny=deny,
         trust_project=(get("TRUST_PROJECT") or "").lower() in ("1", "true", "yes"),
         agent_definition=get("AGENT_DEFINITION"),
         skills=_rules(get("SKILLS")) or None,
-        rules_from=get("RULES_FROM") or f"kernel environment {PREFIX}ALLOW/DENY",
+        rules_from=rules_from,
     )
+
+
+def _manifest_rules(
+    where: str | None, agent_id: str | None, label: str | None
+) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """The allow and deny rules of the agent's manifest, and how explanations name them. A
+    manifest that cannot be read stops the agent: it would otherwise run without its denies."""
+    from pydantic import ValidationError
+
+    from shard_kernel.gateway.manifest import MANIFEST, AgentManifest, agent_folder
+
+    if where != FROM_MANIFEST:
+        raise ConfigError(f"{PERMISSIONS_VARIABLE}={where!r}; the only value is {FROM_MANIFEST}")
+    if agent_id is None:
+        raise ConfigError(f"{PERMISSIONS_VARIABLE}={FROM_MANIFEST} needs {PREFIX}AGENT_ID")
+    try:
+        path = agent_folder(shard_home(), agent_id) / MANIFEST
+        manifest = AgentManifest.model_validate_json(path.read_bytes())
+    except (OSError, ValueError, ValidationError) as exc:  # ValueError: not an agent id
+        raise ConfigError(f"the rules of agent {agent_id} cannot be read: {exc}") from None
+    if manifest.id != agent_id:
+        raise ConfigError(f"{path} is the manifest of {manifest.id}, not of {agent_id}")
+    rules = manifest.permissions
+    where_from = label or manifest.rules_from or f"agent manifest {path}"
+    return tuple(rules.allow), tuple(rules.deny), where_from

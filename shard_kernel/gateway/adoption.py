@@ -22,7 +22,7 @@ from jupyter_server.utils import ensure_async
 
 from shard_core.protocol.orchestrator import PermissionConfig
 from shard_core.types.errors import ConfigError
-from shard_kernel.agent_env import read_agent_env
+from shard_kernel.agent_env import PERMISSIONS_VARIABLE, read_agent_env
 from shard_kernel.gateway.registry import AgentRegistry
 from shard_kernel.kernelspec import KERNEL_NAME
 from shard_kernel.notebook_settings import notebook_settings
@@ -86,6 +86,7 @@ def server_defaults(env: Mapping[str, str] | None, log: Any) -> dict[str, Any]:
     """
     given = {k: v for k, v in (env or {}).items() if k.startswith("KERNEL_SHARD_") and v.strip()}
     given.pop(AGENT_ID, None)
+    given.pop(PERMISSIONS_VARIABLE, None)  # names the manifest of the agent that set it, if any
     if not given:
         return {}
     try:

@@ -53,6 +53,13 @@ def new_agent_id() -> str:
     return f"agent-{uuid.uuid4().hex[:12]}"
 
 
+def agent_folder(home: Path, agent_id: str) -> Path:
+    """`<home>/agents/<agent_id>`; ValueError when `agent_id` is not an agent id."""
+    if not AGENT_ID.fullmatch(agent_id):
+        raise ValueError(f"not an agent id: {agent_id!r}")
+    return home / "agents" / agent_id
+
+
 class ManifestStore:
     """Manifests under `<home>/agents/`; a damaged one is skipped with a warning, never fatal."""
 
@@ -61,9 +68,7 @@ class ManifestStore:
         self.log = log
 
     def folder(self, agent_id: str) -> Path:
-        if not AGENT_ID.fullmatch(agent_id):
-            raise ValueError(f"not an agent id: {agent_id!r}")
-        return self.root / agent_id
+        return agent_folder(self.root.parent, agent_id)
 
     def events_path(self, agent_id: str) -> Path:
         return self.folder(agent_id) / "events.jsonl"

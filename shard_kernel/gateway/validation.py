@@ -1,6 +1,9 @@
 """Checking a create request, and turning a manifest into the kernel's `KERNEL_SHARD_*` env.
 
 Every problem is a `BadRequestError` whose message says what to fix; nothing here starts anything.
+Lists are bounded (`LIMITS`) before any rule is parsed or anything written. The rules themselves
+never travel in the kernel's environment, whose size the OS bounds (20,000 rules made the kernel
+start fail with "Argument list too long"): the kernel reads them from the manifest.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from shard_core.capabilities.skills import default_roots, load_skills
 from shard_core.engine.agent_definitions import load_agent_definitions
 from shard_core.engine.frontmatter import valid_name
 from shard_core.engine.permissions.rules import parse_rule
@@ -21,7 +25,7 @@ from shard_core.engine.state import config_dir, shard_home
 from shard_core.protocol.orchestrator import AgentCreateCommand
 from shard_core.providers.models import parse_model
 from shard_core.types.errors import ConfigError
-from shard_kernel.agent_env import kernel_hint
+from shard_kernel.agent_env import FROM_MANIFEST, PERMISSIONS_VARIABLE, kernel_hint
 from shard_kernel.gateway.manifest import AgentManifest
 
 MODES = ("plan", "build")
@@ -29,6 +33,12 @@ NUMBERS: dict[str, tuple[float, float, str]] = {"permission_timeout": (0.0, 8640
 """Every numeric field of a create request: (above this, at most this, unit). JSON as Python
 reads it has Infinity and NaN, and nothing else bounds a number from above; a day is far longer
 than anyone waits for a permission answer."""
+MAX_RULES = 1_000
+"""Rules per list (allow, ask, deny)."""
+MAX_RULE_CHARS = 4_096
+MAX_RULES_BYTES = 256 * 1024
+"""UTF-8 bytes of every rule of a request together."""
+MAX_SKILLS = 100
 NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,62}[A-Za-z0-9._-])?")
 
 
@@ -75,6 +85,7 @@ def parse_create(body: dict[str, Any]) -> AgentCreateCommand:
         raise BadRequestError(_describe(exc)) from None
     for name in NUMBERS:  # a number sent as a string ("1e999") is one only now
         _check_number(name, getattr(command, name))
+    _check_bounds(command)
     _check_cwd(command.cwd)
     if command.agent is not None:
         command = _with_definition(command, explicit_mode="mode" in body)
@@ -88,7 +99,56 @@ def parse_create(body: dict[str, Any]) -> AgentCreateCommand:
             "letter or digit and not ending with a space"
         )
     _check_rules(command)
+    _check_skills_exist(command)
     return command
+
+
+def _check_bounds(command: AgentCreateCommand) -> None:
+    """Each list's length, each rule's, and the rules' bytes together, before any is parsed."""
+    permissions = command.permissions
+    total = 0
+    for kind, rules in (("allow", permissions.allow), ("ask", permissions.ask),
+                        ("deny", permissions.deny)):  # fmt: skip
+        if len(rules) > MAX_RULES:
+            raise BadRequestError(
+                f"permissions.{kind}: {len(rules):,} rules; at most {MAX_RULES:,} a list"
+            )
+        for index, rule in enumerate(rules):
+            if len(rule) > MAX_RULE_CHARS:
+                raise BadRequestError(
+                    f"permissions.{kind}[{index}]: a rule of {len(rule):,} characters; at most "
+                    f"{MAX_RULE_CHARS:,}"
+                )
+            total += len(rule.encode("utf-8", "surrogatepass"))
+    if total > MAX_RULES_BYTES:
+        raise BadRequestError(
+            f"permissions: the rules take {total:,} bytes together; at most {MAX_RULES_BYTES:,}"
+        )
+    if len(command.skills) > MAX_SKILLS:
+        raise BadRequestError(f"skills: {len(command.skills):,} names; at most {MAX_SKILLS}")
+
+
+def _trusted() -> bool:
+    """Whether this server's kernels trust project files (`KERNEL_SHARD_TRUST_PROJECT`)."""
+    return os.environ.get("KERNEL_SHARD_TRUST_PROJECT", "").lower() in ("1", "true", "yes")
+
+
+def _check_skills_exist(command: AgentCreateCommand) -> None:
+    """Every named skill is one the agent's kernel will find for this cwd (as an unknown agent
+    definition is a 400, so is an unknown skill: the agent would start without it)."""
+    if not command.skills:
+        return
+    trusted = _trusted()
+    roots = default_roots(Path(command.cwd), shard_home=shard_home(), user_home=Path.home())
+    found = load_skills(roots, trusted=trusted).skills
+    missing = [name for name in command.skills if name not in found]
+    if missing:
+        hint = "" if trusted else "; project skills need KERNEL_SHARD_TRUST_PROJECT=1"
+        raise BadRequestError(
+            f"skills: no skill named {', '.join(repr(n) for n in missing)} for this cwd (looked "
+            f"in SHARD_HOME/skills, ~/.agents/skills and the project's .shard/skills and "
+            f".agents/skills{hint})"
+        )
 
 
 def _with_definition(command: AgentCreateCommand, *, explicit_mode: bool) -> AgentCreateCommand:
@@ -97,9 +157,8 @@ def _with_definition(command: AgentCreateCommand, *, explicit_mode: bool) -> Age
     name = command.agent or ""
     if not valid_name(name):
         raise BadRequestError(f"agent: {_short(name)} is not an agent definition name (kebab-case)")
-    trusted = os.environ.get("KERNEL_SHARD_TRUST_PROJECT", "").lower() in ("1", "true", "yes")
     definitions = load_agent_definitions(
-        Path(command.cwd), home=shard_home(), config=config_dir(), trusted=trusted
+        Path(command.cwd), home=shard_home(), config=config_dir(), trusted=_trusted()
     )
     try:
         definition = definitions.require(name)
@@ -194,15 +253,15 @@ def _check_rules(command: AgentCreateCommand) -> None:
 
 
 def kernel_env(manifest: AgentManifest) -> dict[str, str]:
-    """The agent's configuration as the only thing a kernel (or a kernel gateway) is given."""
+    """The agent's configuration as the only thing a kernel (or a kernel gateway) is given; its
+    rules stay in the manifest (`KERNEL_SHARD_PERMISSIONS=manifest`, see agent_env.py)."""
     env = {
         "KERNEL_SHARD_AGENT_ID": manifest.id,
         "KERNEL_SHARD_CWD": manifest.cwd,
         "KERNEL_SHARD_MODE": manifest.mode,
         "KERNEL_SHARD_HEADLESS_POLICY": manifest.headless_policy,
         "KERNEL_SHARD_PERMISSION_TIMEOUT": repr(manifest.permission_timeout),
-        "KERNEL_SHARD_ALLOW": "\n".join(manifest.permissions.allow),
-        "KERNEL_SHARD_DENY": "\n".join(manifest.permissions.deny),
+        PERMISSIONS_VARIABLE: FROM_MANIFEST,
     }
     if manifest.rules_from:
         env["KERNEL_SHARD_RULES_FROM"] = manifest.rules_from

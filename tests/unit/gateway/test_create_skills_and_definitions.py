@@ -3,12 +3,14 @@ checked with a clear 400, carried in the manifest to the kernel's KERNEL_SHARD_*
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
 
+from shard_core.engine.state import shard_home
 from shard_kernel.agent_env import read_agent_env
-from shard_kernel.gateway.manifest import AgentManifest
+from shard_kernel.gateway.manifest import AgentManifest, ManifestStore
 from shard_kernel.gateway.validation import BadRequestError, kernel_env, parse_create
 
 REVIEWER = (
@@ -28,11 +30,21 @@ def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+def _saved(manifest: AgentManifest) -> AgentManifest:
+    """Kept where the kernel reads its rules from (as the registry keeps every manifest)."""
+    ManifestStore(shard_home(), logging.getLogger("test")).save(manifest)
+    return manifest
+
+
 def test_skills_are_accepted_and_reach_the_kernel(homes: Path) -> None:
+    for name in ("code-review", "pdf"):
+        skill = homes / "shard-home" / "skills" / name / "SKILL.md"
+        skill.parent.mkdir(parents=True)
+        skill.write_text(f"---\nname: {name}\ndescription: The {name} skill.\n---\nBody.\n")
     command = parse_create({"cwd": str(homes / "ws"), "skills": ["code-review", "pdf"]})
     assert command.skills == ["code-review", "pdf"]
     manifest = AgentManifest(id="agent-x", name="x", cwd=command.cwd, skills=command.skills)
-    env = kernel_env(manifest)
+    env = kernel_env(_saved(manifest))
     assert env["KERNEL_SHARD_SKILLS"] == "code-review\npdf"
     assert read_agent_env({**env, "KERNEL_SHARD_CWD": str(homes)}).skills == ("code-review", "pdf")
     assert "KERNEL_SHARD_SKILLS" not in kernel_env(manifest.model_copy(update={"skills": []}))
@@ -55,7 +67,7 @@ def test_an_agent_definition_fills_model_and_mode_and_reaches_the_kernel(homes: 
     manifest = AgentManifest(
         id="agent-x", name="x", cwd=command.cwd, mode=command.mode, agent_definition="reviewer"
     )
-    env = kernel_env(manifest)
+    env = kernel_env(_saved(manifest))
     assert env["KERNEL_SHARD_AGENT_DEFINITION"] == "reviewer"
     assert read_agent_env({**env, "KERNEL_SHARD_CWD": str(homes)}).agent_definition == "reviewer"
 
