@@ -21,13 +21,14 @@ KEPT_KEYS = ("user.name", "user.email", "init.defaultbranch")
 _TIMEOUT = 10.0
 _LOCK = threading.Lock()
 _MADE: dict[str, Path] = {}
+_READ: dict[str, dict[str, str]] = {}
 _FOLDER: list[Path] = []
 
 
 def identity_config(env: Mapping[str, str]) -> Path | None:
     """A file holding the global `user.name`, `user.email` and `init.defaultBranch` of the
     environment's HOME (none set: None)."""
-    text = _render(_read(env))
+    text = _render(_cached_read(env))
     if not text:
         return None
     with _LOCK:
@@ -43,6 +44,27 @@ def identity_config(env: Mapping[str, str]) -> Path | None:
             f.write(text)
         _MADE[text] = path
         return path
+
+
+def _cached_read(env: Mapping[str, str]) -> dict[str, str]:
+    """`_read`, again only when a global config file changed (one `git` less per command)."""
+    home = Path(env.get("HOME") or Path.home())
+    xdg = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+    stamps: list[object] = [str(home), str(xdg)]
+    for path in (home / ".gitconfig", xdg / "git" / "config"):
+        try:
+            info = path.stat()
+            stamps.append((info.st_mtime_ns, info.st_size, info.st_ino))
+        except OSError:
+            stamps.append(None)
+    key = repr(stamps)
+    with _LOCK:
+        if key in _READ:
+            return _READ[key]
+    values = _read(env)
+    with _LOCK:
+        _READ[key] = values
+    return values
 
 
 def _read(env: Mapping[str, str]) -> dict[str, str]:

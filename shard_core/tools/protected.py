@@ -28,6 +28,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from shard_core.tools.repositories import nested_repositories, planted
+
 PROJECT_FOLDERS = (".shard", ".agents")
 PROJECT_FILES = (".mcp.json", "SHARD.md", "AGENTS.md")
 GIT_FOLDERS = ("hooks", "info")
@@ -44,7 +46,11 @@ class Protection:
     created: list[Path] = field(default_factory=list[Path])
     watched: list[Path] = field(default_factory=list[Path])
     new_repos: list[Path] = field(default_factory=list[Path])
-    """folders without a `.git` at launch: a repository made there gets its hooks checked"""
+    """folders without a `.git` at launch: a repository made there is checked when it ends"""
+    scanned: list[Path] = field(default_factory=list[Path])
+    """roots searched for nested repositories (`repositories.py`), again when it ends"""
+    known: set[Path] = field(default_factory=set[Path])
+    """the nested repositories found at launch"""
 
 
 def protection(roots: Sequence[Path], cwd: Path) -> Protection:
@@ -59,6 +65,11 @@ def protection(roots: Sequence[Path], cwd: Path) -> Protection:
         # reach) gets its missing ones watched instead, not a stray `.shard` on the host.
         mine = folder == own or folder not in real_roots
         _project(folder, real_roots, found, create=mine)
+    if own is not None:
+        found.scanned.append(own)
+        found.known = set(nested_repositories(own))
+        for repo in sorted(found.known - set(folders)):
+            _git(repo, real_roots, found)
     found.pinned = sorted(_dedupe(found.pinned), key=lambda p: len(p.parts))
     found.protected = _dedupe(found.protected)
     return found
@@ -84,10 +95,17 @@ def _project(folder: Path, roots: Sequence[Path], found: Protection, *, create: 
         _protect(folder / name, roots, found, create=False)
     git = folder / ".git"
     if not os.path.lexists(git):
-        found.new_repos.append(folder)  # a repository the command makes: its hooks checked
+        found.new_repos.append(folder)  # a repository the command makes: checked at the end
         if any(os.path.lexists(f / ".git") for f in folder.parents):
             found.watched.append(git)  # a planted one would take over the outer repository
         return
+    _git(folder, roots, found)
+
+
+def _git(folder: Path, roots: Sequence[Path], found: Protection) -> None:
+    """The existing `.git` in `folder`: pinned (a folder) or protected (a gitfile), and the
+    hooks, info and config of every git folder it stands for."""
+    git = folder / ".git"
     root = _root_of(folder, roots)
     if git.is_dir() and root is not None:
         found.pinned += [*_chain(root, folder / ".git"), folder / ".git"]
@@ -165,16 +183,17 @@ def _chain(root: Path, path: Path) -> list[Path]:
 
 
 def quarantine(found: Protection) -> list[str]:
-    """After the command: rename every watched path that now exists, and every hook of a
-    repository the command created (git made only `*.sample` ones); a note for each."""
+    """After the command: rename every watched path that now exists, and what the command
+    planted in a repository it created (`repositories.planted`); a note for each."""
     stamp = time.strftime("%Y%m%dT%H%M%S")
-    planted = [p for p in found.watched if os.path.lexists(p)]
-    for folder in found.new_repos:
-        hooks = folder / ".git" / "hooks"
-        with contextlib.suppress(OSError):
-            planted += [h for h in sorted(hooks.iterdir()) if not h.name.endswith(".sample")]
+    moved = [p for p in found.watched if os.path.lexists(p)]
+    made = list(found.new_repos)
+    for root in found.scanned:
+        made += [r for r in nested_repositories(root) if r not in found.known]
+    for folder in _dedupe(made):
+        moved += [p for p in planted(folder) if p not in moved]
     notes: list[str] = []
-    for path in planted:
+    for path in moved:
         target = path.with_name(f"{path.name}.quarantined-{stamp}")
         try:
             path.rename(target)

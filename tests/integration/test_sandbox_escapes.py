@@ -544,3 +544,29 @@ async def test_a_background_task_that_plants_a_context_file_has_it_moved_away(bo
     assert moved.read_text() == "planted\n"
     [note] = notes
     assert f"shard: the command created {repo / 'AGENTS.md'}" in note
+
+
+async def test_nested_repositories_are_protected_and_new_ones_checked(box: Box) -> None:
+    """A repository inside the workspace (`vendor/lib`) keeps its hooks; a repository the command
+    makes below the cwd loses a planted hook, and all of its `.git` when its config names a
+    program (the person's `git status` there would run `core.fsmonitor`)."""
+    ws = _repo(box.outside / "ws")
+    lib = _repo(ws / "vendor" / "lib")
+    result = await bash(_in(box, ws), "touch vendor/lib/.git/hooks/pre-commit")
+    assert "Read-only file system" in result.text
+    assert not (lib / ".git" / "hooks" / "pre-commit").exists()
+    command = (
+        "mkdir -p a/hooked a/monitored && git -C a/hooked init -q && "
+        "touch a/hooked/.git/hooks/post-checkout && git -C a/monitored init -q && "
+        "git -C a/monitored config core.fsmonitor 'touch /var/tmp/x' && echo made"
+    )
+    result = await bash(_in(box, ws), command)
+    assert "made" in result.text
+    hooked, monitored = ws / "a" / "hooked", ws / "a" / "monitored"
+    assert not (hooked / ".git" / "hooks" / "post-checkout").exists()
+    assert (hooked / ".git" / "HEAD").exists()  # the repository itself stays
+    assert not (monitored / ".git").exists()
+    assert [p.name.split("-")[0] for p in monitored.glob(".git.quarantined-*")] == [
+        ".git.quarantined"
+    ]
+    assert "monitored/.git" in result.text

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from shard_core.tools.bwrap import Layout, bwrap_argv
 from shard_core.tools.protected import Protection, protection, quarantine
+from shard_core.tools.repositories import nested_repositories, runs_a_program
 
 
 def _git_init(folder: Path) -> None:
@@ -131,3 +132,31 @@ def test_folders_are_made_only_in_the_root_the_agent_works_in(tmp_path: Path) ->
     assert sorted(data.iterdir()) == []
     assert data / ".shard" in found.watched
     assert data / ".agents" in found.watched
+
+
+def test_a_config_that_runs_a_program_is_recognised() -> None:
+    fresh = [("core.repositoryformatversion", "0"), ("core.bare", "false"), ("user.name", "x")]
+    assert not runs_a_program(fresh)
+    for entry in [
+        ("core.fsmonitor", "x"),
+        ("core.hookspath", "h"),
+        ("core.sshcommand", "x"),
+        ("filter.lfs.smudge", "x"),
+        ("diff.evil.textconv", "x"),
+        ("include.path", "../x"),
+        ("includeif.gitdir:/x.path", "y"),
+        ("alias.st", "!sh -c evil"),
+        ("remote.origin.uploadpack", "evil"),
+    ]:
+        assert runs_a_program([*fresh, entry]), entry
+    assert not runs_a_program([("alias.st", "status")])
+
+
+def test_nested_repositories_are_found_within_bounds(workspace: Path) -> None:
+    for sub in ("a", "b/c", "b/d/e", "node_modules/x", "f/g/h/i"):
+        _git_init(workspace / sub)
+    assert sorted(nested_repositories(workspace)) == [
+        workspace / "a",
+        workspace / "b" / "c",
+        workspace / "b" / "d" / "e",
+    ]
