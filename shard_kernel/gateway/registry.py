@@ -2,7 +2,9 @@
 
 Kernels are started, listed and stopped with `MappingKernelManager` calls alone, so the same
 code drives local kernels and kernels a remote gateway hosts (`--GatewayClient.url`). Agent
-configuration reaches the kernel only as `KERNEL_SHARD_*` variables. One asyncio lock per agent
+configuration reaches the kernel as `KERNEL_SHARD_*` variables, but for its rules, which the
+kernel reads from the manifest (a list may be longer than an environment holds; the kernel and
+the server share SHARD_HOME, where its session log lives too). One asyncio lock per agent
 makes concurrent attaches of a stopped agent start exactly one kernel. Agents come from
 `POST /shard/api/agents` or are adopted from notebook sessions (`adoption.py`).
 """

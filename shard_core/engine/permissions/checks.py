@@ -4,7 +4,7 @@ Order, first match wins: deny rules → ask rules → grants → allow rules →
 (read-only and inside the workspace: allow) → ask. A path outside the workspace, or a write under
 a protected directory, is "guarded": an allow rule or grant lifts the guard only when it names
 the place (an absolute/`~` pattern outside, a pattern containing `.git`/`.shard` for those). A
-tool's declared reach outside the workspace (`Check.outside`) is guarded too, and no rule names
+tool's declared reach outside the workspace (`Check.reaches`) is guarded too, and no rule names
 it: only a person's answer allows it.
 """
 
@@ -57,7 +57,7 @@ class Check:
     read_only: bool = False
     target: PathTarget | None = None
     argv: tuple[str, ...] | None = None
-    outside: tuple[str, ...] = ()
+    reaches: tuple[str, ...] = ()
     """Places outside the workspace the call reads without a path (a ReachingTool's reach)."""
 
     @property
@@ -140,8 +140,8 @@ def _first(rules: tuple[SourcedRule, ...], check: Check, *, as_written: bool) ->
 
 
 def _guard(check: Check) -> str | None:
-    if check.outside:
-        return f"reaches outside the workspace: {'; '.join(check.outside)}"
+    if check.reaches:
+        return f"reaches outside the workspace: {'; '.join(check.reaches)}"
     target = check.target
     if target is None:
         return None

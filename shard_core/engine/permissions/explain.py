@@ -149,10 +149,10 @@ def _explain_tool(
 ) -> Explanation:
     read_only = query.read_only
     if name not in PATH_TOOLS:
-        outside = _reach(tool, query)
-        check = Check(name, name, read_only=read_only, outside=outside)
+        reaches = _reach(tool, query)
+        check = Check(name, name, read_only=read_only, reaches=reaches)
         default = read_only and not name.startswith("mcp__")
-        suggestion = None if outside else suggest_tool(name)
+        suggestion = None if reaches else suggest_tool(name)
         return _from_verdict(evaluate_check(check, book, default_allow=default), suggestion)
     raw = query.input.get("path", "." if name in _DIR_TOOLS else None)
     try:
