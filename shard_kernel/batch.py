@@ -163,7 +163,13 @@ async def _cells(
     client: NotebookClient, opts: BatchOptions, env: dict[str, str], signals: StopSignals,
     out: TextIO,
 ) -> int:  # fmt: skip
-    started = await _start(client, env, signals)
+    try:
+        started = await _start(client, env, signals)
+    except Exception as exc:  # the kernelspec's command missing, the kernel exiting at once
+        print(
+            f"the kernel did not start: {terminal_safe(str(exc) or type(exc).__name__)}", file=out
+        )
+        return ExitCode.KERNEL_DIED
     if not started:
         print(f"stopped: {signals.received} received while the kernel started", file=out)
         return ExitCode.INTERRUPTED

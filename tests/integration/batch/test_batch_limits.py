@@ -40,8 +40,8 @@ def script(work: Path, *steps: dict[str, Any]) -> None:
     nbformat.write(nb, str(work / "tasks.ipynb"))
 
 
-def start(work: Path, *options: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "KERNEL_SHARD_AGENT_ID": AGENT}
+def start(work: Path, *options: str, **env_vars: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "KERNEL_SHARD_AGENT_ID": AGENT, **env_vars}
     argv = [sys.executable, "-m", "shard_kernel.cli", "batch", str(work / "tasks.ipynb")]
     return subprocess.Popen(
         [*argv, *options], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -176,3 +176,19 @@ def test_a_dead_kernel_ends_the_run_with_its_reason(project: Path) -> None:  # n
     assert second.outputs[-1]["text"] == (
         "shard batch: kernel died: the kernel was killed by SIGKILL\n"
     )
+
+
+def test_a_kernel_that_cannot_start_is_a_clear_error(project: Path) -> None:  # noqa: F811
+    installed = project.parent / "jupyter_data_dir" / "kernels" / "shard" / "kernel.json"
+    data = json.loads(installed.read_text())
+    spec = project.parent / "jupyter_path" / "kernels" / "shard" / "kernel.json"
+    spec.parent.mkdir(parents=True)  # JUPYTER_PATH comes before every other kernel folder
+    spec.write_text(json.dumps({**data, "argv": ["/nonexistent/python", *data["argv"][1:]]}))
+    proc = start(project, JUPYTER_PATH=str(spec.parents[2]))
+
+    status, out = finish(proc)
+
+    assert status == ExitCode.KERNEL_DIED, out
+    assert out.splitlines()[0].startswith("the kernel did not start: ")
+    assert "/nonexistent/python" in out
+    nbformat.validate(nbformat.read(str(project / "tasks.out.ipynb"), as_version=4))
