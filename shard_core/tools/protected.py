@@ -33,7 +33,7 @@ from shard_core.tools.repositories import nested_repositories, planted
 PROJECT_FOLDERS = (".shard", ".agents")
 PROJECT_FILES = (".mcp.json", "SHARD.md", "AGENTS.md")
 GIT_FOLDERS = ("hooks", "info")
-GIT_FILES = ("config", "config.worktree")
+GIT_FILES = ("config", "config.worktree", "commondir")
 MAX_MODULES = 200
 
 
@@ -51,6 +51,8 @@ class Protection:
     """roots searched for nested repositories (`repositories.py`), again when it ends"""
     known: set[Path] = field(default_factory=set[Path])
     """the nested repositories found at launch"""
+    links: dict[Path, str] = field(default_factory=dict[Path, str])
+    """protected paths that are symlinks, and where they point"""
 
 
 def protection(roots: Sequence[Path], cwd: Path) -> Protection:
@@ -155,6 +157,10 @@ def _with_modules(gitdirs: list[Path]) -> list[Path]:
 
 
 def _protect(path: Path, roots: Sequence[Path], found: Protection, *, create: bool) -> None:
+    if path.is_symlink() and _root_of(_real(path.parent), roots) is not None:
+        # A mount follows the link and protects its target; the link itself could still be
+        # replaced, so it is checked (and put back) when the command ends.
+        found.links[path] = os.readlink(path)
     real = _real(path)
     root = _root_of(real, roots)
     if root is None:
@@ -192,6 +198,8 @@ def quarantine(found: Protection) -> list[str]:
         made += [r for r in nested_repositories(root) if r not in found.known]
     for folder in _dedupe(made):
         moved += [p for p in planted(folder) if p not in moved]
+    changed = {p: t for p, t in found.links.items() if not _points_to(p, t)}
+    moved += [p for p in changed if os.path.lexists(p) and p not in moved]
     notes: list[str] = []
     for path in moved:
         target = path.with_name(f"{path.name}.quarantined-{stamp}")
@@ -204,7 +212,18 @@ def quarantine(found: Protection) -> list[str]:
             f"the command created {path}, which Shard or git would trust later; it was renamed "
             f"to {target.name} (make it with the write tool, which asks)"
         )
+    for path, target in changed.items():
+        with contextlib.suppress(OSError):
+            os.symlink(target, path)
+            notes.append(f"the command replaced the link {path}; it points to {target} again")
     return notes
+
+
+def _points_to(path: Path, target: str) -> bool:
+    try:
+        return os.readlink(path) == target
+    except OSError:
+        return False
 
 
 def _root_of(path: Path, roots: Sequence[Path]) -> Path | None:

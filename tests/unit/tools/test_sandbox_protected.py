@@ -3,6 +3,7 @@ and where they go on bwrap's command line."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -160,3 +161,22 @@ def test_nested_repositories_are_found_within_bounds(workspace: Path) -> None:
         workspace / "b" / "c",
         workspace / "b" / "d" / "e",
     ]
+
+
+def test_a_protected_symlink_is_put_back_when_replaced(workspace: Path) -> None:
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "agents.md").write_text("the person's notes\n")
+    (workspace / "AGENTS.md").symlink_to("docs/agents.md")
+    found = protection([workspace], workspace)
+    assert workspace / "docs" / "agents.md" in found.protected  # the mount protects the target
+    assert quarantine(found) == []
+    (workspace / "AGENTS.md").unlink()
+    (workspace / "AGENTS.md").write_text("planted\n")
+    notes = quarantine(found)
+    assert os.readlink(workspace / "AGENTS.md") == "docs/agents.md"
+    [moved] = workspace.glob("AGENTS.md.quarantined-*")
+    assert moved.read_text() == "planted\n"
+    assert notes[-1] == (
+        f"the command replaced the link {workspace / 'AGENTS.md'}; "
+        "it points to docs/agents.md again"
+    )
