@@ -245,11 +245,10 @@ def _stopped(state: str, code: ExitCode, started: float, why: str) -> Outcome:
 
 
 async def _settle(task: asyncio.Future[Any]) -> BaseException | None:
-    try:
-        await task
-    except (Exception, asyncio.CancelledError) as exc:
-        return exc
-    return None
+    """How the cell's task ended: None, or its exception (a cancellation of this run's own task
+    still propagates: `wait` does not raise the task's outcome)."""
+    await asyncio.wait({task})
+    return asyncio.CancelledError() if task.cancelled() else task.exception()
 
 
 def _last_line(error: BaseException) -> str:

@@ -143,9 +143,18 @@ def test_a_signal_on_a_queued_ask_writes_the_notebook_and_stops_the_kernel(
     assert not process_alive(kernel)
 
 
-def test_a_queued_ask_waits_only_the_permission_timeout(project: Path) -> None:  # noqa: F811
+@pytest.mark.parametrize("where", ["flag", "metadata"])
+def test_a_queued_ask_waits_only_the_permission_timeout(
+    project: Path,  # noqa: F811
+    where: str,
+) -> None:
     script(project, HELLO, WRITE, {"text": "Wrote it."})
-    proc = start(project, "--policy", "queue", "--permission-timeout", "2")
+    if where == "metadata":  # the notebook asks for the queue policy itself
+        nb = nbformat.read(str(project / "tasks.ipynb"), as_version=4)
+        nb.metadata["shard"] = {"headless_policy": "queue"}
+        nbformat.write(nb, str(project / "tasks.ipynb"))
+    policy = ["--policy", "queue"] if where == "flag" else []
+    proc = start(project, *policy, "--permission-timeout", "2")
 
     status, out = finish(proc)
 
