@@ -201,8 +201,9 @@ def check_batch(run: NotebookRun) -> None:
     runs = Path(re.findall(r"runs in (\S+)", outputs_text(code_cells(nb)[0]))[0])
     batch = outputs_text(cell_starting(nb, "command = "))
     assert "$ shard batch tasks.ipynb -o tasks.done.ipynb --policy deny" in batch
-    assert "cell 2/2 ok" in batch
-    assert "exit status 0" in batch
+    assert "cell 1/2 ok" in batch
+    assert "cell 2/2 blocked" in batch  # the commit was denied: nobody to ask, no rule for git
+    assert "exit status 3" in batch
 
     for name, executed in [("batch", "tasks.done.ipynb"), ("papermill", "tasks.papermill.ipynb")]:
         folder = runs / name
