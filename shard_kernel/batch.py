@@ -25,6 +25,7 @@ from jupyter_core.utils import ensure_async
 from nbclient import NotebookClient
 
 from shard_core.engine.state import shard_home
+from shard_core.providers.models import parse_model
 from shard_core.types.errors import ConfigError
 from shard_kernel.batch_cells import CellRun, EventTail, Limits, Outcome, StopSignals
 from shard_kernel.exit_codes import ExitCode
@@ -112,6 +113,8 @@ def run_batch(opts: BatchOptions, out: TextIO) -> int:
     nb = _read(opts)
     output = opts.output or opts.notebook.with_name(opts.notebook.stem + ".out.ipynb")
     env = kernel_env(opts, dict(nb.metadata))
+    if env.get("KERNEL_SHARD_MODEL"):
+        parse_model(env["KERNEL_SHARD_MODEL"])  # a bad one is bad input, as in `shard run`
     status = asyncio.run(_run(opts, nb, env, output, out))
     print(f"wrote {output}", file=out)
     for line in start_notes(env["KERNEL_SHARD_AGENT_ID"]):  # e.g. project files left out

@@ -201,3 +201,13 @@ def test_a_kernel_that_cannot_start_is_a_clear_error(project: Path) -> None:  # 
     assert out.splitlines()[0].startswith("the kernel did not start: ")
     assert "/nonexistent/python" in out
     nbformat.validate(nbformat.read(str(project / "tasks.out.ipynb"), as_version=4))
+
+
+def test_a_bad_model_is_bad_input_as_in_shard_run(project: Path) -> None:  # noqa: F811
+    proc = start(project, "--model", "nonsense")
+    out, err = proc.communicate(timeout=WAIT)
+
+    assert proc.returncode == ExitCode.BAD_INPUT == 2, out + err
+    assert err.startswith("shard: error: bad model 'nonsense': expected one of "), err
+    assert out == ""
+    assert not (project / "tasks.out.ipynb").exists()  # checked before any kernel started
