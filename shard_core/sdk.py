@@ -241,6 +241,15 @@ def sandbox_policy(box: SandboxConfig, secret_files: Sequence[str] = ()) -> Sand
     )
 
 
+def extension_settings(config: ShardConfig) -> dict[str, Any]:
+    """What `api.settings` answers from: the config without providers, and of the credentials
+    only the files they are kept in (paths a sandbox hides; no value, no variable name)."""
+    settings = config.model_dump(mode="json", exclude={"providers", "credentials"})
+    kept = {name: {"file": c.file} for name, c in config.credentials.items() if c.file}
+    settings["credentials"] = kept
+    return settings
+
+
 def credential_files(config: ShardConfig) -> list[str]:
     """The files `credentials.<name>.file` entries name: hidden in the sandbox."""
     return [c.file for c in config.credentials.values() if c.file]
@@ -331,7 +340,7 @@ async def create_agent(
 
     store = _open_store(opts, home, root, agent_id)
     host = ExtensionHost()
-    host.use_settings(config.model_dump(mode="json", exclude={"providers", "credentials"}))
+    host.use_settings(extension_settings(config))
     host.bind_ui(opts.extension_ui or opts.ui)
     # Background task logs live beside the session log; a finished task steers the session.
     tasks = BackgroundTasks(store.path.with_suffix(".tasks"))

@@ -54,7 +54,9 @@ class ExtensionApi(Protocol):
 
     def settings(self, section: str) -> JsonObject:
         """This agent's config.json section `section` as JSON, with the agent's own overrides
-        applied (`{}` when there is none; providers and credentials are never given)."""
+        applied (`{}` when there is none). Providers are never given, and of `credentials`
+        only where a file-kept credential lives (`{name: {"file": path}}`, for a sandbox to
+        hide), never a value or a variable's name."""
         ...
 
 

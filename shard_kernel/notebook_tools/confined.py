@@ -30,7 +30,7 @@ import zmq
 from jupyter_client.manager import AsyncKernelManager
 
 from shard_core.contracts import ToolContext
-from shard_core.tools.sandbox import Sandbox
+from shard_core.tools.sandbox import Launch, Sandbox
 
 _WRITABLE_DIRS = (("IPYTHONDIR", "/tmp/ipython"), ("MPLCONFIGDIR", "/tmp/matplotlib"))
 
@@ -39,16 +39,28 @@ class SandboxError(Exception):
     """The sandbox is required and not available; the message says why."""
 
 
-async def sandbox_prefix(
+@dataclasses.dataclass(frozen=True)
+class Confinement:
+    """The bwrap argv a kernel command is appended to (ending in `--`), and the launch whose
+    `settle` moves away the protected files a run created (`shard_core.tools.protected`)."""
+
+    argv: list[str]
+    launch: Launch
+
+    def settle(self) -> list[str]:
+        return self.launch.settle()
+
+
+async def confine(
     sandbox: Sandbox,
     ctx: ToolContext | None,
     cwd: Path,
     folder: Path,
     env: Mapping[str, str],
-) -> list[str] | None:
-    """The argv the kernel command is appended to (ending in `--`), or None when the kernel runs
-    unsandboxed (`sandbox.mode: off`, or no bubblewrap here and the mode allows that). `ctx`: the
-    first calling tool's (its roots are writable); without one, `cwd` is the only root."""
+) -> Confinement | None:
+    """How the kernel starts sandboxed, or None when it runs unsandboxed (`sandbox.mode: off`,
+    or no bubblewrap here and the mode allows that). `ctx`: the first calling tool's (its roots
+    are writable); without one, `cwd` is the only root."""
     if not zmq.has("ipc"):
         raise SandboxError("cannot sandbox the workspace kernel: libzmq has no ipc transport")
     if ctx is None:
@@ -64,7 +76,19 @@ async def sandbox_prefix(
     for name, where in _WRITABLE_DIRS:
         if name not in env:
             extra += ["--setenv", name, where]
-    return [*launch.argv[:-1], *extra, "--"]
+    return Confinement([*launch.argv[:-1], *extra, "--"], launch)
+
+
+async def sandbox_prefix(
+    sandbox: Sandbox,
+    ctx: ToolContext | None,
+    cwd: Path,
+    folder: Path,
+    env: Mapping[str, str],
+) -> list[str] | None:
+    """`confine`'s argv alone."""
+    found = await confine(sandbox, ctx, cwd, folder, env)
+    return None if found is None else found.argv
 
 
 class ConfinedKernelManager(AsyncKernelManager):

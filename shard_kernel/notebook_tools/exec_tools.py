@@ -74,6 +74,7 @@ def _execution_result(run: Execution, what: str, limit: float) -> ToolResult:
         lines.append(f"(interrupted after the {limit:g} s timeout)")
     elif run.interrupted:
         lines.append("(interrupted)")
+    lines += run.notes
     text = "\n".join(lines) if lines else "(no output)"
     failed = run.error is not None or run.interrupted
     tone = "error" if failed else "success"
@@ -231,6 +232,7 @@ def _run_report(
         body = "\n".join(summarise(run.outputs, budget)) or "(no output)"
         if run.timed_out:
             body += f"\n(interrupted after the {limit:g} s timeout)"
+        body += "".join(f"\n{note}" for note in run.notes)
         blocks.append(f"## cell {cell_id} {count} {state}\n{body}")
     skipped = wanted[len(ran) :]
     failed = any(r.error is not None or r.interrupted for _, r in ran)

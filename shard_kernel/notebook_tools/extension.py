@@ -71,7 +71,11 @@ def kernel_sandbox(api: ExtensionApi) -> Sandbox | None:
     """The sandbox the workspace kernel starts in: bash's (config `sandbox`), unless
     `sandbox.kernel` is "off"."""
     box = SandboxConfig.model_validate(api.settings("sandbox"))
-    return Sandbox(sandbox_policy(box)) if box.kernel == "on" else None
+    if box.kernel != "on":
+        return None
+    kept = api.settings("credentials").values()
+    files = [str(c["file"]) for c in kept if isinstance(c, dict) and c.get("file")]
+    return Sandbox(sandbox_policy(box, files))
 
 
 def _kernel_command(kernel: WorkspaceKernel) -> CommandHandler:

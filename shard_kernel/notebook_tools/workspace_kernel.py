@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # imported where used: an agent that never runs code never pa
     from jupyter_client.manager import AsyncKernelManager
 
     from shard_core.tools.sandbox import Sandbox
+    from shard_kernel.notebook_tools.confined import Confinement
 
 Json = dict[str, Any]
 OutputHook = Callable[[Json], None]
@@ -60,6 +61,8 @@ class Execution:
     status: str = "ok"
     interrupted: bool = False
     timed_out: bool = False
+    notes: list[str] = field(default_factory=list[str])
+    """what the sandbox moved away after the run (protected files it created)"""
 
     @property
     def error(self) -> Json | None:
@@ -91,6 +94,7 @@ class WorkspaceKernel:
         self.client: AsyncKernelClient | None = None
         self.language: str | None = None
         self._folder: Path | None = None
+        self._confinement: Confinement | None = None
         self._lock = asyncio.Lock()
         self._starting = asyncio.Lock()
 
@@ -155,15 +159,15 @@ class WorkspaceKernel:
         """The bwrap argv the kernel starts under, or None (no sandbox, or it is off)."""
         if self.sandbox is None:
             return None
-        from shard_kernel.notebook_tools.confined import SandboxError, sandbox_prefix
+        from shard_kernel.notebook_tools.confined import SandboxError, confine
 
         cwd, folder, env = self.cwd or Path.cwd(), self._socket_folder(), self._kernel_env()
         try:
-            prefix = await sandbox_prefix(self.sandbox, self._ctx, cwd, folder, env)
+            self._confinement = await confine(self.sandbox, self._ctx, cwd, folder, env)
         except SandboxError as exc:
             raise KernelError(str(exc)) from None
-        self.sandboxed = prefix is not None
-        return prefix
+        self.sandboxed = self._confinement is not None
+        return None if self._confinement is None else self._confinement.argv
 
     def _kernel_env(self) -> dict[str, str]:
         return scrubbed_env(self._env if self._env is not None else os.environ)
@@ -258,6 +262,8 @@ class WorkspaceKernel:
         if client is not None:
             client.stop_channels()
         await self._stop_manager()
+        if self._confinement is not None:  # what a cancelled last run planted goes too
+            await asyncio.to_thread(self._confinement.settle)
 
     async def _stop_manager(self) -> None:
         on_server, self.server_kernel = self.server_kernel, None
@@ -300,6 +306,8 @@ class WorkspaceKernel:
                 await asyncio.shield(self._interrupt_and_drain(collect))
                 raise
             run.execution_count, run.status = await _reply(client, msg_id, run)
+            if self._confinement is not None:
+                run.notes = await asyncio.to_thread(self._confinement.settle)
             return run
 
     async def _interrupt_and_drain(self, collect: asyncio.Future[None]) -> None:
