@@ -23,7 +23,8 @@ from tests.integration.notebooks.conftest import NotebookRun
 from tests.integration.notebooks.test_notebooks_advanced import CHECKS as ADVANCED_CHECKS
 from tests.integration.notebooks.test_notebooks_basics import CHECKS as BASIC_CHECKS
 
-pytestmark = pytest.mark.integration
+# the first test also builds the environment (a venv, the registry's packages, Shard): minutes
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
