@@ -114,7 +114,8 @@ def saved_notebook(lab: LabServer, tmp_path: Path) -> str:
     done = tmp_path / "done.ipynb"
     argv = [sys.executable, "-m", "shard_kernel.cli", "batch", str(source), "-o", str(done)]
     argv += ["--model", f"scripted/{script}", "--cwd", str(work), "--allow", "Edit(greet.py)"]
-    subprocess.run(argv, env=lab.env, check=True, capture_output=True, timeout=120)
+    batch = subprocess.run(argv, env=lab.env, capture_output=True, text=True, timeout=120)
+    assert batch.returncode == 3, batch.stdout + batch.stderr  # the write is denied: blocked
     notebook = json.loads(done.read_text())
     notebook["metadata"].pop("kernelspec", None)
     notebook["metadata"].pop("language_info", None)
