@@ -1,13 +1,20 @@
-"""EventStream: stamps agent_id, seq and ts on events and fans them out to subscribers."""
+"""EventStream: stamps agent_id, seq and ts on events and fans them out to subscribers.
+
+With `secrets` set (the session sets its own), every known secret value is replaced in an event
+before any subscriber sees it: the clients, the event log, `--json` output and the extensions.
+"""
 
 from __future__ import annotations
 
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from shard_core.protocol.events import Event
+
+if TYPE_CHECKING:  # the kernel loads this module at start; the session brings the secrets
+    from shard_core.types.secrets import KnownSecrets
 
 E = TypeVar("E", bound=Event)
 
@@ -21,6 +28,7 @@ class EventStream:
         self._handlers: list[Callable[[Event], None]] = []
         self._queue: deque[Event] = deque()
         self._delivering = False
+        self.secrets: KnownSecrets | None = None
 
     @property
     def last_seq(self) -> int:
@@ -47,6 +55,8 @@ class EventStream:
     def emit(self, cls: type[E], **fields: Any) -> E:
         """Build an event of type `cls` with the next seq and publish it."""
         event = cls(agent_id=self.agent_id, seq=self._next, ts=time.time(), **fields)
+        if self.secrets is not None:
+            event = self.secrets.redact_model(event)
         self._next += 1
         self.publish(event)
         return event

@@ -118,6 +118,9 @@ class AgentSession:
         self.gate = gate
         self.compactor = compactor
         self.events = events or EventStream(config.agent_id)
+        # One redactor at the two doors: nothing reaches the log or a client with a known
+        # secret in it, whichever path (prompt, steer, task notice, tool result) it took.
+        self.store.secrets = self.events.secrets = config.secrets
         self.stable_sections = list(stable_sections)
         self.section_sources = list(section_sources)
         """extensions' `prompt_sections` sources, asked again for every request's branch"""

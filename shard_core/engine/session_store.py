@@ -4,7 +4,9 @@ Each line is one SessionEntry. Appends are single `os.writev` calls on an O_APPE
 an entry is in the page cache the moment `append` returns (that is the "flush" before a provider
 request or a tool dispatch); `sync()` fsyncs at turn end. On load, a torn last line (a crash
 mid-append) is moved to a sidecar file and cut off; a damaged line in the middle is skipped and
-reported. Nothing is ever rewritten otherwise.
+reported. Nothing is ever rewritten otherwise. With `secrets` set (the session sets its own),
+every known secret value is replaced in an entry before it is written or kept: whatever path an
+entry takes into the log — a prompt, a steer, a task's notice, a tool result — it holds none.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pydantic import TypeAdapter, ValidationError
 from shard_core.engine.state import private_dir
 from shard_core.types import SessionEntry, SessionHeaderDetails, SessionHeaderEntry
 from shard_core.types.errors import SessionError, SessionLockedError, SessionNotFoundError
+from shard_core.types.secrets import KnownSecrets
 
 ENTRY_ADAPTER: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry)
 log_ = logging.getLogger("shard.session")
@@ -132,6 +135,8 @@ class SessionStore:
         self._fd: int | None = None
         self.leaf_id: str | None = entries[-1].id if entries else None
         self._branch: tuple[str | None, list[SessionEntry]] = (None, [])
+        self.secrets: KnownSecrets | None = None
+        """values replaced by `[secret]` in every entry appended"""
 
     # ------------------------------------------------------------ lifecycle
 
@@ -272,6 +277,8 @@ class SessionStore:
             ts=time.time(),
             details=details,
         )
+        if self.secrets is not None:
+            entry = self.secrets.redact_model(entry)
         self._write(entry)
         self.leaf_id = entry.id
         return entry

@@ -2,10 +2,12 @@
 
 Order, first match wins: deny rules → ask rules → grants → allow rules → the default policy
 (read-only and inside the workspace: allow) → ask. A path outside the workspace, or a write under
-a protected directory, is "guarded": an allow rule or grant lifts the guard only when it names
-the place (an absolute/`~` pattern outside, a pattern containing `.git`/`.shard` for those). A
-tool's declared reach outside the workspace (`Check.reaches`) is guarded too, and no rule names
-it: only a person's answer allows it.
+a protected place (`shard_core.types.protected`: `.git/`, `.shard/`, `.agents/`, `.mcp.json`,
+`SHARD.md`, `AGENTS.md`), is "guarded": an allow rule or grant lifts the guard only when it names
+the place (an absolute/`~` pattern outside, a pattern with that directory or file name for those).
+A broad `Write(**)` never does, and the headless policy denies a guarded write. A tool's declared
+reach outside the workspace (`Check.reaches`) is guarded too, and no rule names it: only a
+person's answer allows it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from shard_core.engine.permissions.command_forms import rule_forms
-from shard_core.engine.permissions.paths import PathTarget
+from shard_core.engine.permissions.paths import PROTECTED_FILES, PathTarget
 from shard_core.engine.permissions.rules import Rule
 from shard_core.engine.permissions.sources import RuleSet, SourcedRule
 
@@ -148,9 +150,11 @@ def _guard(check: Check) -> str | None:
     if not target.inside:
         return f"is outside the workspace ({target.resolved})"
     protected = target.protected_dir()
-    if check.writes and protected:
-        return f"writes inside {protected}/, which is protected"
-    return None
+    if not check.writes or not protected:
+        return None
+    if protected in PROTECTED_FILES:
+        return f"writes {protected}, which is protected (a later trusted run reads it)"
+    return f"writes inside {protected}/, which is protected"
 
 
 def _lifts(rule: Rule, check: Check, guard: str | None) -> bool:

@@ -6,12 +6,13 @@ Layers, first match wins, except that a deny anywhere wins:
     → the mode's allow vote → default policy → ask
 
 The default policy allows read-only tools inside the workspace (MCP tools excepted) and the
-read-only shell commands of readonly.py. Paths outside the workspace and writes into `.git/` or
-`.shard/` ask unless a rule names them (checks.py); so does a call a tool says reaches outside
-the workspace without a path (`ReachingTool.reach`: recall into another project's sessions).
-A Bash call is judged part by part (shell_policy.py). An ask also records whether the call
-would be allowed with the ask layer ignored — what the headless policy `allow_if_rule_matches`
-needs. `RuleGate` acts on the result; `shard rules check` prints it.
+read-only shell commands of readonly.py. Paths outside the workspace and writes to a protected
+place (`.git/`, `.shard/`, `.agents/`, `.mcp.json`, `SHARD.md`, `AGENTS.md`) ask unless a rule
+names them (checks.py); so does a call a tool says reaches outside the workspace without a path
+(`ReachingTool.reach`: recall into another project's sessions). A Bash call is judged part by
+part (shell_policy.py). An ask also records whether the call would be allowed with the ask layer
+ignored — what the headless policy `allow_if_rule_matches` needs. `RuleGate` acts on the result;
+`shard rules check` prints it.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 The real path decides containment (a symlink inside the workspace that points out is outside).
 Deny rules are also tried on the path as written, so a deny cannot be dodged through a symlink.
-Writes under `.git/` or `.shard/` are protected: they ask even when a broad rule such as `Edit(**)`
-matches; only a rule naming the protected directory allows them.
+Writes to the protected places (`shard_core.types.protected`: `.git/`, `.shard/`, `.agents/`,
+`.mcp.json`, `SHARD.md`, `AGENTS.md`) ask even when a broad rule such as `Edit(**)` matches; only a
+rule naming the protected directory or file allows them.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PROTECTED_DIRS", "PathTarget", "resolve_target"]
+from shard_core.types.protected import PROTECTED_DIRS, PROTECTED_FILES, protected_part
 
-PROTECTED_DIRS = frozenset({".git", ".shard"})
+__all__ = ["PROTECTED_DIRS", "PROTECTED_FILES", "PathTarget", "resolve_target"]
 
 
 @dataclass(frozen=True)
@@ -47,12 +48,12 @@ class PathTarget:
         return (rel or ".") if rel is not None else str(self.resolved)
 
     def protected_dir(self) -> str | None:
-        """The protected directory (`.git`, `.shard`) this path lies in, inside the workspace."""
+        """The protected directory (`.git`, …) this path lies in, or the protected file
+        (`.mcp.json`, …) it is, inside the workspace — by its real path or as written."""
         for rel in (self.rel, self.lexical_rel):
-            if rel:
-                hit = next((p for p in rel.split("/") if p in PROTECTED_DIRS), None)
-                if hit:
-                    return hit
+            hit = protected_part(rel) if rel else None
+            if hit:
+                return hit
         return None
 
     def forms(self, *, as_written: bool) -> list[tuple[str | None, Path]]:
