@@ -67,7 +67,7 @@ def test_untrusted_kernel_names_every_skipped_resource(
     ws = workspace.resolve()
     hint = "--trust-project (in a kernel: KERNEL_SHARD_TRUST_PROJECT=1)"
     expected = [
-        f"skipped {ws / '.shard' / 'agents'} (1 files): project agent definitions need {hint}",
+        f"skipped {ws / '.shard' / 'agents'} (1 file): project agent definitions need {hint}",
         f"skills: skipped {ws / '.agents' / 'skills'}: project skills need {hint}",
         f"skipped {ws / 'AGENTS.md'}: project context needs {hint}",
         "extensions/hello.py: skipped: project extensions need " + hint,

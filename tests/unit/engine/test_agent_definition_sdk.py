@@ -137,7 +137,7 @@ async def test_an_unknown_or_untrusted_definition_is_a_clear_error(
     diagnostics: list[str] = []
     agent = await _agent(tmp_path, FunctionProvider(scripted("ok")), diagnostics=diagnostics)
     await agent.close()
-    assert f"skipped {folder} (1 files): project agent definitions need --trust-project" in (
+    assert f"skipped {folder} (1 file): project agent definitions need --trust-project" in (
         " ".join(diagnostics)
     )
     trusted = await _agent(

@@ -110,9 +110,9 @@ def test_precedence_legacy_then_config_then_project_and_trust(tmp_path: Path) ->
     assert untrusted.names() == ["helper", "old"]
     assert untrusted.require("helper").description == "config"
     assert untrusted.diagnostics == [
-        f"skipped {tmp_path / 'repo' / '.shard' / 'agents'} (1 files): project agent "
+        f"skipped {tmp_path / 'repo' / '.shard' / 'agents'} (1 file): project agent "
         "definitions need --trust-project",
-        f"skipped {ws / '.shard' / 'agents'} (1 files): project agent definitions need "
+        f"skipped {ws / '.shard' / 'agents'} (1 file): project agent definitions need "
         "--trust-project",
     ]
     trusted = load_agent_definitions(ws, home=home, config=config, trusted=True)
