@@ -1,8 +1,9 @@
 """ClientRegistry: who is attached to this agent, in which role, and who can answer asks.
 
-A client attaches by opening a comm on target `shard`. It counts as a responder while its comm
-is open, its role is interactive, and it has been heard from (attach, heartbeat or any command)
-within `ttl` seconds — a closed browser tab stops counting without ever sending comm_close.
+A client attaches by opening a comm on target `shard`. It counts as attached while its comm is
+open and it has been heard from (attach, heartbeat or any command) within `ttl` seconds, and as
+a responder when its role is also interactive — a client whose socket went away without a
+comm_close stops counting within the TTL (it counts again when it is heard from).
 """
 
 from __future__ import annotations
@@ -68,8 +69,9 @@ class ClientRegistry:
         return list(self._by_comm.values())
 
     def counts(self) -> ClientCounts:
-        """Attached clients by role (a stale interactive one still counts as attached)."""
-        roles = [c.role for c in self._by_comm.values()]
+        """Attached clients by role: those heard from within the TTL."""
+        now = time.monotonic()
+        roles = [c.role for c in self._by_comm.values() if now - c.seen < self.ttl]
         return ClientCounts(
             interactive=roles.count("interactive"), observer=roles.count("observer")
         )

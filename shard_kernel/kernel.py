@@ -115,6 +115,7 @@ class ShardKernel(Kernel):
         self._cell: CellOutput | None = None
         self._events_parent: dict[str, Any] | None = None
         self._clients_timer: asyncio.TimerHandle | None = None
+        self._sweep_timer: asyncio.TimerHandle | None = None
         self._clients_reported: ClientCounts | None = None
         self.event_log: EventLog | None = None
         self.batcher = EventBatcher(
@@ -312,20 +313,35 @@ class ShardKernel(Kernel):
 
     def clients_changed(self) -> None:
         """A client attached, detached or changed role: report it once things settle."""
-        if self._loop is None or self._clients_timer is not None:
+        if self._loop is None:
             return
-        self._clients_timer = self._loop.call_later(CLIENTS_SETTLE, self._report_clients)
+        if self._sweep_timer is None:
+            self._sweep_timer = self._loop.call_later(self.clients.ttl / 4, self._sweep_clients)
+        if self._clients_timer is None:
+            self._clients_timer = self._loop.call_later(CLIENTS_SETTLE, self._report_clients)
 
     def _report_clients(self) -> None:
         self._clients_timer = None
         if self.clients.counts() != self._clients_reported:
             self.emit_status()
 
+    def _sweep_clients(self) -> None:
+        """While clients are attached, a few times a TTL: one no longer heard from (its socket
+        gone without a comm_close, e.g. behind a remote kernel gateway) stops counting."""
+        self._sweep_timer = None
+        self._report_clients()
+        if self.clients.clients() and self._loop is not None:
+            self._sweep_timer = self._loop.call_later(self.clients.ttl / 4, self._sweep_clients)
+
     # ------------------------------------------------------------ events out
 
     def _on_event(self, event: Event) -> None:
-        if isinstance(event, StatusEvent) and event.clients is None:
-            event.clients = self.clients.counts()  # the first handler: logged and sent with it
+        if isinstance(event, StatusEvent):
+            if event.clients is None:
+                event.clients = self.clients.counts()  # the first handler: logged and sent
+            # what clients (and the gateway's registry) last heard, whoever emitted it: a
+            # turn's status events carry the counts too, so a detach after one must be told
+            self._clients_reported = event.clients
         if self.event_log is not None:
             self.event_log.append(event)
         if isinstance(event, PermissionRequestEvent):
@@ -557,8 +573,9 @@ class ShardKernel(Kernel):
         return self.agent.abort()
 
     async def do_shutdown(self, restart: bool) -> dict[str, Any]:  # type: ignore[override]
-        if self._clients_timer is not None:
-            self._clients_timer.cancel()
+        for timer in (self._clients_timer, self._sweep_timer):
+            if timer is not None:
+                timer.cancel()
         try:
             if self.agent is not None:
                 await self.agent.close()

@@ -192,6 +192,25 @@ class KernelSocket:
     def comm_close(self, comm_id: str) -> str:
         return self.send("shell", "comm_close", {"comm_id": comm_id, "data": {}})
 
+    async def detach(self, comm_id: str, within: float = 2.0) -> bool:
+        """Close the comm and wait until the kernel has handled it: the kernel answers shell
+        requests in order, so the reply to a `kernel_info_request` sent after the comm_close
+        means the client is off the agent's list. False when no reply came in time (the
+        messages read meanwhile are dropped: the caller is leaving)."""
+        self.comm_close(comm_id)
+        asked = self.send("shell", "kernel_info_request", {})
+        deadline = time.monotonic() + within
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                message = await self.recv(left)
+            except TimeoutError:
+                return False
+            if message is None:
+                return False
+            if msg_type(message) == "kernel_info_reply" and parent_id(message) == asked:
+                return True
+        return False
+
 
 def encode_v1(channel: str, parts: list[bytes]) -> bytes:
     """One v1 frame: n, n offsets (8-byte little-endian), then the channel and each part."""
@@ -225,6 +244,12 @@ def decode_v1(frame: bytes) -> dict[str, Any]:
 
 def msg_type(message: dict[str, Any]) -> str:
     return str((message.get("header") or {}).get("msg_type") or message.get("msg_type") or "")
+
+
+def parent_id(message: dict[str, Any]) -> str | None:
+    """The msg_id of the request a message answers or belongs to, if any."""
+    value = (message.get("parent_header") or {}).get("msg_id")
+    return str(value) if value else None
 
 
 def shard_event(message: dict[str, Any]) -> dict[str, Any] | None:

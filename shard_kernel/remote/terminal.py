@@ -4,7 +4,10 @@ It resumes the agent, opens its kernel's channels, attaches on the `shard` comm 
 observer), prints every live event with the terminal renderer and asks each permission prompt on
 stdin — first answer wins, so a prompt another client answers first is shown as decided and the
 line typed later is refused by the agent, harmlessly. With a prompt it sends it and returns when
-that turn ends; without one it follows the agent until the user interrupts.
+the cell is answered (a turn's end, or a `/command`'s output, which it prints as text); without
+one it follows the agent until the user interrupts. It heartbeats while attached (so it counts
+as someone who can answer), and leaves by closing its comm and waiting until the kernel has
+handled that: the agent's client count is true once the command returns.
 """
 
 from __future__ import annotations
@@ -20,20 +23,26 @@ from pydantic import TypeAdapter, ValidationError
 from shard_core.protocol import (
     AttachCommand,
     ClientRole,
+    HeartbeatCommand,
     PermissionRequestEvent,
     PermissionResponseCommand,
     TurnEndEvent,
+    TurnStartEvent,
 )
 from shard_core.protocol.events import Event
+from shard_core.protocol.mime import PERMISSION_MIME, RENDER_MIME
 from shard_kernel.denials import DenialWatch
-from shard_kernel.exit_codes import for_turn
-from shard_kernel.gateway.client import KernelSocket, comm_reply, shard_event
+from shard_kernel.exit_codes import ExitCode, for_turn
+from shard_kernel.gateway.client import KernelSocket, comm_reply, msg_type, parent_id, shard_event
 from shard_kernel.remote.link import TIMEOUT, GatewayError, GatewayLink
 from shard_kernel.terminal.escape import terminal_safe
 from shard_kernel.terminal.render import TerminalRenderer
 
 EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
 CHOICES = {"y": "allow", "yes": "allow", "a": "allow_always", "always": "allow_always"}
+HEARTBEAT_EVERY = 20.0
+"""Well inside the kernel's 60 s responder TTL (shard_kernel/clients.py)."""
+SHOWN_OUTPUTS = ("display_data", "execute_result", "stream", "error")
 
 
 class TerminalSession:
@@ -57,10 +66,17 @@ class TerminalSession:
         self._comm = ""
         self._asking: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._cell: str | None = None
+        """the msg_id of the prompt's execute_request"""
+        self._turn: TurnEndEvent | bool = False
+        """False: no turn of ours seen; True: one started; its end event once it ended"""
+        self._replied: str | None = None
+        """the status of the prompt's execute_reply, once it came"""
+        self._denials = DenialWatch()
 
     async def run(self, prompt: str | None) -> int:
-        """Attach, then run `prompt` to its turn's end (its exit status as `shard run` gives
-        it: ExitCode), or follow until cancelled (exit 0)."""
+        """Attach, then run `prompt` until its cell is answered (a turn's exit status as `shard
+        run` gives it: ExitCode), or follow until cancelled (exit 0)."""
         info = await self.link.attach(self.agent_id)
         if info.kernel_id is None:
             raise GatewayError(f"agent {info.name} did not start: see the gateway's log")
@@ -72,19 +88,19 @@ class TerminalSession:
         try:
             attach = AttachCommand(client_id=self.client_id, since=since, role=self.role)
             self._comm = sock.open_comm(attach.model_dump(mode="json"))
+            self._spawn(self._beat(sock))
             self._say(f"attached to {info.name} ({info.id}) as {self.role}; {info.status}")
             if prompt is not None:
-                sock.execute(prompt)
-            return await self._follow(sock, turns=1 if prompt is not None else None)
+                self._cell = sock.execute(prompt)
+            return await self._follow(sock)
         finally:
             for task in self._tasks:
                 task.cancel()
             with contextlib.suppress(Exception):  # a socket the server already closed
-                sock.comm_close(self._comm)
+                await sock.detach(self._comm)
             await sock.aclose()
 
-    async def _follow(self, sock: KernelSocket, turns: int | None) -> int:
-        denials = DenialWatch()
+    async def _follow(self, sock: KernelSocket) -> int:
         while True:
             message = await sock.recv()
             if message is None:
@@ -93,19 +109,67 @@ class TerminalSession:
             if reply is not None:
                 self._on_reply(reply)
                 continue
-            data = shard_event(message)
+            data = shard_event(message)  # a turn's events carry its cell as their parent too
             if data is None:
+                if self._cell is not None and parent_id(message) == self._cell:
+                    done = self._on_cell(message)
+                    if done is not None:
+                        return done
                 continue
             try:
                 event = EVENTS.validate_python(data)
             except ValidationError:
                 continue
             self.render(event)
-            denials(event)
+            self._denials(event)
             if isinstance(event, PermissionRequestEvent) and self.role == "interactive":
                 self._ask(event)
-            if isinstance(event, TurnEndEvent) and turns:
-                return for_turn(event.reason, blocked=denials.blocked)
+            ended = self._on_turn(event)
+            if ended is not None:
+                return ended
+
+    def _on_turn(self, event: Event) -> int | None:
+        """Track the prompt's turn; its exit code once both the turn and the cell are done."""
+        if self._cell is None:
+            return None
+        if isinstance(event, TurnStartEvent) and self._turn is False:
+            self._turn = True
+        elif isinstance(event, TurnEndEvent) and self._turn is True:
+            self._turn = event
+            if self._replied is not None:
+                return self._exit_code()
+        return None
+
+    def _on_cell(self, message: dict[str, Any]) -> int | None:
+        """An output or the reply of the prompt's cell: a `/command` prints its text here (a
+        turn's outputs are its events, already shown); the reply ends the run unless a turn
+        it started has not ended yet (its last events may still be on the way)."""
+        kind = msg_type(message)
+        content = message.get("content") or {}
+        if kind == "execute_reply":
+            self._replied = str(content.get("status") or "error")
+            return None if self._turn is True else self._exit_code()
+        if kind in SHOWN_OUTPUTS:
+            text = _cell_text(kind, content)
+            if text:
+                print(terminal_safe(text.rstrip("\n")), file=self.out, flush=True)
+        return None
+
+    def _exit_code(self) -> int:
+        if isinstance(self._turn, TurnEndEvent):
+            return for_turn(self._turn.reason, blocked=self._denials.blocked)
+        return ExitCode.OK if self._replied == "ok" else ExitCode.FAILED  # a `/command`
+
+    async def _beat(self, sock: KernelSocket) -> None:
+        """Heard from often enough to count as attached and as someone who can answer."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_EVERY)
+            sock.comm_send(self._comm, HeartbeatCommand(client_id=self.client_id).model_dump())
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _on_reply(self, reply: dict[str, Any]) -> None:
         if reply.get("type") == "snapshot":
@@ -121,9 +185,7 @@ class TerminalSession:
         if event.request_id in self._asking:
             return
         self._asking.add(event.request_id)
-        task = asyncio.ensure_future(self._answer(event))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._spawn(self._answer(event))
 
     async def _answer(self, event: PermissionRequestEvent) -> None:
         always = f" [a]lways ({event.suggested_rule})" if event.suggested_rule else ""
@@ -147,3 +209,16 @@ class TerminalSession:
 
     def _say(self, text: str) -> None:
         print(self.render.style(text, "dim"), file=self.out, flush=True)
+
+
+def _cell_text(kind: str, content: dict[str, Any]) -> str:
+    """What a cell's output says as text; nothing for Shard's own rendered transcript (the
+    events show it) or an output with no text form."""
+    if kind == "stream":
+        return str(content.get("text") or "")
+    if kind == "error":
+        return f"{content.get('ename', 'Error')}: {content.get('evalue', '')}"
+    data = content.get("data") or {}
+    if RENDER_MIME in data or PERMISSION_MIME in data:
+        return ""
+    return str(data.get("text/plain") or "")
