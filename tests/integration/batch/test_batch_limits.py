@@ -170,12 +170,16 @@ def test_a_queued_ask_waits_only_the_permission_timeout(
 
 
 def test_a_dead_kernel_ends_the_run_with_its_reason(project: Path) -> None:  # noqa: F811
-    script(project, HELLO, {"tool_calls": [{"name": "bash", "input": {"command": marked_sleep()}}]})
+    sleep = marked_sleep()
+    script(project, HELLO, {"tool_calls": [{"name": "bash", "input": {"command": sleep}}]})
     proc = start(project, "--allow", "Bash(sleep:*)")
     wait_for_event(project, "tool_call", proc)
 
     os.kill(kernel_of(proc), signal.SIGKILL)
     status, out = finish(proc)
+    for left in psutil.process_iter(["cmdline"]):  # the killed kernel's tool outlives it
+        if sleep in " ".join(left.info["cmdline"] or []):
+            left.kill()
 
     assert status == ExitCode.KERNEL_DIED == 6, out
     assert "cell 2/3 kernel died" in out
