@@ -24,7 +24,7 @@ from shard_core.capabilities.code_index import CodeIndexCapability
 from shard_core.capabilities.mcp import install_mcp
 from shard_core.capabilities.skills import SkillsCapability, default_roots
 from shard_core.capabilities.subagents import SubagentsCapability
-from shard_core.contracts import Extension, ExtensionApi, UiBridge
+from shard_core.contracts import Extension, ExtensionApi, ProviderSpec, UiBridge
 from shard_core.engine.agent_definitions import (
     AgentDefinition,
     AgentDefinitions,
@@ -47,13 +47,9 @@ from shard_core.engine.state import config_dir, shard_home, write_private
 from shard_core.engine.usage_history import USAGE_FILE
 from shard_core.protocol.events import Event, TurnEndEvent
 from shard_core.protocol.orchestrator import HeadlessPolicy
-from shard_core.providers.models import (
-    NO_MODEL,
-    create_provider,
-    parse_model,
-    resolve_default_model,
-)
-from shard_core.providers.unconfigured import UnconfiguredProvider
+from shard_core.providers.bundled import BUNDLED
+from shard_core.providers.families import price
+from shard_core.providers.models import create_provider, find_spec, resolve_default_model
 from shard_core.tools import builtin_tools
 from shard_core.tools.sandbox import SandboxPolicy
 from shard_core.tools.task_tools import tasks_extension
@@ -61,7 +57,7 @@ from shard_core.tools.tasks import BackgroundTasks
 from shard_core.types import ContextKind, PermissionDetails, PermissionEntry, SystemSection
 from shard_core.types.errors import ConfigError
 
-__all__ = ["Agent", "AgentOptions", "create_agent", "run"]
+__all__ = ["Agent", "AgentOptions", "create_agent", "registered_providers", "run"]
 
 
 @dataclass
@@ -186,7 +182,6 @@ class Agent:
 
 def _bundled(
     config: ShardConfig,
-    env: Mapping[str, str],
     lineage: Callable[[], list[Path]],
     tasks: BackgroundTasks,
 ) -> list[tuple[str, Extension]]:
@@ -199,13 +194,6 @@ def _bundled(
     def modes(api: ExtensionApi) -> None:
         for mode in bundled_modes():
             api.register_mode(mode)
-
-    def providers(api: ExtensionApi) -> None:
-        for prefix in ("anthropic", "openai", "scripted"):
-            api.register_provider(
-                prefix, lambda spec, p=prefix: create_provider(f"{p}/{spec}", config, env)
-            )
-        api.register_provider(NO_MODEL, lambda _spec: UnconfiguredProvider())
 
     def compaction(api: ExtensionApi) -> None:
         api.register_compactor(
@@ -221,11 +209,31 @@ def _bundled(
     return [
         ("shard.tools", tools),
         ("shard.modes", modes),
-        ("shard.providers", providers),
+        ("shard.providers", _register_bundled_providers),
         ("shard.compaction", compaction),
         ("shard.recall", recall),
         ("shard.tasks", tasks_extension(tasks)),
     ]
+
+
+def _register_bundled_providers(api: ExtensionApi) -> None:
+    for spec in BUNDLED:
+        api.register_provider(spec)
+
+
+async def registered_providers(home: Path | None = None) -> list[ProviderSpec]:
+    """The providers an agent of `home` has: the bundled ones, then those of the
+    `shard.extensions` entry points and `home/extensions/*.py`, for reading a log without an
+    agent (`shard session request`). A project's extensions are not run: whether the project
+    is trusted is not known here."""
+    host = ExtensionHost()
+    try:
+        await host.install("shard.providers", _register_bundled_providers)
+        await host.install_entry_points()
+        await host.install_folder((home or shard_home()).expanduser() / "extensions", trusted=True)
+        return host.provider_specs()
+    finally:
+        await host.shutdown()
 
 
 def sandbox_policy(box: SandboxConfig, secret_files: Sequence[str] = ()) -> SandboxPolicy:
@@ -271,7 +279,7 @@ async def _install(
 
     # First, so any extension (the caller's too) can replace the code intelligence.
     await host.install("shard.code_index", CodeIndexCapability(cwd, home=home))
-    for name, extension in [*_bundled(config, env, lineage, tasks), *opts.extensions]:
+    for name, extension in [*_bundled(config, lineage, tasks), *opts.extensions]:
         await host.install(name, extension)
     # The subagent tools, when a gateway started this agent (they talk to it over HTTP).
     await host.install("shard.subagents", SubagentsCapability(env))
@@ -314,10 +322,14 @@ def _open_store(opts: AgentOptions, home: Path, cwd: Path, agent_id: str) -> Ses
     return store
 
 
-def _model(opts: AgentOptions, config: ShardConfig, env: Mapping[str, str]) -> tuple[str, bool]:
+def _model(
+    opts: AgentOptions, config: ShardConfig, env: Mapping[str, str], host: ExtensionHost
+) -> tuple[str, bool]:
+    """The model asked for, else the default among every registered provider (an
+    extension's too, by its priority)."""
     if opts.model:
         return opts.model, opts.model == "scripted/demo"
-    return resolve_default_model(config, env)
+    return resolve_default_model(config, env, host.provider_specs())
 
 
 async def create_agent(
@@ -335,7 +347,6 @@ async def create_agent(
         sandbox = config.sandbox.model_copy(update={"network": opts.sandbox_network})
         config = config.model_copy(update={"sandbox": sandbox})
     env = opts.env if opts.env is not None else os.environ
-    model_spec, demo = _model(opts, config, env)
     agent_id = opts.agent_id or f"agent-{uuid.uuid4().hex[:12]}"
 
     store = _open_store(opts, home, root, agent_id)
@@ -349,6 +360,7 @@ async def create_agent(
         # MCP last: the transports extensions registered are known, and its grants are this agent's.
         await install_mcp(host, config, cwd=root, home=home, env=env, trusted=opts.trust_project,
                           agent_id=agent_id, diagnostics=opts.diagnostics)  # fmt: skip
+        model_spec, demo = _model(opts, config, env, host)
         agent = _assemble(opts, host, store, config, (root, model_spec, demo, agent_id))
         agent.definitions = definitions
         # queue: a task that finishes while the agent is idle reaches its next turn
@@ -376,12 +388,12 @@ def _assemble(
             opts.diagnostics.append(
                 f"agent definition {definition.name}: no tool named {', '.join(tools.missing())}"
             )
-    prefix, _, rest = model_spec.partition("/")
-    factory = host.provider(prefix)
-    if factory is None:
-        parse_model(model_spec)  # says which model strings the bundled providers accept
-        raise ConfigError(f"no provider registered for {prefix!r} (model {model_spec!r})")
-    provider = factory(rest)
+    env = opts.env if opts.env is not None else os.environ
+    specs = host.provider_specs()
+    provider = create_provider(model_spec, config, env, specs)
+    spec = find_spec(model_spec.strip().partition("/")[0], specs)
+    # the spec's price for the model: a provider that does not price its replies gets it too
+    model_price = price(spec.families, provider.model, config.prices) if spec else None
     events = opts.events or EventStream(agent_id)
     host.attach(events)  # `on` handlers see every event of this agent
 
@@ -424,12 +436,13 @@ def _assemble(
             roots=[root],
             mode=opts.mode or "build",
             demo=demo,
-            secrets=known_secrets(config, opts.env if opts.env is not None else os.environ),
+            secrets=known_secrets(config, env),
             code_index=host.code_index(),
             max_tokens=opts.max_tokens,
             temperature=opts.temperature,
             usage_log=(opts.home or shard_home()).expanduser() / USAGE_FILE,
             model_titles=config.titles.model,
+            price=model_price,
         ),
         store=store,
         provider=provider,

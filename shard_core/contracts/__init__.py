@@ -32,7 +32,14 @@ if TYPE_CHECKING:
     )
     from shard_core.contracts.gate import PermissionGate, PermissionOutcome, PermissionQuery
     from shard_core.contracts.mode import Mode, ModeContext
-    from shard_core.contracts.provider import Provider
+    from shard_core.contracts.provider import (
+        ModelFamily,
+        ModelParser,
+        Provider,
+        ProviderSetup,
+        ProviderSpec,
+        WireBody,
+    )
     from shard_core.contracts.tool import (
         PreviewableTool,
         ReachingTool,
@@ -66,6 +73,11 @@ _WHERE: dict[str, str] = {
     "Mode": "mode",
     "ModeContext": "mode",
     "Provider": "provider",
+    "ModelFamily": "provider",
+    "ModelParser": "provider",
+    "ProviderSetup": "provider",
+    "ProviderSpec": "provider",
+    "WireBody": "provider",
     "PreviewableTool": "tool",
     "ReachingTool": "tool",
     "Tool": "tool",
@@ -104,6 +116,8 @@ __all__ = [
     "McpTransportFactory",
     "Mode",
     "ModeContext",
+    "ModelFamily",
+    "ModelParser",
     "PermissionAnswer",
     "PermissionGate",
     "PermissionOutcome",
@@ -112,6 +126,8 @@ __all__ = [
     "PreviewableTool",
     "Provider",
     "ProviderFactory",
+    "ProviderSetup",
+    "ProviderSpec",
     "ReachingTool",
     "SkillLoader",
     "Symbol",
@@ -119,5 +135,6 @@ __all__ = [
     "ToolContext",
     "ToolRegistry",
     "UiBridge",
+    "WireBody",
     "tool_spec",
 ]

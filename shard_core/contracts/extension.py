@@ -8,13 +8,14 @@ from typing import Any, Protocol
 from shard_core.contracts.codeintel import CodeIntelligenceProvider
 from shard_core.contracts.compactor import Compactor, Extractor
 from shard_core.contracts.mode import Mode
-from shard_core.contracts.provider import Provider
+from shard_core.contracts.provider import Provider, ProviderSpec
 from shard_core.contracts.tool import Tool
 from shard_core.contracts.ui import UiBridge
 from shard_core.types import JsonObject
 
 ProviderFactory = Callable[[str], Provider]
-"""Builds a provider for the model part of a model string (`anthropic/<model>`)."""
+"""Builds a provider for the model part of a model string (`fn/<model>`): the short form of
+`register_provider`, a ProviderSpec with only a prefix and a build."""
 
 SkillLoader = Callable[[], list[dict[str, Any]]]
 McpTransportFactory = Callable[[dict[str, Any]], Any]
@@ -36,7 +37,11 @@ class ExtensionApi(Protocol):
 
     def register_extractor(self, extractor: Extractor) -> None: ...
 
-    def register_provider(self, prefix: str, factory: ProviderFactory) -> None: ...
+    def register_provider(
+        self, spec: ProviderSpec | str, factory: ProviderFactory | None = None
+    ) -> None:
+        """A provider: a ProviderSpec (everything it is), or a prefix and a factory."""
+        ...
 
     def register_code_intelligence(self, provider: CodeIntelligenceProvider) -> None: ...
 

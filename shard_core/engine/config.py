@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from shard_core.engine.state import config_dir
 from shard_core.types.errors import ConfigError
+from shard_core.types.usage import Price as Price  # config.json `prices`; defined by Usage
 
 
 class _Config(BaseModel):
@@ -51,15 +52,6 @@ class SandboxConfig(_Config):
     extra_rw: list[str] = Field(default_factory=list[str])
     kernel: Literal["on", "off"] = "on"
     allow_unix_sockets: list[str] = Field(default_factory=list[str])
-
-
-class Price(_Config):
-    """US dollars per million tokens."""
-
-    input: float = 0.0
-    output: float = 0.0
-    cache_read: float = 0.0
-    cache_write: float = 0.0
 
 
 class CredentialConfig(_Config):

@@ -36,6 +36,7 @@ from shard_core.contracts import (
     McpTransportFactory,
     Mode,
     ProviderFactory,
+    ProviderSpec,
     SkillLoader,
     Tool,
     UiBridge,
@@ -81,7 +82,8 @@ class Snapshot:
     """the compactor registered last: the session's unless one is asked for by name"""
     compactors: dict[str, Compactor] = field(default_factory=dict[str, Compactor])
     extractors: list[Extractor] = field(default_factory=list[Extractor])
-    providers: dict[str, ProviderFactory] = field(default_factory=dict[str, ProviderFactory])
+    providers: dict[str, ProviderSpec] = field(default_factory=dict[str, ProviderSpec])
+    """by prefix, in registration order (a later registration of a prefix replaces it)"""
     code_intelligence: CodeIntelligenceProvider | None = None
     skill_loaders: list[SkillLoader] = field(default_factory=list[SkillLoader])
     mcp_transports: dict[str, McpTransportFactory] = field(
@@ -141,9 +143,16 @@ class ExtensionHost:
         kept = [e for e in self.snapshot.extractors if e.name != extractor.name]
         self.snapshot.extractors = [*kept, budgeted]
 
-    def register_provider(self, prefix: str, factory: ProviderFactory) -> None:
-        self._claim(f"provider:{prefix}")
-        self.snapshot.providers[prefix] = factory
+    def register_provider(
+        self, spec: ProviderSpec | str, factory: ProviderFactory | None = None
+    ) -> None:
+        if isinstance(spec, str):
+            if factory is None:
+                raise ValueError(f"provider {spec!r}: a prefix needs a factory")
+            spec = _short_form(spec, factory)
+        self._claim(f"provider:{spec.prefix}")
+        self.snapshot.providers.pop(spec.prefix, None)
+        self.snapshot.providers[spec.prefix] = spec
 
     def register_code_intelligence(self, provider: CodeIntelligenceProvider) -> None:
         self._claim("code_intelligence")
@@ -189,8 +198,12 @@ class ExtensionHost:
         """Deliver `events` to the `on` handlers (those registered later too)."""
         return events.subscribe(self._events.deliver)
 
-    def provider(self, prefix: str) -> ProviderFactory | None:
+    def provider(self, prefix: str) -> ProviderSpec | None:
         return self.snapshot.providers.get(prefix)
+
+    def provider_specs(self) -> list[ProviderSpec]:
+        """Every registered provider, in registration order."""
+        return list(self.snapshot.providers.values())
 
     def compactor(self, name: str | None = None) -> Compactor | None:
         """The named compactor (default: the last registered), given the registered extractors
@@ -349,3 +362,9 @@ class ExtensionHost:
 
     def _note(self, level: Literal["info", "warning", "error"], message: str) -> None:
         self.diagnostics.append(Diagnostic(self._current, level, message))
+
+
+def _short_form(prefix: str, factory: ProviderFactory) -> ProviderSpec:
+    """`register_provider(prefix, factory)`: a spec whose build hands the factory the model
+    string's rest as written (no families: the 128k default window; the provider's own cost)."""
+    return ProviderSpec(prefix=prefix, build=lambda setup: factory(setup.text))

@@ -67,6 +67,7 @@ from shard_core.types import (
 )
 from shard_core.types.errors import ConfigError, ProviderError, SessionError
 from shard_core.types.secrets import KnownSecrets
+from shard_core.types.usage import Price
 
 DEMO_NOTE = "demo: the scripted demo provider answers; no model is called"
 
@@ -88,9 +89,12 @@ class SessionConfig:
     max_tokens: int = 8192
     temperature: float | None = None
     usage_log: Path | None = None
+    """SHARD_HOME/usage.jsonl: one record per provider request (None: not recorded)"""
     model_titles: bool = False
     """config `titles.model`: after the first turn, the provider writes the title"""
-    """SHARD_HOME/usage.jsonl: one record per provider request (None: not recorded)"""
+    price: Price | None = None
+    """the model's price (its provider spec's family, config first): each reply is costed at
+    it, whether or not the provider priced it (the same sum when it did)"""
 
 
 class AgentSession:

@@ -175,16 +175,28 @@ class StepRunner:
         try:
             async for event in s.provider.stream(request):
                 if isinstance(event, MessageDone):
-                    message = event.message
-                    if message.model is None:
-                        message = message.model_copy(update={"model": s.provider.model})
-                    return message, event.usage
+                    return self._done(event)
                 self._emit_delta(event)
         except (ProviderError, asyncio.CancelledError):
             raise
         except Exception as exc:  # a provider bug must end the turn with an error, not a crash
             raise ProviderRequestError(f"provider {s.provider.name} failed: {exc!r}") from exc
         raise ProviderRetryableError("the provider's stream ended before the message was complete")
+
+    def _done(self, event: MessageDone) -> tuple[AssistantMessage, Usage]:
+        """The reply, named for the model, costed at the model's price when there is one."""
+        s = self.session
+        message, usage = event.message, event.usage
+        update: dict[str, object] = {}
+        if message.model is None:
+            update["model"] = s.provider.model
+        if (price := s.config.price) is not None:
+            usage = usage.model_copy(update={"cost_usd": price.cost(usage)})
+            if message.usage is not None:
+                update["usage"] = message.usage.model_copy(
+                    update={"cost_usd": price.cost(message.usage)}
+                )
+        return (message.model_copy(update=update) if update else message), usage
 
     def _emit_delta(self, event: TextDelta | ThinkingDelta | ToolCallDelta) -> None:
         emit = self.session.events.emit

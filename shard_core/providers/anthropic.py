@@ -12,11 +12,11 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, cast
 
-from shard_core.engine.config import Price
+from shard_core.contracts.provider import ModelFamily, ProviderSetup, ProviderSpec
 from shard_core.providers.anthropic_format import request_params
+from shard_core.providers.families import context_window as window_of
+from shard_core.providers.families import name_at_url, no_key, price, priced
 from shard_core.providers.http_errors import connection_error, status_error
-from shard_core.providers.models import context_window_for
-from shard_core.providers.pricing import with_cost
 from shard_core.providers.sdk import import_off_loop
 from shard_core.types import (
     AssistantMessage,
@@ -33,13 +33,30 @@ from shard_core.types import (
     ToolCallDelta,
     Usage,
 )
-from shard_core.types.errors import ProviderAuthError, ProviderError, ProviderRetryableError
+from shard_core.types.base import JsonObject
+from shard_core.types.errors import (
+    ConfigError,
+    ProviderAuthError,
+    ProviderError,
+    ProviderRetryableError,
+)
+from shard_core.types.usage import Price
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
     from anthropic.lib.streaming import ParsedMessageStreamEvent
     from anthropic.types import Message as SdkMessage
 
+FAMILIES = (
+    ModelFamily("claude-", context_window=200_000),
+    ModelFamily("opus", price=Price(input=15, output=75, cache_read=1.5, cache_write=18.75)),
+    ModelFamily("opus-4-5", price=Price(input=5, output=25, cache_read=0.5, cache_write=6.25)),
+    ModelFamily("sonnet", price=Price(input=3, output=15, cache_read=0.3, cache_write=3.75)),
+    ModelFamily("haiku", price=Price(input=0.8, output=4, cache_read=0.08, cache_write=1)),
+    ModelFamily("haiku-4-5", price=Price(input=1, output=5, cache_read=0.1, cache_write=1.25)),
+)
+"""Claude's context windows and prices (USD per million tokens), by family."""
+DEFAULT_MODEL = "claude-sonnet-4-6"
 _NO_KEY = "anthropic: no API key (set ANTHROPIC_API_KEY or providers.anthropic.api_key)"
 _STOP_REASONS: Mapping[str, StopReason] = {
     "end_turn": "end_turn",
@@ -67,7 +84,7 @@ class AnthropicProvider:
         prices: Mapping[str, Price] | None = None,
     ) -> None:
         self.model = model
-        self.context_window = context_window or context_window_for(model)
+        self.context_window = context_window or window_of(FAMILIES, model)
         self._api_key = api_key
         self._base_url = base_url
         self._prices = prices
@@ -121,7 +138,7 @@ class AnthropicProvider:
             cache_read_tokens=final.usage.cache_read_input_tokens or 0,
             cache_write_tokens=final.usage.cache_creation_input_tokens or 0,
         )
-        usage = with_cost(self.model, usage, self._prices)
+        usage = priced(usage, price(FAMILIES, self.model, self._prices))
         message = AssistantMessage(
             content=_content(final),
             model=self.model,
@@ -169,3 +186,34 @@ def _input(value: object) -> dict[str, Any]:
     if isinstance(value, dict):
         return cast(dict[str, Any], value)
     return {"_raw_arguments": str(value)}
+
+
+def _build(setup: ProviderSetup) -> AnthropicProvider:
+    if not setup.api_key:
+        raise ConfigError(no_key("anthropic", "ANTHROPIC_API_KEY"))
+    return AnthropicProvider(
+        setup.model,
+        api_key=setup.api_key,
+        base_url=setup.base_url,
+        context_window=setup.context_window,
+        prices=setup.prices,
+    )
+
+
+def wire_body(request: ProviderRequest, options: Mapping[str, object]) -> JsonObject:
+    """The Messages API body the SDK sends (it streams: `"stream": true`)."""
+    return {**request_params(request, request.model), "stream": True}
+
+
+SPEC = ProviderSpec(
+    prefix="anthropic",
+    build=_build,
+    parse=name_at_url,
+    env_keys=("ANTHROPIC_API_KEY",),
+    base_url_env="ANTHROPIC_BASE_URL",
+    default_model=DEFAULT_MODEL,
+    priority=10,
+    families=FAMILIES,
+    wire_body=wire_body,
+    forms=("anthropic/<model> (e.g. anthropic/claude-sonnet-4-5)",),
+)

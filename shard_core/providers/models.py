@@ -1,56 +1,53 @@
-"""Model strings: parsing `provider/model[@base_url]`, the default choice, context windows, and
-building the Provider a string names."""
+"""Model strings: `prefix/rest` parsing, the spec a prefix names, the default model (the specs
+in priority order), and building the Provider a string names from its spec.
+
+Every fact about a provider (its model forms, keys, default model, families) is its
+ProviderSpec's; this module only looks them up, in the specs given (an agent's: every
+registered one) or the bundled ones.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Literal
 
-from shard_core.contracts.provider import Provider
+from shard_core.contracts.provider import Provider, ProviderSetup, ProviderSpec
 from shard_core.engine.config import ProviderConfig, ShardConfig
 from shard_core.engine.credentials import resolve_credential
-from shard_core.providers.pricing import find_family
+from shard_core.providers.bundled import BUNDLED
+from shard_core.providers.families import context_window, price
+from shard_core.providers.pricing import CONTEXT_WINDOWS, context_window_for
+from shard_core.providers.unconfigured import FIRST_CONTACT, NO_MODEL
 from shard_core.types.errors import ConfigError
 
-ProviderName = Literal["anthropic", "openai", "scripted"]
+__all__ = [
+    "ACCEPTED_FORMS",
+    "CONTEXT_WINDOWS",
+    "DEMO_MODEL",
+    "FIRST_CONTACT",
+    "NO_MODEL",
+    "ModelSpec",
+    "accepted_forms",
+    "context_window_for",
+    "create_provider",
+    "find_spec",
+    "parse_model",
+    "resolve_default_model",
+]
 
 DEMO_MODEL = "scripted/demo"
-NO_MODEL = "none"
-"""What `resolve_default_model` gives when nothing names a model: an agent whose every prompt
-is answered with FIRST_CONTACT (no model is called; see providers/unconfigured.py)."""
-FIRST_CONTACT = (
-    "no model configured — set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL (a local "
-    "server), put a model in config.json, or pass --model (a kernel: KERNEL_SHARD_MODEL); "
-    "`shard demo` shows a scripted run"
-)
-DEFAULT_ANTHROPIC_MODEL = "anthropic/claude-sonnet-4-6"
-DEFAULT_OPENAI_MODEL = "gpt-5"
-LOCAL_API_KEY = "not-needed"
-"""What an OpenAI-compatible local server (Ollama, vLLM, llama.cpp) gets as its API key."""
 
-ACCEPTED_FORMS = (
-    "anthropic/<model> (e.g. anthropic/claude-sonnet-4-5), "
-    "openai/<model> (e.g. openai/gpt-5), "
-    "openai/<model>@<base_url> (e.g. openai/qwen2.5-coder@http://127.0.0.1:11434/v1), "
-    "scripted/demo, scripted/<script.json> or scripted/<session.jsonl>"
-)
 
-DEFAULT_CONTEXT_WINDOW = 128_000
-CONTEXT_WINDOWS: Mapping[str, int] = {
-    "claude-": 200_000,
-    "gpt-5": 400_000,
-    "gpt-4.1": 1_047_576,
-    "gpt-4o": 128_000,
-    "scripted": 200_000,
-}
-"""Context windows by family (longest key contained in the name wins)."""
+def accepted_forms(specs: Iterable[ProviderSpec] = BUNDLED) -> str:
+    return ", ".join(form for spec in specs for form in spec.forms)
+
+
+ACCEPTED_FORMS = accepted_forms()
 
 
 @dataclass(frozen=True, slots=True)
 class ModelSpec:
-    provider: ProviderName
+    provider: str
     model: str
     base_url: str | None = None
 
@@ -59,113 +56,100 @@ class ModelSpec:
         return f"{self.provider}/{self.model}{suffix}"
 
 
-def parse_model(spec: str) -> ModelSpec:
-    """`anthropic/<model>[@url]`, `openai/<model>[@url]`, `scripted/<file>` or `scripted/demo`."""
-    provider, slash, rest = spec.strip().partition("/")
+def find_spec(prefix: str, specs: Iterable[ProviderSpec] = BUNDLED) -> ProviderSpec | None:
+    """The spec registered for `prefix` (the last one, as a later registration replaces)."""
+    found = [spec for spec in specs if spec.prefix == prefix]
+    return found[-1] if found else None
+
+
+def parse_model(text: str, specs: Iterable[ProviderSpec] = BUNDLED) -> ModelSpec:
+    """`prefix/rest`, the rest read by the prefix's spec (`anthropic/<model>[@url]`, …)."""
+    specs = list(specs)
+    forms = accepted_forms(specs)
+    provider, slash, rest = text.strip().partition("/")
     if not slash or not rest:
-        raise ConfigError(f"bad model {spec!r}: expected one of {ACCEPTED_FORMS}")
-    if provider == "scripted":
-        return ModelSpec("scripted", rest)
-    if provider in ("anthropic", "openai"):
-        model, at, base_url = rest.partition("@")
-        if not model or any(c.isspace() for c in model):
-            raise ConfigError(f"bad model name in {spec!r}: expected one of {ACCEPTED_FORMS}")
-        if at and not base_url.startswith(("http://", "https://")):
-            raise ConfigError(f"bad base URL in {spec!r}: it must start with http:// or https://")
-        return ModelSpec(provider, model, base_url or None)
-    raise ConfigError(f"unknown provider {provider!r} in {spec!r}: use one of {ACCEPTED_FORMS}")
+        raise ConfigError(f"bad model {text!r}: expected one of {forms}")
+    spec = find_spec(provider, specs)
+    if spec is None:
+        raise ConfigError(f"unknown provider {provider!r} in {text!r}: use one of {forms}")
+    try:
+        model, base_url = spec.parse(rest)
+    except ConfigError as exc:
+        problem, colon, detail = str(exc).partition(":")
+        if colon:
+            raise ConfigError(f"{problem} in {text!r}:{detail}") from None
+        raise ConfigError(f"{problem} in {text!r}: expected one of {forms}") from None
+    return ModelSpec(provider, model, base_url)
 
 
-def context_window_for(model: str, overrides: Mapping[str, int] | None = None) -> int:
-    """`config.context_windows` first (same family rule), then the table, then 128k."""
-    if overrides and (window := find_family(model, overrides)) is not None:
-        return window
-    return find_family(model, CONTEXT_WINDOWS) or DEFAULT_CONTEXT_WINDOW
-
-
-def resolve_default_model(config: ShardConfig, env: Mapping[str, str]) -> tuple[str, bool]:
+def resolve_default_model(
+    config: ShardConfig, env: Mapping[str, str], specs: Iterable[ProviderSpec] = BUNDLED
+) -> tuple[str, bool]:
     """The model to use and whether it is the bundled demo (so the UI can say so).
 
-    `config.model` if set; else Anthropic when it has a key (or names a credential); else OpenAI
-    when it has a key, a credential or a base URL (`OPENAI_MODEL` names the model, default
-    gpt-5); else NO_MODEL. The scripted demo plays only where it is asked for by name (`shard
-    demo`, `--model scripted/demo`, a notebook's metadata naming its script): its replies are
-    written for its own project, and anywhere else they "fail" inside it.
+    `config.model` if set; else the default model of the first spec (by `priority`, then
+    registration order) that is configured (see ProviderSpec): Anthropic with a key, then
+    OpenAI with a key or a base URL (`OPENAI_MODEL` names its model); else NO_MODEL. The
+    scripted demo plays only where it is asked for by name (`shard demo`, `--model
+    scripted/demo`, a notebook's metadata naming its script): its replies are written for its
+    own project, and anywhere else they "fail" inside it.
     """
     if config.model:
         return config.model, config.model.strip() == DEMO_MODEL
-    anthropic = config.providers.get("anthropic", ProviderConfig())
-    if anthropic.api_key or anthropic.credential or env.get("ANTHROPIC_API_KEY"):
-        return DEFAULT_ANTHROPIC_MODEL, False
-    openai = config.providers.get("openai", ProviderConfig())
-    configured = openai.api_key or openai.credential or openai.base_url
-    if configured or env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
-        return f"openai/{env.get('OPENAI_MODEL') or DEFAULT_OPENAI_MODEL}", False
+    for spec in sorted(specs, key=lambda s: s.priority):  # sorted is stable: ties keep order
+        if spec.default_model is not None and _configured(spec, config, env):
+            default = spec.default_model
+            model = default if isinstance(default, str) else default(env)
+            return f"{spec.prefix}/{model}", False
     return NO_MODEL, False
 
 
-def create_provider(spec: ModelSpec | str, config: ShardConfig, env: Mapping[str, str]) -> Provider:
-    """The Provider a model string names; its key from `config.providers` (a named credential or
-    an inline key) or the environment."""
-    spec = parse_model(spec) if isinstance(spec, str) else spec
-    # "scripted:demo" so that a scripted model finds the `scripted` row of the table
-    name = f"scripted:{spec.model}" if spec.provider == "scripted" else spec.model
-    window = context_window_for(name, config.context_windows)
-    settings = config.providers.get(spec.provider, ProviderConfig())
-    if spec.provider == "scripted":
-        return _scripted(spec.model, window)
-    prefix = spec.provider.upper()
-    api_key = _api_key(settings, config, env, f"{prefix}_API_KEY")
-    base_url = spec.base_url or settings.base_url or env.get(f"{prefix}_BASE_URL")
-    # The adapters import this module for their context windows, so they are imported here.
-    if spec.provider == "anthropic":
-        from shard_core.providers.anthropic import AnthropicProvider
+def _configured(spec: ProviderSpec, config: ShardConfig, env: Mapping[str, str]) -> bool:
+    settings = config.providers.get(spec.prefix, ProviderConfig())
+    if settings.api_key or settings.credential or any(env.get(k) for k in spec.env_keys):
+        return True
+    if not spec.keyless:
+        return False
+    return bool(settings.base_url or (spec.base_url_env and env.get(spec.base_url_env)))
 
-        if not api_key:
-            raise ConfigError(_no_key("anthropic", "ANTHROPIC_API_KEY"))
-        return AnthropicProvider(
-            spec.model,
-            api_key=api_key,
-            base_url=base_url,
-            context_window=window,
-            prices=config.prices,
-        )
-    from shard_core.providers.openai import OpenAIProvider
 
-    if not api_key and not base_url:
-        raise ConfigError(
-            _no_key("openai", "OPENAI_API_KEY") + ", or a base URL for a local server"
-        )
-    return OpenAIProvider(
-        spec.model,
-        api_key=api_key or LOCAL_API_KEY,
-        base_url=base_url,
-        context_window=window,
+def create_provider(
+    model: ModelSpec | str,
+    config: ShardConfig,
+    env: Mapping[str, str],
+    specs: Iterable[ProviderSpec] = BUNDLED,
+) -> Provider:
+    """The Provider a model string names, built by its spec from the facts looked up for it:
+    its key from `config.providers` (a named credential or an inline key) or the environment,
+    its context window and price from config.json, then the spec's families."""
+    specs = list(specs)
+    if isinstance(model, str) and model.strip() == NO_MODEL:
+        model = ModelSpec(NO_MODEL, "")
+    parsed = parse_model(model, specs) if isinstance(model, str) else model
+    spec = find_spec(parsed.provider, specs)
+    if spec is None:
+        raise ConfigError(f"no provider registered for {parsed.provider!r} (model {model})")
+    settings = config.providers.get(spec.prefix, ProviderConfig())
+    key_variable = spec.env_keys[0] if spec.env_keys else None
+    base_env = env.get(spec.base_url_env) if spec.base_url_env else None
+    setup = ProviderSetup(
+        model=parsed.model,
+        text=str(model).strip().partition("/")[2],
+        base_url=parsed.base_url or settings.base_url or base_env,
+        api_key=_api_key(settings, config, env, key_variable),
+        context_window=context_window(
+            spec.families, parsed.model, config.context_windows, spec.prefix
+        ),
+        price=price(spec.families, parsed.model, config.prices),
         prices=config.prices,
+        env=env,
     )
-
-
-def _scripted(target: str, window: int) -> Provider:
-    from shard_core.providers.scripted import ScriptedProvider
-
-    if target == "demo":
-        return ScriptedProvider.demo(context_window=window)
-    path = Path(target).expanduser()
-    if not path.is_file():
-        raise ConfigError(f"scripted model: no script file at {path}")
-    if path.suffix == ".jsonl":
-        return ScriptedProvider.from_session(path, context_window=window)
-    return ScriptedProvider.from_file(path, context_window=window)
+    return spec.build(setup)
 
 
 def _api_key(
-    settings: ProviderConfig, config: ShardConfig, env: Mapping[str, str], variable: str
+    settings: ProviderConfig, config: ShardConfig, env: Mapping[str, str], variable: str | None
 ) -> str | None:
     if settings.credential:
         return resolve_credential(config, settings.credential, env)
-    return settings.api_key or env.get(variable)
-
-
-def _no_key(provider: str, variable: str) -> str:
-    where = f"providers.{provider}.credential (a named entry of credentials) in config.json"
-    return f"{provider} needs an API key: set {variable} or {where}"
+    return settings.api_key or (env.get(variable) if variable else None)

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
-from shard_core.engine.config import Price
+from shard_core.contracts.provider import ModelFamily, ProviderSetup, ProviderSpec
+from shard_core.providers.families import context_window as window_of
+from shard_core.providers.families import name_at_url, no_key, price, priced
 from shard_core.providers.http_errors import connection_error, status_error
-from shard_core.providers.models import context_window_for
 from shard_core.providers.openai_format import RAW_ARGUMENTS, request_params
-from shard_core.providers.pricing import with_cost
 from shard_core.providers.sdk import import_off_loop
 from shard_core.types import (
     AssistantMessage,
@@ -37,13 +37,36 @@ from shard_core.types import (
     ToolCallDelta,
     Usage,
 )
-from shard_core.types.errors import ProviderAuthError, ProviderError, ProviderRetryableError
+from shard_core.types.base import JsonObject
+from shard_core.types.errors import (
+    ConfigError,
+    ProviderAuthError,
+    ProviderError,
+    ProviderRetryableError,
+)
+from shard_core.types.usage import Price
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
     from openai.types.chat import ChatCompletionChunk
     from openai.types.chat.chat_completion_chunk import ChoiceDelta
 
+FAMILIES = (
+    ModelFamily(
+        "gpt-5", context_window=400_000, price=Price(input=1.25, output=10, cache_read=0.125)
+    ),
+    ModelFamily("gpt-5-mini", price=Price(input=0.25, output=2, cache_read=0.025)),
+    ModelFamily("gpt-5-nano", price=Price(input=0.05, output=0.4, cache_read=0.005)),
+    ModelFamily("gpt-4.1", context_window=1_047_576),
+    ModelFamily(
+        "gpt-4o", context_window=128_000, price=Price(input=2.5, output=10, cache_read=1.25)
+    ),
+    ModelFamily("gpt-4o-mini", price=Price(input=0.15, output=0.6, cache_read=0.075)),
+)
+"""OpenAI's context windows and prices (USD per million tokens), by family."""
+DEFAULT_MODEL = "gpt-5"
+LOCAL_API_KEY = "not-needed"
+"""What an OpenAI-compatible local server (Ollama, vLLM, llama.cpp) gets as its API key."""
 OFFICIAL_HOST = "api.openai.com"
 OFFICIAL_BASE_URL = f"https://{OFFICIAL_HOST}/v1"
 # Fields compatible servers stream reasoning in: vLLM/llama.cpp/DeepSeek, then Ollama/OpenRouter.
@@ -65,7 +88,7 @@ class OpenAIProvider:
         prices: Mapping[str, Price] | None = None,
     ) -> None:
         self.model = model
-        self.context_window = context_window or context_window_for(model)
+        self.context_window = context_window or window_of(FAMILIES, model)
         self._api_key = api_key
         self._base_url = base_url
         self._prices = prices
@@ -114,7 +137,7 @@ class OpenAIProvider:
             async for chunk in stream:
                 for event in reply.add(chunk):
                     yield event
-        usage = with_cost(self.model, reply.usage, self._prices)
+        usage = priced(reply.usage, price(FAMILIES, self.model, self._prices))
         message = AssistantMessage(
             content=reply.content(),
             model=self.model,
@@ -215,3 +238,39 @@ def _arguments(call: _Call) -> dict[str, Any]:
     if not isinstance(value, dict):
         return {RAW_ARGUMENTS: call.arguments}
     return cast(dict[str, Any], value)
+
+
+def _build(setup: ProviderSetup) -> OpenAIProvider:
+    if not setup.api_key and not setup.base_url:
+        raise ConfigError(no_key("openai", "OPENAI_API_KEY") + ", or a base URL for a local server")
+    return OpenAIProvider(
+        setup.model,
+        api_key=setup.api_key or LOCAL_API_KEY,
+        base_url=setup.base_url,
+        context_window=setup.context_window,
+        prices=setup.prices,
+    )
+
+
+def wire_body(request: ProviderRequest, options: Mapping[str, object]) -> JsonObject:
+    """The Chat Completions body the SDK sends (it streams: `"stream": true`)."""
+    official = bool(options.get("official", False))
+    return {**request_params(request, request.model, official=official), "stream": True}
+
+
+SPEC = ProviderSpec(
+    prefix="openai",
+    build=_build,
+    parse=name_at_url,
+    env_keys=("OPENAI_API_KEY",),
+    base_url_env="OPENAI_BASE_URL",
+    keyless=True,
+    default_model=lambda env: env.get("OPENAI_MODEL") or DEFAULT_MODEL,
+    priority=20,
+    families=FAMILIES,
+    wire_body=wire_body,
+    forms=(
+        "openai/<model> (e.g. openai/gpt-5)",
+        "openai/<model>@<base_url> (e.g. openai/qwen2.5-coder@http://127.0.0.1:11434/v1)",
+    ),
+)

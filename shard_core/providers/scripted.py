@@ -41,6 +41,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from shard_core.contracts.provider import ModelFamily, ProviderSetup, ProviderSpec
 from shard_core.providers.script import (
     ScriptStep,
     demo_script,
@@ -63,6 +64,7 @@ from shard_core.types import (
     ToolCallDelta,
     Usage,
 )
+from shard_core.types.errors import ConfigError
 
 PREFIX = "[scripted demo]"
 FINISHED = f"{PREFIX} script finished"
@@ -223,3 +225,24 @@ def _estimate(request: ProviderRequest, content: list[ContentBlock], sizes: _Jso
     sent += sizes.total([*request.messages, *request.tools])
     produced = sum(len(b.model_dump_json()) for b in content)
     return Usage(input_tokens=sent // 4, output_tokens=max(1, produced // 4))
+
+
+def _build(setup: ProviderSetup) -> ScriptedProvider:
+    window = setup.context_window
+    if setup.model == "demo":
+        return ScriptedProvider.demo(context_window=window)
+    path = Path(setup.model).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"scripted model: no script file at {path}")
+    if path.suffix == ".jsonl":
+        return ScriptedProvider.from_session(path, context_window=window)
+    return ScriptedProvider.from_file(path, context_window=window)
+
+
+SPEC = ProviderSpec(
+    prefix="scripted",
+    build=_build,
+    families=(ModelFamily("", context_window=DEFAULT_CONTEXT_WINDOW),),
+    forms=("scripted/demo, scripted/<script.json> or scripted/<session.jsonl>",),
+)
+"""Never the default model: the demo plays only where it is asked for by name."""

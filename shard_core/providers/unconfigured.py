@@ -10,16 +10,25 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from shard_core.contracts.provider import Provider
-from shard_core.providers.models import FIRST_CONTACT, NO_MODEL
+from shard_core.contracts.provider import ModelFamily, Provider, ProviderSetup, ProviderSpec
 from shard_core.types import ProviderRequest, StreamEvent
 from shard_core.types.errors import NoModelError
+
+NO_MODEL = "none"
+"""What `resolve_default_model` gives when nothing names a model: an agent whose every prompt
+is answered with FIRST_CONTACT (no model is called)."""
+FIRST_CONTACT = (
+    "no model configured — set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL (a local "
+    "server), put a model in config.json, or pass --model (a kernel: KERNEL_SHARD_MODEL); "
+    "`shard demo` shows a scripted run"
+)
+_WINDOW = 200_000
 
 
 class UnconfiguredProvider:
     name = NO_MODEL
     model = NO_MODEL
-    context_window = 200_000
+    context_window = _WINDOW
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
         raise NoModelError(FIRST_CONTACT)
@@ -29,3 +38,13 @@ class UnconfiguredProvider:
 def unconfigured(provider: Provider) -> bool:
     """Whether `provider` is the stand-in for no model (a surface may say so before a turn)."""
     return isinstance(provider, UnconfiguredProvider)
+
+
+def _build(_setup: ProviderSetup) -> UnconfiguredProvider:
+    return UnconfiguredProvider()
+
+
+SPEC = ProviderSpec(
+    prefix=NO_MODEL, build=_build, families=(ModelFamily("", context_window=_WINDOW),)
+)
+"""The model string `none` (no `/<model>`) names it."""

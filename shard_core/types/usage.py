@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from shard_core.types.base import WireModel
+
+_PER_TOKEN = 1 / 1_000_000
 
 
 class Usage(WireModel):
@@ -36,3 +38,24 @@ def add_costs(a: float | None, b: float | None) -> float | None:
     if a is None or b is None:
         return None
     return round(a + b, 10)
+
+
+class Price(BaseModel):
+    """US dollars per million tokens (config.json `prices`, a provider's model families)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+    def cost(self, usage: Usage) -> float:
+        """What `usage` cost at this price, in US dollars."""
+        total = (
+            usage.input_tokens * self.input
+            + usage.output_tokens * self.output
+            + usage.cache_read_tokens * self.cache_read
+            + usage.cache_write_tokens * self.cache_write
+        )
+        return round(total * _PER_TOKEN, 10)

@@ -16,6 +16,7 @@ ancestors are read from the same folder. `recall` answers like the agent's recal
 from __future__ import annotations
 
 import argparse
+import asyncio
 import re
 import sys
 from collections import Counter
@@ -246,6 +247,8 @@ def run_recall(args: argparse.Namespace) -> int:
 
 
 def run_request(args: argparse.Namespace) -> int:
+    from shard_core.sdk import registered_providers  # the whole bootstrap: only `request` needs it
+
     path = resolve_session(args.file)
     store = SessionStore.read(path)
     load_lineage(store, _home_of(path))
@@ -255,10 +258,13 @@ def run_request(args: argparse.Namespace) -> int:
             f"{store.session_id} has no assistant message with a recorded request", file=sys.stderr
         )
         return ExitCode.NOT_FOUND
+    # every provider the log's agent could have had (an extension's too) knows its wire body
+    specs = [] if args.neutral else asyncio.run(registered_providers(_home_of(path)))
     for entry_id in ids:
         rebuilt = rebuild_request(store, entry_id)
         record = rebuilt.record
-        body = None if args.neutral else wire_body(record.provider, rebuilt.request, record.options)
+        body = None if args.neutral else wire_body(record.provider, rebuilt.request,
+                                                   record.options, specs)  # fmt: skip
         if body is None:
             body = rebuilt.request.model_dump(mode="json")
             if not args.neutral:
