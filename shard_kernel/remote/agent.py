@@ -39,7 +39,13 @@ from shard_core.protocol import (
 from shard_core.protocol.commands import InjectCommand, SetTitleCommand
 from shard_core.protocol.events import TurnEndEvent
 from shard_core.types import ContextKind
-from shard_kernel.gateway.client import KernelSocket, comm_reply, msg_type, shard_event
+from shard_kernel.gateway.client import (
+    KernelSocket,
+    comm_reply,
+    msg_type,
+    parent_id,
+    shard_event,
+)
 from shard_kernel.remote.link import START_TIMEOUT, GatewayError, GatewayLink
 from shard_kernel.remote.loop import LoopThread
 from shard_widgets import AgentWidget
@@ -49,6 +55,8 @@ from shard_widgets._transcript import DEFAULT_MAX_EVENTS
 log = logging.getLogger("shard_kernel.remote")
 REPLIES: TypeAdapter[Reply] = TypeAdapter(Reply)
 COMMAND_TIMEOUT = 10.0
+DETACH_WAIT = 2.0
+"""Longest a detach waits for the kernel to confirm it (a kernel that is gone never does)."""
 HEARTBEAT_EVERY = 20.0
 """Well inside the kernel's 60 s responder TTL (shard_kernel/clients.py)."""
 PAGE = 5000
@@ -77,6 +85,8 @@ class RemoteAgent:
         self._turns: dict[str, tuple[Future[TurnEndEvent], int | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._heartbeat: asyncio.Task[None] | None = None
+        self._confirming: dict[str, asyncio.Future[None]] = {}
+        """kernel_info requests sent after a comm_close, by msg_id: their reply confirms it"""
 
     # ------------------------------------------------------------ the notebook side (blocking)
 
@@ -295,18 +305,27 @@ class RemoteAgent:
 
     async def aclose(self) -> None:
         self.connected = False
-        await self._drop_socket()
+        await self._drop_socket(confirm=True)
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    async def _drop_socket(self) -> None:
+    async def _drop_socket(self, *, confirm: bool = False) -> None:
+        """Leave: close the comm, and with `confirm` wait (briefly) until the kernel has
+        handled it, so the agent's client count is true when this returns."""
         sock, self._sock = self._sock, None
         if sock is None:
             return
         if self._comm_id:
             with contextlib.suppress(Exception):  # a socket the server already closed
                 sock.comm_close(self._comm_id)
+                if confirm:  # shell requests are answered in order: this reply follows it
+                    asked = sock.send("shell", "kernel_info_request", {})
+                    done = self._confirming[asked] = asyncio.get_running_loop().create_future()
+                    try:
+                        await asyncio.wait_for(done, DETACH_WAIT)
+                    finally:
+                        self._confirming.pop(asked, None)
                 await asyncio.sleep(0)  # let the comm_close go out first
         await sock.aclose()  # closes the TCP socket whatever happens
         self._disconnected(f"agent {self.name} was detached")
@@ -363,6 +382,10 @@ class RemoteAgent:
             self._on_event(event)
         elif self._comm_id and (data := comm_reply(message, self._comm_id)) is not None:
             self._on_reply(data)
+        elif msg_type(message) == "kernel_info_reply":
+            done = self._confirming.get(parent_id(message) or "")
+            if done is not None and not done.done():
+                done.set_result(None)
         elif msg_type(message) == "shutdown_reply":
             # the agent was killed (DELETE keeps this socket open and only says so on IOPub):
             # say "stopped" now instead of a command timing out later while showing idle

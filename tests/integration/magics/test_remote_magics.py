@@ -331,6 +331,11 @@ def test_a_waiting_cell_leaves_asks_to_the_headless_policy(
         ),
         what="one interactive client in the registry",
     )
+    agent.close()  # the notebook detaches: the kernel confirms it before close returns
+    wait_until(
+        lambda: rest(gateway, "GET", f"/shard/api/agents/{info['id']}")["clients"] == 0,
+        what="no client left once the notebook detached",
+    )
 
 
 def test_new_makes_a_gateway_agent_on_the_notebooks_server_and_local_stays_here(
