@@ -12,7 +12,7 @@ from shard_core.protocol.events import Event, TurnEndEvent
 from shard_core.protocol.framing import encode_record
 from shard_core.providers.models import FIRST_CONTACT, NO_MODEL, resolve_default_model
 from shard_core.providers.unconfigured import unconfigured
-from shard_core.sdk import create_agent
+from shard_core.sdk import create_agent, registered_providers
 from shard_kernel.commands.common import add_agent_options
 from shard_kernel.denials import DenialWatch
 from shard_kernel.exit_codes import ExitCode, for_turn
@@ -62,7 +62,7 @@ def handle(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace) -> int:
     interactive = sys.stdin.isatty() and not args.json
-    if not (args.model or args.agent_definition) and no_model_configured():
+    if not (args.model or args.agent_definition) and await no_model_configured():
         return first_contact()  # before the agent, which would leave an empty session behind
     diagnostics: list[str] = []
     agent = await create_agent(
@@ -107,8 +107,11 @@ async def _run(args: argparse.Namespace) -> int:
     return exit_status(end, blocked=denials.blocked)
 
 
-def no_model_configured() -> bool:
-    return resolve_default_model(load_config(), os.environ)[0] == NO_MODEL
+async def no_model_configured() -> bool:
+    """No provider, bundled or an extension's (SHARD_HOME/extensions, entry points), is
+    configured: the agent would get NO_MODEL."""
+    specs = await registered_providers()
+    return resolve_default_model(load_config(), os.environ, specs)[0] == NO_MODEL
 
 
 def first_contact() -> int:

@@ -117,3 +117,20 @@ async def test_provenance_rebuilds_the_body_it_sent(home: Path) -> None:
     assert out.stderr == ""  # no "no known wire format": its spec's wire body was found
     assert out.stdout.splitlines() == sent
     assert json.loads(sent[-1])["tier"] == "fast"  # its recorded wire options
+
+
+def test_shard_run_answers_with_it_when_only_its_key_is_set(home: Path) -> None:
+    """`shard run` checks for a configured model before it builds the agent (so nothing is
+    logged when there is none): that check counts the extension's provider too."""
+    work = home.parent / "work"
+    work.mkdir()
+    env = {name: value for name, value in os.environ.items() if not name.endswith("_API_KEY")}
+    env.pop("OPENAI_BASE_URL", None)
+    env |= {"SHARD_HOME": str(home), "PYTHONPATH": str(ROOT), "ACME_API_KEY": "k"}
+    env |= {"XDG_CONFIG_HOME": str(home.parent / "xdg"), "HOME": str(home.parent)}
+    out = subprocess.run(
+        [sys.executable, "-m", "shard_kernel.cli", "run", "hello"],
+        capture_output=True, text=True, env=env, cwd=work, timeout=300, check=False,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "acme acme-large answers" in out.stdout
