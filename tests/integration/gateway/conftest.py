@@ -23,7 +23,6 @@ from tornado.ioloop import IOLoop
 from shard_kernel.kernelspec import spec_source
 from tests.fixtures.http import answers_http
 
-pytestmark = pytest.mark.integration
 TOKEN = "gw-test-token-6b1f0c2d9e8a7f3c"
 
 

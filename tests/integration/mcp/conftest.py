@@ -23,8 +23,6 @@ from tests.fixtures.function_provider import FunctionProvider, Reply
 BIN = Path(sys.executable).parent
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "mcp_servers" / "fixture_server.py"
 
-pytestmark = pytest.mark.integration
-
 
 def fixture_server(kind: str, *args: str) -> dict[str, Any]:
     return {"command": sys.executable, "args": [str(FIXTURE), kind, *args]}
