@@ -5,6 +5,15 @@ every `interval` seconds); a tool call shows as a running card the moment it sta
 the tool's progress (`tool_update`) and replaced in place by its result; each permission prompt
 and decision is a display_data with Shard's MIME type plus text fallbacks, so a saved notebook
 shows what happened.
+
+Every client sees the whole text, those that update displays and those that do not (`jupyter
+console` prints each display_data once and ignores update_display_data). The live text display
+starts with an empty text/plain (so such a client prints no first chunk) and, once its message is
+complete, hands over: the live display is emptied (an update, which only updating clients
+apply) and the finished text arrives as a new display_data, right where the live one was. A tool
+card whose result replaced it in place hands over the same way when the next output comes (or the
+cell ends), if nothing was shown below it meanwhile; under a permission prompt the card keeps its
+place and a non-updating client sees "running …" and the prompt's lines, not the result.
 """
 
 from __future__ import annotations
@@ -52,6 +61,10 @@ class CellOutput:
         self._plain = TerminalRenderer(io.StringIO(), color=False)
         self._cards: dict[str, dict[str, Any]] = {}
         """call id → its running card's `tool_call` event (wire JSON)"""
+        self._last: str | None = None
+        """the display id of the newest output, while it is one a later message may update"""
+        self._handover: tuple[str, dict[str, Any]] | None = None
+        """the newest output's display id and final data, which a non-updating client missed"""
 
     def handle(self, event: Event) -> None:
         if isinstance(event, MessageDeltaEvent):
@@ -61,8 +74,7 @@ class CellOutput:
                     self._flush_text()
         elif isinstance(event, MessageCompleteEvent):
             self._text = event.message.text
-            self._flush_text()
-            self._text, self._display_id = "", None
+            self._finish_text()
         elif isinstance(event, ToolCallEvent):
             self._tool_call(event)
         elif isinstance(event, ToolUpdateEvent):
@@ -76,40 +88,79 @@ class CellOutput:
         elif isinstance(event, TurnEndEvent):
             self._usage(event)
 
-    def _flush_text(self) -> None:
-        if not self._text:
-            return
+    def finish(self) -> None:
+        """The cell ends (the turn ended, failed or was stopped): what is shown only live lands."""
+        self._finish_text()
+        self._hand_over()
+
+    def _text_data(self) -> dict[str, Any]:
         # Never text/markdown: Lab renders a live output's markdown as trusted HTML, so a model
         # echoing tool output could run script. Shard's renderer draws the markdown as DOM.
         descriptor = TextDescriptor(text=self._text, format="markdown")
-        data = {
-            RENDER_MIME: render_payload([descriptor]),
-            "text/plain": self._text,
-        }
+        return {RENDER_MIME: render_payload([descriptor]), "text/plain": self._text}
+
+    def _flush_text(self) -> None:
+        """The live text display: a first display_data, then updates (at most every interval)."""
+        if not self._text:
+            return
+        data = self._text_data()
         if self._display_id is None:
+            # an empty text/plain for now: a client that prints display_data once would keep
+            # the first chunk
+            data["text/plain"] = ""
             self._display_id = f"shard-text-{time.monotonic_ns()}"
-            kind = "display_data"
+            self._new_output(data, self._display_id)
         else:
-            kind = "update_display_data"
-        self._send(
-            kind, {"data": data, "metadata": {}, "transient": {"display_id": self._display_id}}
-        )
+            transient = {"display_id": self._display_id}
+            self._send(
+                "update_display_data", {"data": data, "metadata": {}, "transient": transient}
+            )
         self._flushed_at = time.monotonic()
 
-    def _display(self, data: dict[str, Any]) -> None:
+    def _finish_text(self) -> None:
+        """The finished text as a new output every client shows; the live display, emptied."""
+        if self._text:
+            if self._display_id is not None:
+                self._empty(self._display_id)
+            self._new_output(self._text_data())
+        self._text, self._display_id = "", None
+
+    def _empty(self, display_id: str) -> None:
+        """An update only updating clients apply: they drop the live output for its successor.
+
+        An empty Shard payload and an empty text, not `data: {}`: euporie 2.10 fails on an
+        output without a MIME type, and Lab with Shard's renderer draws this as nothing."""
+        data = {RENDER_MIME: render_payload([]), "text/plain": ""}
+        transient = {"display_id": display_id}
+        self._send("update_display_data", {"data": data, "metadata": {}, "transient": transient})
+
+    def _new_output(self, data: dict[str, Any], display_id: str | None = None) -> None:
+        """A new output below the others; a tool card waiting to hand over does so first."""
+        self._hand_over()
+        transient = {} if display_id is None else {"display_id": display_id}
+        self._send("display_data", {"data": data, "metadata": {}, "transient": transient})
+        self._last = display_id
+
+    def _hand_over(self) -> None:
+        if self._handover is None:
+            return
+        display_id, data = self._handover
+        self._handover = self._last = None
+        self._empty(display_id)
         self._send("display_data", {"data": data, "metadata": {}, "transient": {}})
+
+    def _display(self, data: dict[str, Any]) -> None:
+        self._new_output(data)
 
     def _tool_call(self, event: ToolCallEvent) -> None:
         """The card appears when the call starts ("running bash · 0:03"), before any ask."""
-        self._flush_text()
-        self._text, self._display_id = "", None  # text after the call is a new display
+        self._finish_text()  # text after the call is a new display
         call = event.model_dump(mode="json")
         data = {
             RENDER_MIME: render_payload([], event=call),
             "text/plain": f"running {event.call.name}…",
         }
-        transient = {"display_id": tool_display_id(event.call.id)}
-        self._send("display_data", {"data": data, "metadata": {}, "transient": transient})
+        self._new_output(data, tool_display_id(event.call.id))
         self._cards[event.call.id] = call
 
     def _tool_update(self, event: ToolUpdateEvent) -> None:
@@ -133,16 +184,20 @@ class CellOutput:
             RENDER_MIME: render_payload(event.result.render, event=event.model_dump(mode="json")),
             "text/plain": plain,
         }
-        transient = {"display_id": tool_display_id(event.tool_call_id)}
-        # the running card is replaced in place; a result with no card of its own (a call
-        # aborted before it started) gets a new output
-        kind = "update_display_data" if event.tool_call_id in self._cards else "display_data"
-        self._send(kind, {"data": data, "metadata": {}, "transient": transient})
+        display_id = tool_display_id(event.tool_call_id)
+        if event.tool_call_id not in self._cards:
+            # a result with no card of its own (a call aborted before it started): a new output
+            self._new_output(data, display_id)
+            return
+        # the running card is replaced in place; a client that cannot update gets the result
+        # when the next output comes, if the card is still the newest output
+        transient = {"display_id": display_id}
+        self._send("update_display_data", {"data": data, "metadata": {}, "transient": transient})
+        if self._last == display_id:
+            self._handover = (display_id, data)
 
     def _permission(self, event: PermissionRequestEvent) -> None:
-        transient = {"display_id": permission_display_id(event.request_id)}
-        content = {"data": permission_bundle(event), "metadata": {}, "transient": transient}
-        self._send("display_data", content)
+        self._new_output(permission_bundle(event), permission_display_id(event.request_id))
 
     def _resolved(self, event: PermissionResolvedEvent) -> None:
         label = resolved_text(event)
@@ -158,7 +213,7 @@ class CellOutput:
         )
 
     def _usage(self, event: TurnEndEvent) -> None:
-        self._flush_text()
+        self._finish_text()
         line = f"{event.reason} · {format_usage(event.usage)}"
         descriptor = KvDescriptor(
             pairs=[KvPair(k="turn", v=event.reason), KvPair(k="usage", v=format_usage(event.usage))]

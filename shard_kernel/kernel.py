@@ -445,13 +445,14 @@ class ShardKernel(Kernel):
 
     async def _turn(self, agent: Agent, text: str, parent: dict[str, Any]) -> dict[str, Any]:
         self._show_start_notes(agent, parent)
-        self._cell = CellOutput(lambda kind, content: self._send_output(kind, content, parent))
-        self._events_parent = parent
+        cell = CellOutput(lambda kind, content: self._send_output(kind, content, parent))
+        self._cell, self._events_parent = cell, parent
         try:
             end = await agent.run(text)
         except asyncio.CancelledError:
             return self._error("Interrupted", "the turn was stopped", parent)
         finally:
+            cell.finish()  # a stopped turn's text lands too, for every client
             self.flush_events()  # this turn's last events carry its parent header
             self._cell = None
             self._events_parent = None
