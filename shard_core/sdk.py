@@ -38,6 +38,7 @@ from shard_core.engine.events import EventStream
 from shard_core.engine.extension_host import ExtensionHost
 from shard_core.engine.modes import bundled_modes
 from shard_core.engine.permissions.gate import RuleGate
+from shard_core.engine.permissions.sources import RuleSet, load_rules
 from shard_core.engine.prompt import PROMPT_SECTIONS_EVENT, identity_section
 from shard_core.engine.recall import RecallTool
 from shard_core.engine.registry import AllowedTools
@@ -359,7 +360,8 @@ async def create_agent(
         await _install(host, opts, config, store, tasks)
         # MCP last: the transports extensions registered are known, and its grants are this agent's.
         await install_mcp(host, config, cwd=root, home=home, env=env, trusted=opts.trust_project,
-                          agent_id=agent_id, diagnostics=opts.diagnostics)  # fmt: skip
+                          agent_id=agent_id, diagnostics=opts.diagnostics,
+                          rules=_rule_set(opts, config, root))  # fmt: skip
         model_spec, demo = _model(opts, config, env, host)
         agent = _assemble(opts, host, store, config, (root, model_spec, demo, agent_id))
         agent.definitions = definitions
@@ -369,6 +371,20 @@ async def create_agent(
     except BaseException:
         store.close()
         raise
+
+
+def _rule_set(opts: AgentOptions, config: ShardConfig, root: Path) -> RuleSet:
+    """The rules the gate will hold (MCP names them when it disables a changed tool)."""
+    definition = _chosen(opts)
+    return load_rules(
+        root,
+        config.permissions,
+        trust_project=opts.trust_project,
+        allow=tuple(opts.allow),
+        deny=tuple(opts.deny),
+        added=definition.rules() if definition else None,
+        given_by=opts.rules_from,
+    )
 
 
 def _assemble(

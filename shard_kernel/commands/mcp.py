@@ -20,6 +20,7 @@ from shard_core.capabilities.mcp import (
     McpCapability,
     McpServer,
     McpUnavailableError,
+    ServerConfig,
     mcp_capability,
 )
 from shard_core.engine.config import load_config
@@ -30,6 +31,7 @@ EXAMPLES = """examples:
   shard mcp list
   shard mcp list --trust-project --json
   shard mcp test time
+  shard mcp approve docs --trust-project   # a project server, as .mcp.json has it now
 """
 
 
@@ -45,12 +47,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     listing = actions.add_parser("list", help="configured servers and their known tools")
     test = actions.add_parser("test", help="start one server and list its tools")
     test.add_argument("name", help="the server's name in mcpServers")
-    for sub in (listing, test):
+    approve = actions.add_parser(
+        "approve", help="approve a project server's .mcp.json entry as it is now"
+    )
+    approve.add_argument("name", help="the server's name in .mcp.json")
+    for sub in (listing, test, approve):
         sub.add_argument("--cwd", type=Path, default=Path("."), help="the project (default: .)")
         sub.add_argument("--trust-project", action="store_true", help="read .mcp.json too")
         sub.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=run_list)
     test.set_defaults(handler=run_test)
+    approve.set_defaults(handler=run_approve)
     parser.set_defaults(handler=lambda _args: (parser.print_help(), 2)[1])
 
 
@@ -71,6 +78,7 @@ def run_list(args: argparse.Namespace) -> int:
 
     asyncio.run(load())
     rows = [_row(s, capability) for s in capability.servers.values()]
+    rows += [_skipped_row(c) for c in capability.skipped.values()]
     if args.json:
         print(json.dumps({"servers": rows, "notes": capability.diagnostics}, indent=2))
         return ExitCode.OK
@@ -85,6 +93,20 @@ def run_list(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def run_approve(args: argparse.Namespace) -> int:
+    """A person approves a project server from the terminal (what a headless run cannot ask)."""
+    capability = _capability(args)
+    config = capability.configs.servers.get(args.name)
+    if config is None or config.origin != "project":
+        known = [n for n, c in capability.configs.servers.items() if c.origin == "project"]
+        names = ", ".join(sorted(known)) or "none; is --trust-project given?"
+        print(f"shard: error: no project MCP server {args.name!r} ({names})", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    capability.approve_project_server(config)
+    print(f"{config.name}: approved as .mcp.json has it now ({config.type}: {config.target})")
+    return ExitCode.OK
+
+
 def run_test(args: argparse.Namespace) -> int:
     capability = _capability(args)
     config = capability.configs.servers.get(args.name)
@@ -94,10 +116,12 @@ def run_test(args: argparse.Namespace) -> int:
         return ExitCode.BAD_INPUT
     capability.configs.servers = {args.name: config}
 
-    async def start() -> tuple[McpServer, float, str | None]:
+    async def start() -> tuple[McpServer | None, float, str | None]:
         began = time.monotonic()
         await capability(_NoApi())  # pyright: ignore[reportArgumentType]
-        server = capability.servers[args.name]
+        server = capability.servers.get(args.name)
+        if server is None:  # a project server nobody approved: `shard mcp approve` first
+            return None, 0.0, capability.diagnostics[-1]
         try:
             await server.ensure()
             problem = None
@@ -107,7 +131,7 @@ def run_test(args: argparse.Namespace) -> int:
         return server, time.monotonic() - began, problem
 
     server, seconds, problem = asyncio.run(start())
-    if problem:
+    if problem or server is None:
         print(f"shard: error: {problem}", file=sys.stderr)
         return ExitCode.FAILED
     row = _row(server, capability)
@@ -131,6 +155,12 @@ def _row(server: McpServer, capability: McpCapability) -> dict[str, Any]:
             "target": config.target, "status": status, "tools": tools}  # fmt: skip
 
 
+def _skipped_row(config: ServerConfig) -> dict[str, Any]:
+    status = f"not approved: new or changed since approved (shard mcp approve {config.name})"
+    return {"name": config.name, "origin": config.origin, "type": config.type,
+            "target": config.target, "status": status, "tools": []}  # fmt: skip
+
+
 class _NoApi:
     """What the capability registers into when nothing runs an agent: nothing is kept."""
 
@@ -146,3 +176,6 @@ class _NoApi:
 class _Notices:
     async def notify(self, title: str, message: str = "") -> None:
         print(f"{title}: {message}", file=sys.stderr)
+
+    async def confirm(self, title: str, message: str = "") -> bool | None:
+        return None  # no question from list/test: `shard mcp approve` is the person's answer

@@ -3,8 +3,9 @@
 `install_mcp` is what the SDK calls: it reads `mcpServers` from config.json and the project's
 `.mcp.json` (with trust), and installs `McpCapability` through the ExtensionHost. Modules:
 config (shapes, `${VAR}`), names (`mcp__server__tool`), transports, connection (lifecycle),
-tool (the Tool adapter), results (content → blocks and descriptors), catalog (lazy start),
-report (`/mcp`), resources (the resource tool, prompt commands), stderr (bounded capture).
+tool (the Tool adapter), approvals (project servers and tool texts pinned per workspace),
+results (content → blocks and descriptors), catalog (lazy start), report (`/mcp`), resources
+(the resource tool, prompt commands), stderr (bounded capture).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from shard_core.engine.config import ShardConfig
 from shard_core.engine.credentials import resolve_credential
 from shard_core.engine.extension_host import ExtensionHost
 from shard_core.engine.permissions.grants import GrantStore
+from shard_core.engine.permissions.sources import RuleSet
 
 __all__ = [
     "PROJECT_FILE",
@@ -61,6 +63,7 @@ def mcp_capability(
     trusted: bool,
     transports: Registered = lambda _name: None,
     agent_id: str | None = None,
+    rules: RuleSet | None = None,
 ) -> McpCapability:
     servers: Mapping[str, Any] = config.mcp_servers
     configs = load_servers(servers, cwd, trusted=trusted)
@@ -72,6 +75,7 @@ def mcp_capability(
         transports=transports,
         grants=GrantStore(agent_id) if agent_id else None,
         home=home,
+        rules=rules,
     )
 
 
@@ -85,8 +89,10 @@ async def install_mcp(
     trusted: bool,
     agent_id: str,
     diagnostics: list[str],
+    rules: RuleSet | None = None,
 ) -> McpCapability:
-    """Install the MCP capability (after the extensions, so their transports are known)."""
+    """Install the MCP capability (after the extensions, so their transports are known);
+    `rules` are the gate's, named when a changed tool is disabled."""
     capability = mcp_capability(
         config,
         cwd=cwd,
@@ -95,6 +101,7 @@ async def install_mcp(
         trusted=trusted,
         transports=host.mcp_transport,
         agent_id=agent_id,
+        rules=rules,
     )
     await host.install("shard.mcp", capability)
     diagnostics.extend(f"mcp: {d}" for d in capability.diagnostics)

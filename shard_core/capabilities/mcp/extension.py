@@ -7,10 +7,13 @@
 At install every server's tools are registered as `mcp__<server>__<tool>`: from the catalog
 cache without starting the server (it starts on first use), or, for a server never seen before
 or marked `eager`, by starting it now (in parallel, each within its startup timeout; one that
-fails is a diagnostic, not a failed agent). Each listing is checked against the grants: a tool
-approved "always" whose description or schema changed since is disabled, with a notice, until
-a person re-approves it (`/mcp approve TOOL`). `/mcp` reports servers, tools and stderr; the
-disposer stops every server.
+fails is a diagnostic, not a failed agent). A project server (`.mcp.json`, with trust) starts
+only while its entry hashes as a person approved it in this workspace (approvals.py): a new or
+changed one is asked about once, and without anyone to ask it is skipped, with the reason. Each
+listing is checked against the grants and against the text first seen: a tool whose description
+or schema changed is disabled, with a notice naming what would have let it run (a grant, a rule
+and its source), until a person re-approves it (`/mcp approve TOOL`). `/mcp` reports servers,
+tools and stderr; the disposer stops every server.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 
+from shard_core.capabilities.mcp.approvals import Approvals
 from shard_core.capabilities.mcp.catalog import catalog_path, read_catalog, write_catalog
 from shard_core.capabilities.mcp.config import (
     Expanded,
@@ -40,7 +44,9 @@ from shard_core.capabilities.mcp.resources import (
 from shard_core.capabilities.mcp.tool import McpTool
 from shard_core.capabilities.mcp.transports import Opener, Registered, opener
 from shard_core.contracts import Disposer, ExtensionApi
+from shard_core.engine.permissions.checks import Check, RuleBook, evaluate_check
 from shard_core.engine.permissions.grants import GrantStore
+from shard_core.engine.permissions.sources import RuleSet
 from shard_core.engine.plurals import counted
 from shard_core.types.errors import ConfigError
 from shard_core.types.secrets import KnownSecrets
@@ -59,6 +65,7 @@ class McpCapability:
         transports: Registered,
         grants: GrantStore | None,
         home: Path,
+        rules: RuleSet | None = None,
     ) -> None:
         self.configs = configs
         self.diagnostics: list[str] = list(configs.diagnostics)
@@ -71,6 +78,10 @@ class McpCapability:
         self._transports = transports
         self._grants = grants
         self._home = home
+        self._rules = rules or RuleSet()
+        self._approvals = Approvals(home, cwd)
+        self.skipped: dict[str, ServerConfig] = {}
+        """project servers not started: new or changed since a person approved them"""
         self._api: ExtensionApi | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.start_unknown = True
@@ -82,28 +93,53 @@ class McpCapability:
         if not self.configs.servers:
             return None
         self._api = api
-        parts = server_parts(self.configs.servers)
+        self._parts = server_parts(self.configs.servers)
         starting: list[McpServer] = []
-        for name, config in self.configs.servers.items():
-            server = McpServer(
-                config,
-                parts[name],
-                lambda c=config: self._opener(c),
-                on_tools=self._listed,
-                notify=self._notify,
-            )
-            server.stderr.secrets = KnownSecrets.from_environment(self._env)
-            self.servers[name] = server
+        for config in self.configs.servers.values():
+            if not await self._project_approved(api, config):
+                continue
+            server = self._add_server(config)
             cached = read_catalog(self._catalog(server))
             if (cached is None and self.start_unknown) or config.eager:
                 starting.append(server)
-            elif cached is None:
-                continue
-            else:
+            elif cached is not None:
                 server.tools, server.prompts, server.resources = cached
                 self._register(server)
         await asyncio.gather(*(self._start_at_install(s) for s in starting))
         return self.close
+
+    def _add_server(self, config: ServerConfig) -> McpServer:
+        server = McpServer(
+            config,
+            self._parts[config.name],
+            lambda c=config: self._opener(c),
+            on_tools=self._listed,
+            notify=self._notify,
+        )
+        server.stderr.secrets = KnownSecrets.from_environment(self._env)
+        self.servers[config.name] = server
+        return server
+
+    async def _project_approved(self, api: ExtensionApi, config: ServerConfig) -> bool:
+        """A user server, or a project server whose entry a person approved (asked once now
+        when it is new or changed; no answer: skipped, with the reason)."""
+        if config.origin != "project" or self._approvals.server_approved(config):
+            return True
+        question = (
+            f"The project's .mcp.json asks to start MCP server {config.name!r}: "
+            f"{config.type} `{config.target}`. It runs outside the sandbox. It is new or "
+            "changed since a person last approved it in this workspace. Start it?"
+        )
+        if await api.ui.confirm("Start a project MCP server?", question) is True:
+            self._approvals.approve_server(config)
+            return True
+        self.skipped[config.name] = config
+        self.diagnostics.append(
+            f"project MCP server {config.name!r} ({config.target}) not started: new or changed "
+            f"since a person approved it, and nobody approved it now; /mcp approve {config.name} "
+            "starts it"
+        )
+        return False
 
     async def close(self) -> None:
         await asyncio.gather(*(s.close() for s in self.servers.values()))
@@ -148,32 +184,70 @@ class McpCapability:
                 self._api.register_command(command, handler.description, handler)
 
     def check(self, tool: McpTool) -> None:
-        """Disable a tool that cannot be shown in full, or that changed since it was approved."""
+        """Disable a tool that cannot be shown in full, or that changed since it was approved
+        (a grant's pin) or first seen (whatever else lets it run: a rule, `--allow`)."""
         was = tool.disabled
-        tool.disabled = tool.too_long()
-        if tool.disabled is None and self._grants is not None:
-            pins = self._grants.pins(tool.name)
-            if pins and tool.pin() not in pins:
-                tool.disabled = (
-                    "its description or input schema changed since a person approved it; "
-                    f"it stays disabled until re-approved (/mcp show {tool.name}, then "
-                    f"/mcp approve {tool.name})"
-                )
+        tool.disabled = tool.too_long() or self._changed(tool)
         if tool.disabled and tool.disabled != was:
             self._notify(f"{tool.name} disabled: {tool.disabled}")
 
+    def _changed(self, tool: McpTool) -> str | None:
+        again = f"it stays disabled until re-approved (/mcp show {tool.name}, then /mcp approve "
+        pins = self._grants.pins(tool.name) if self._grants is not None else set[str]()
+        if pins and tool.pin() not in pins:
+            why = "its description or input schema changed since a person approved it"
+            return f"{why}; {again}{tool.name})"
+        first = self._approvals.tool_pin(tool.name)
+        if first is None:  # first seen: the text later listings are held to
+            self._approvals.pin_tool(tool.name, tool.pin())
+            return None
+        if first == tool.pin():
+            return None
+        why = "its description or input schema changed since it was first seen"
+        return f"{why}; {self._allowed_by(tool.name)}; {again}{tool.name})"
+
+    def _allowed_by(self, name: str) -> str:
+        """What would have run the tool without a question: a rule (with its source) or a grant."""
+        verdict = evaluate_check(Check(name, name), RuleBook(self._rules), default_allow=False)
+        if verdict.decision == "allow" and verdict.rule is not None:
+            return f"rule {verdict.rule.text} ({verdict.rule.source}) allowed it"
+        granted = [g.text for g in self._grants.grants()] if self._grants is not None else []
+        granted = [r for r in granted if r in (name, name.rsplit("__", 1)[0])]
+        if granted:
+            return f"grant {granted[0]} allowed it"
+        return "no rule allows it (each call asks)"
+
     def approve(self, name: str) -> str:
-        """A person re-approved `name` as it is now (the `/mcp approve` command)."""
+        """A person approved `name` as it is now (the `/mcp approve` command): a tool's new
+        text, or a project server skipped at install (which then starts on first use)."""
+        if name in self.skipped:
+            return self._approve_server(self.skipped.pop(name))
         tool = self.tools.get(name)
         if tool is None:
             raise ConfigError(f"no MCP tool {name!r}; /mcp lists them")
-        if self._grants is None:
-            raise ConfigError("this agent keeps no grants")
-        count = self._grants.repin(name, tool.pin())
+        count = self._grants.repin(name, tool.pin()) if self._grants is not None else 0
+        self._approvals.pin_tool(name, tool.pin())
         self.check(tool)
         if tool.disabled:
             raise ConfigError(f"{name} stays disabled: {tool.disabled}")
         return f"{name} is enabled again ({counted(count, 'grant')} now pinned to {tool.pin()})"
+
+    def approve_project_server(self, config: ServerConfig) -> None:
+        """Record a project server's entry, as it is now, as approved in this workspace."""
+        self._approvals.approve_server(config)
+
+    def _approve_server(self, config: ServerConfig) -> str:
+        self._approvals.approve_server(config)
+        self.diagnostics = [d for d in self.diagnostics if f"server {config.name!r} (" not in d]
+        server = self._add_server(config)
+        cached = read_catalog(self._catalog(server))
+        if cached is not None:
+            server.tools, server.prompts, server.resources = cached
+            self._register(server)
+        return (
+            f"project MCP server {config.name!r} approved as it is now; it starts on first "
+            f"use (/mcp restart {config.name} starts it now)"
+        )
 
     # -- helpers ------------------------------------------------------------------------------
 

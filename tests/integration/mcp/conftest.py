@@ -39,6 +39,9 @@ class Person:
     answers: list[str] = field(default_factory=list[str])
     asked: list[PermissionPrompt] = field(default_factory=list[PermissionPrompt])
     notices: list[str] = field(default_factory=list[str])
+    confirms: list[bool | None] = field(default_factory=list[bool | None])
+    """answers to `confirm` questions, in order (then None: no answer)"""
+    confirmed: list[str] = field(default_factory=list[str])
 
     async def ask_permission(self, prompt: PermissionPrompt) -> PermissionAnswer:
         self.asked.append(prompt)
@@ -50,7 +53,8 @@ class Person:
         return None
 
     async def confirm(self, title: str, message: str = "") -> bool | None:
-        return None
+        self.confirmed.append(f"{title} {message}")
+        return self.confirms.pop(0) if self.confirms else None
 
     async def input(self, title: str, message: str = "", default: str | None = None) -> str | None:
         return default

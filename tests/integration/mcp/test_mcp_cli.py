@@ -60,6 +60,16 @@ def test_shard_run_trust_project_calls_the_project_server_through_the_gate(
 ) -> None:
     env = _env(tmp_path)
     model = f"scripted/{tmp_path / 'script.json'}"
+    # Trusting the project is not approving whatever its .mcp.json says now: nobody can be asked
+    # in a --json run, so the server is not started, and the run says why.
+    unapproved = _shard(
+        env, workspace, "run", "--trust-project", "--model", model, "--json",
+        "--allow", "mcp__time__get_current_time", "what time is it in Paris?",
+    )  # fmt: skip
+    assert "project MCP server 'time'" in unapproved.stderr
+    assert "not started: new or changed since a person approved it" in unapproved.stderr
+    approved = _shard(env, workspace, "mcp", "approve", "time", "--trust-project")
+    assert approved.returncode == 0, approved.stderr
     allowed = _shard(
         env, workspace, "run", "--trust-project", "--model", model, "--json",
         "--allow", "mcp__time__get_current_time", "what time is it in Paris?",
@@ -94,6 +104,13 @@ def test_shard_mcp_list_and_test(tmp_path: Path, workspace: Path) -> None:
     listed = _shard(env, workspace, "mcp", "list")
     assert listed.returncode == 0
     assert "need --trust-project" in listed.stdout or "needs --trust-project" in listed.stdout
+    refused = _shard(env, workspace, "mcp", "test", "time", "--trust-project")
+    assert refused.returncode != 0
+    assert "shard mcp approve" in refused.stderr or "/mcp approve time" in refused.stderr
+    listed = _shard(env, workspace, "mcp", "list", "--trust-project", "--json")
+    [row] = json.loads(listed.stdout)["servers"]
+    assert row["status"].startswith("not approved")
+    assert _shard(env, workspace, "mcp", "approve", "time", "--trust-project").returncode == 0
     tested = _shard(env, workspace, "mcp", "test", "time", "--trust-project")
     assert tested.returncode == 0, tested.stderr
     assert "time: started in" in tested.stdout

@@ -155,11 +155,14 @@ async def test_project_servers_need_trust(tmp_path: Path) -> None:
         assert "project MCP servers (echo) not started" in table
     finally:
         await agent.close()
+    person = Person(confirms=[True])  # trusted, and a person approves the server once
     trusted, provider = await make_agent(
-        tmp_path, {}, scripted("hi"), cwd=work, trust_project=True, agent_id="trusting"
-    )
+        tmp_path, {}, scripted("hi"), cwd=work, trust_project=True, agent_id="trusting",
+        person=person,
+    )  # fmt: skip
     try:
         await trusted.run("hi")
+        assert len(person.confirmed) == 1
         assert "mcp__echo__echo" in [t.name for t in provider.requests[0].tools]
         assert _mcp(trusted).servers["echo"].config.origin == "project"
     finally:

@@ -194,3 +194,90 @@ async def test_a_description_changed_while_running_disables_the_approved_tool(
         assert any(f"{tool.name} disabled" in n for n in person.notices)
     finally:
         await agent.close()
+
+
+# ------------------------------------------------------------ issue 32: planted config, rules
+
+
+async def test_a_planted_project_server_is_not_started_without_an_ask(tmp_path: Path) -> None:
+    """The agent (under `Write(**)`) or a pull plants `.mcp.json`; the person's next
+    `--trust-project` run asks before starting it, once; nobody to ask: skipped, with why."""
+    work = tmp_path / "work"
+    work.mkdir()
+    marker = tmp_path / "ran"
+    planted = {"command": "sh", "args": ["-c", f"touch {marker}"]}
+    (work / ".mcp.json").write_text(json.dumps({"mcpServers": {"planted": planted}}))
+    agent, _ = await make_agent(tmp_path, {}, scripted("hi"), cwd=work, trust_project=True)
+    try:
+        await agent.run("hi")
+        mcp = _mcp(agent)
+        assert "planted" not in mcp.servers
+        assert any("'planted'" in d and "not started" in d for d in mcp.diagnostics)
+        assert "/mcp approve planted" in await _command(agent)
+    finally:
+        await agent.close()
+    assert not marker.exists()
+
+    # A person approves the echo server once; a changed entry is asked about again.
+    (work / ".mcp.json").write_text(json.dumps({"mcpServers": {"echo": fixture_server("echo")}}))
+    person = Person(confirms=[True])
+    agent, _ = await make_agent(
+        tmp_path, {}, scripted("hi"), cwd=work, trust_project=True, person=person
+    )
+    await agent.close()
+    assert [q.split("?")[0] for q in person.confirmed] == ["Start a project MCP server"]
+    assert "echo" in _mcp(agent).servers
+    again, _ = await make_agent(tmp_path, {}, scripted("hi"), cwd=work, trust_project=True)
+    await again.close()
+    assert "echo" in _mcp(again).servers  # approved: no question, no person needed
+    changed = {"echo": {**fixture_server("echo"), "env": {"X": "1"}}}
+    (work / ".mcp.json").write_text(json.dumps({"mcpServers": changed}))
+    person = Person(confirms=[None])
+    later, _ = await make_agent(
+        tmp_path, {}, scripted("hi"), cwd=work, trust_project=True, person=person
+    )
+    await later.close()
+    assert len(person.confirmed) == 1
+    assert "echo" not in _mcp(later).servers
+
+
+async def test_a_changed_description_disables_a_tool_a_config_rule_allows(tmp_path: Path) -> None:
+    """No grant, no question: `--allow mcp__poisoned__lookup` (a rule). The description
+    changes while the agent runs: the tool is disabled anyway, the notice names the rule."""
+    lookup = ("mcp__poisoned__lookup", {"query": "cat"})
+    mutate = ("mcp__poisoned__mutate", {})
+    person = Person()
+    agent, provider = await make_agent(
+        tmp_path,
+        {"poisoned": fixture_server("poisoned")},
+        scripted({"tool_calls": [lookup]}, {"tool_calls": [mutate]}, {"tool_calls": [lookup]}),
+        person=person,
+        allow=["mcp__poisoned__lookup", "mcp__poisoned__mutate"],
+    )
+    try:
+        await agent.run("look up cat, change things, look up cat")
+        tool = _mcp(agent).tools["mcp__poisoned__lookup"]
+        assert person.asked == []  # the rules decided every call
+        assert tool_text(agent, -3) == ("no entry for 'cat'", False)
+        text, is_error = tool_text(agent, -1)
+        assert is_error
+        assert "mcp__poisoned__lookup is disabled" in text
+        assert tool.disabled is not None
+        assert "changed since it was first seen" in tool.disabled
+        assert "rule mcp__poisoned__lookup (--allow flag) allowed it" in tool.disabled
+        assert any("mcp__poisoned__lookup disabled" in n for n in person.notices)
+        [last] = [t for t in provider.requests[-1].tools if t.name == tool.name]
+        assert HIDDEN not in last.description
+        assert "enabled again" in await _command(agent, "approve", tool.name)
+        assert tool.disabled is None
+    finally:
+        await agent.close()
+    # The next run holds the tool to the re-approved text: it starts enabled.
+    again, _ = await make_agent(
+        tmp_path, {"poisoned": fixture_server("poisoned")}, scripted("hi"),
+        allow=["mcp__poisoned__lookup"],
+    )  # fmt: skip
+    try:
+        assert _mcp(again).tools["mcp__poisoned__lookup"].disabled is None
+    finally:
+        await again.close()
