@@ -70,7 +70,8 @@ async def test_a_type_error_from_an_edit_is_in_its_result(
     assert fixed.text.splitlines() == ["edited m.py: 1 replacement, +1 -1 lines"]
     assert after.text == "no errors reported for changed files"
     compactor = DeterministicCompactor(keep_recent_tokens=50)
-    details = compactor.compact(CompactionInput(branch[:8], 5_000, 100_000, 50_000, "manual", 0))
+    tiny = CompactionInput(branch[:8], 5_000, 100_000, 50_000, "manual", 0, force=True)
+    details = compactor.compact(tiny)  # a section on a tiny session: forced
     assert details is not None
     outstanding = details.summary.split("## Outstanding Context\n")[1].split("\n\n")[0]
     assert outstanding.startswith(f"- [ERROR] [diagnostics] {error[:40]}")
