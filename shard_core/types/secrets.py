@@ -12,6 +12,7 @@ that tools, the engine and the gateway share it.
 from __future__ import annotations
 
 import base64
+import json
 import math
 import re
 from collections import Counter
@@ -113,8 +114,12 @@ def encoded_forms(value: str) -> set[str]:
 
 
 _URL_SAFE = str.maketrans("+/", "-_")
-_WRAPPED = re.compile(r"(?:[A-Za-z0-9+/_-]{16,}={0,2}\n){2,}(?:[A-Za-z0-9+/_-]{1,15}={0,2}\n)?")
+_WRAPPED = re.compile(
+    r"[A-Za-z0-9+/_-]{16,}={0,2}\n(?:[A-Za-z0-9+/_-]{16,}={0,2}\n)+(?:[A-Za-z0-9+/_-]{1,15}={0,2}\n)?"
+)
 """Two or more lines of base64 in a row, and a short last one (the wrapped output of `base64`)."""
+_WRAPPED_JSON = re.compile(_WRAPPED.pattern.replace(r"\n", r"\\n"))
+"""The same inside JSON text, where each newline reads `\\n`."""
 
 
 def secret_names(env: Mapping[str, str]) -> set[str]:
@@ -130,6 +135,7 @@ class KnownSecrets:
     def __init__(self, values: Iterable[str] = ()) -> None:
         self._values: set[str] = set()
         self._ordered: list[str] = []
+        self._in_json: set[str] = set()
         self.add(*values)
 
     @classmethod
@@ -145,6 +151,8 @@ class KnownSecrets:
         for value in fresh:
             needles |= {value, *encoded_forms(value)}
         self._ordered = sorted(needles, key=len, reverse=True)
+        # as they read inside JSON text, for the one-pass check of a whole serialized model
+        self._in_json = {json.dumps(n, ensure_ascii=False)[1:-1] for n in self._ordered}
 
     def __contains__(self, value: object) -> bool:
         return value in self._values
@@ -186,12 +194,18 @@ class KnownSecrets:
     def redact_model(self, model: M) -> M:
         """Any wire model (a session entry, an event, a tool result) with every known value
         replaced in every string it holds; the same object when none occurs."""
-        if not self._ordered:
-            return model
+        if not self._ordered or not self._json_holds(model.model_dump_json()):
+            return model  # one pass over the JSON text: the walk below only when one occurs
         dumped = model.model_dump(mode="json")
         if not self._holds_secret(dumped):
             return model
         return type(model).model_validate(self._scrub(dumped))
+
+    def _json_holds(self, text: str) -> bool:
+        if any(n in text for n in self._in_json):
+            return True
+        runs = _WRAPPED_JSON.finditer(text) if "\\n" in text else ()
+        return any(self._holds(m[0].replace("\\n", "")) for m in runs)
 
     def _holds_secret(self, value: object) -> bool:
         if isinstance(value, str):
