@@ -80,3 +80,13 @@ def test_a_card_with_outputs_below_it_keeps_its_place() -> None:
     assert console(sent) == ["running bash…", "running bash…"]
     kinds = [d[RENDER_MIME]["event"]["type"] for d in lab(sent)]
     assert kinds == ["tool_result", "tool_call"]  # in place, above the second card
+
+
+def test_a_stopped_turns_text_lands_when_the_cell_ends() -> None:
+    output = CellOutput(lambda kind, content: sent.append((kind, content)), interval=0.0)
+    sent: Sent = []
+    output.handle(delta(1, "ALPHA-START half of it"))  # then the turn is interrupted
+    output.finish()
+    output.finish()  # the kernel's `finally` and a turn_end may both end it: once is enough
+    assert console(sent) == ["ALPHA-START half of it"]
+    assert [d["text/plain"] for d in lab(sent)] == ["ALPHA-START half of it"]
