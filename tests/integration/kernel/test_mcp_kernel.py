@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from shard_core.capabilities.mcp import parse_server
+from shard_core.capabilities.mcp.approvals import Approvals
 from tests.integration.kernel.agent_client import AgentClient
 from tests.integration.kernel.conftest import StartKernel
 
@@ -22,6 +24,17 @@ def _reply(kc: Any, msg_id: str, timeout: float = 120) -> dict[str, Any]:
     while reply["parent_header"].get("msg_id") != msg_id:
         reply = kc.get_shell_msg(timeout=timeout)
     return reply["content"]
+
+
+def _plant(workspace: Path, servers: dict[str, Any]) -> None:
+    """The project's `.mcp.json`, approved by a person as it is (`shard mcp approve`): a trusted
+    kernel starts it without asking."""
+    (workspace / ".mcp.json").write_text(json.dumps(servers))
+    approvals = Approvals(Path(os.environ["SHARD_HOME"]), workspace)
+    for name, raw in servers["mcpServers"].items():
+        config = parse_server(name, raw, "project")
+        assert config is not None
+        approvals.approve_server(config)
 
 
 def _text(client: AgentClient) -> str:
@@ -38,7 +51,7 @@ def test_a_kernel_calls_a_project_mcp_server_through_the_gate(
     start_kernel: StartKernel, workspace: Path
 ) -> None:
     servers = {"mcpServers": {"time": {"command": str(BIN / "mcp-server-time"), "args": []}}}
-    (workspace / ".mcp.json").write_text(json.dumps(servers))
+    _plant(workspace, servers)
     call = {"name": "mcp__time__get_current_time", "input": {"timezone": "Asia/Tokyo"}}
     _km, kc = start_kernel([{"tool_calls": [call]}, {"text": "It is late in Tokyo."}],
                            trust_project="1")  # fmt: skip
@@ -84,7 +97,7 @@ def test_a_killed_kernel_leaves_no_mcp_server_behind(
     from tests.fixtures.processes import process_alive
 
     servers = {"mcpServers": {"time": {"command": str(BIN / "mcp-server-time")}}}
-    (workspace / ".mcp.json").write_text(json.dumps(servers))
+    _plant(workspace, servers)
     km, kc = start_kernel([{"text": "hi"}], trust_project="1")
     msg_id = kc.execute("/mcp")  # the agent (and its server) exist once a cell ran
     assert _reply(kc, msg_id)["status"] == "ok"
