@@ -54,6 +54,8 @@ def headless_answer(
         reason = f"denied: {situation}; {explanation.reason} ({by})"
         return PermissionAnswer("deny", by, why, reason)
     hint = f"; {would} would allow it" if explanation.would_allow else ""
+    if explanation.ask == "guarded":  # say what the gate holds back (a protected place, outside)
+        hint = f"; {explanation.reason}"
     return PermissionAnswer("deny", by, why, f"denied: {situation}{hint} ({by})")
 
 

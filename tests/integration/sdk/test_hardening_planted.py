@@ -55,6 +55,7 @@ async def test_item4_planted_config_is_denied_headless_under_write_all(
     for path, details in zip(PLANTED, results, strict=False):
         assert details.result.is_error, path
         assert details.result.text.startswith("permission denied"), path
+        assert "which is protected" in details.result.text, path
         assert not (work / path).exists(), path
     assert not results[-1].result.is_error
     assert (work / "notes.txt").read_text() == "planted\n"
