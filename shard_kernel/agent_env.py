@@ -51,6 +51,13 @@ class AgentEnv:
     """KERNEL_SHARD_RULES_FROM: where ALLOW/DENY came from (default: KERNEL_SHARD_ALLOW/DENY)"""
 
 
+def trusts_project(env: Mapping[str, str] | None = None) -> bool:
+    """`KERNEL_SHARD_TRUST_PROJECT` says yes (1, true, yes): the one reading of the variable, for
+    a kernel and for the server that validates what its kernels will find."""
+    env = os.environ if env is None else env
+    return env.get(TRUST_VARIABLE, "").strip().lower() in ("1", "true", "yes")
+
+
 def kernel_hint(line: str) -> str:
     """A diagnostic as a kernel's user reads it: the variable that is a kernel's
     `--trust-project` named beside the flag."""
@@ -97,7 +104,7 @@ def read_agent_env(env: Mapping[str, str] | None = None) -> AgentEnv:
         permission_timeout=seconds,
         allow=allow,
         deny=deny,
-        trust_project=(get("TRUST_PROJECT") or "").lower() in ("1", "true", "yes"),
+        trust_project=trusts_project(env),
         agent_definition=get("AGENT_DEFINITION"),
         skills=_rules(get("SKILLS")) or None,
         rules_from=rules_from,

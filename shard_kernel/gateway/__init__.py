@@ -2,6 +2,8 @@
 
 Enabled for `jupyter server` / `jupyter lab` by `jupyter-config/jupyter_server_config.d/
 shard_kernel.gateway.json`, and always by `shard gateway` (a headless server, see `app.py`).
+The extension is an `ExtensionApp`, `ShardGateway` (application.py), imported only when
+jupyter_server asks: a client of the gateway (`client.py`) imports this package too.
 """
 
 from __future__ import annotations
@@ -11,23 +13,7 @@ from typing import Any
 EXTENSION = "shard_kernel.gateway"
 
 
-def _jupyter_server_extension_points() -> list[dict[str, str]]:
-    return [{"module": EXTENSION}]
+def _jupyter_server_extension_points() -> list[dict[str, Any]]:
+    from shard_kernel.gateway.application import ShardGateway
 
-
-def _load_jupyter_server_extension(serverapp: Any) -> None:
-    from shard_kernel.gateway.extension import load_extension
-    from shard_kernel.gateway.jobs import install_jobs
-
-    install_jobs(serverapp, load_extension(serverapp))
-
-
-async def _unload_jupyter_server_extension(serverapp: Any) -> None:
-    """The coordinator lets go of its children (their unfinished runs stay `running` on disk and
-    read as interrupted at the next start). jupyter_server 2 does not call this at stop; the
-    coordinator also watches `ServerApp.stop()`'s flag (see `install_jobs`)."""
-    from shard_kernel.gateway.jobs import COORDINATOR_KEY
-
-    coordinator = serverapp.web_app.settings.get(COORDINATOR_KEY)
-    if coordinator is not None:
-        await coordinator.close()
+    return [{"module": EXTENSION, "app": ShardGateway}]

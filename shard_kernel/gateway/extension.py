@@ -1,10 +1,11 @@
-"""Loading the extension into a ServerApp: the registry, the routes, log redaction, origin checks.
+"""What the extension sets up in a ServerApp: the registry, log redaction, origin checks.
 
-Runs inside `jupyter server`, `jupyter lab` and `shard gateway` alike; it adds routes under
-`/shard/api/` and one settings key, adopts the `shard` kernels notebooks start (adoption.py),
-makes kernel WebSockets faster (connection.py: no Nagle delay; agent kernels' WebSockets share
-one IOPub subscription, which also notes their activity, activity.py), and reads the server's
-own security configuration to warn when it is looser than Shard's baseline.
+Runs inside `jupyter server`, `jupyter lab` and `shard gateway` alike (called by `ShardGateway`
+in application.py, which serves the routes under `/shard/api/`); it adds settings keys, adopts
+the `shard` kernels notebooks start (adoption.py), makes kernel WebSockets faster
+(connection.py: no Nagle delay; agent kernels' WebSockets share one IOPub subscription, which
+also notes their activity, activity.py), and reads the server's own security configuration to
+warn when it is looser than Shard's baseline.
 
 It also silences one warning that is jupyter_server's and tornado's disagreement, not a
 misconfiguration (`_quiet_ping_unit_warning`).
@@ -16,7 +17,6 @@ import logging
 from typing import Any
 
 from jupyter_server.base.websocket import WS_PING_INTERVAL
-from jupyter_server.utils import url_path_join
 
 from shard_core.engine.plurals import counted
 from shard_core.engine.state import shard_home
@@ -24,37 +24,32 @@ from shard_kernel.gateway.activity import watch_agents_on_shared_iopub
 from shard_kernel.gateway.adoption import install_adoption
 from shard_kernel.gateway.connection import install_connection_class
 from shard_kernel.gateway.events import AgentWatcher, EventJournal
-from shard_kernel.gateway.events_socket import SOCKET_ROUTES, WATCHER_KEY
-from shard_kernel.gateway.handlers import ROUTES, SETTINGS_KEY
+from shard_kernel.gateway.events_socket import WATCHER_KEY
+from shard_kernel.gateway.handlers import SETTINGS_KEY
 from shard_kernel.gateway.registry import AgentRegistry
 from shard_kernel.gateway.security import EXACT_PATTERNS, REDACTOR, install_log_redaction
 
 
-def load_extension(serverapp: Any) -> AgentRegistry:
+def load_extension(serverapp: Any, settings: dict[str, Any]) -> tuple[AgentRegistry, AgentWatcher]:
+    """The registry and the watcher of its agents, put in `settings` (the web app's, once
+    `ShardGateway` hands them on); the watcher starts with the server's loop (application.py)."""
     _protect_logs(serverapp)
     _warn_about_origins(serverapp)
-    _quiet_ping_unit_warning(serverapp.web_app.settings)
+    _quiet_ping_unit_warning(settings)
     registry = AgentRegistry(serverapp.kernel_manager, shard_home(), serverapp.log)
     install_adoption(serverapp.kernel_manager, registry)
-    web_app = serverapp.web_app
-    web_app.settings[SETTINGS_KEY] = registry
+    settings[SETTINGS_KEY] = registry
     watcher = AgentWatcher(registry, EventJournal())
     registry.on_change = watcher.poke
-    web_app.settings[WATCHER_KEY] = watcher
-    serverapp.io_loop.add_callback(watcher.start)
-    if install_connection_class(web_app.settings):
+    settings[WATCHER_KEY] = watcher
+    if install_connection_class(settings):
         watch_agents_on_shared_iopub(serverapp.kernel_manager)
-    base_url = web_app.settings.get("base_url", "/")
-    routes = (*ROUTES, *SOCKET_ROUTES)
-    web_app.add_handlers(
-        ".*$", [(url_path_join(base_url, path), handler) for path, handler in routes]
-    )
     serverapp.log.info(
         "shard: gateway extension loaded; %s under %s",
         counted(len(registry.manifests), "agent"),
         registry.store.root,
     )
-    return registry
+    return registry, watcher
 
 
 def _protect_logs(serverapp: Any) -> None:

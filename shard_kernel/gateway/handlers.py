@@ -34,6 +34,8 @@ from shard_kernel.gateway.validation import BadRequestError, parse_create, parse
 
 AGENT = r"(?P<agent_id>[^/]+)"
 SETTINGS_KEY = "shard_registry"
+TRUST_KEY = "shard_trust_project"
+"""`ShardGateway.trust_project`: the create check reads project files as the kernels will"""
 
 
 class ShardAPIHandler(APIHandler):
@@ -87,7 +89,8 @@ class AgentsHandler(ShardAPIHandler):
     @authorized
     async def post(self) -> None:
         try:
-            command = parse_create(parse_json_object(self.request.body))
+            body = parse_json_object(self.request.body)
+            command = parse_create(body, trusted=self.settings.get(TRUST_KEY))
             manifest = self.registry.create(command)
         except BadRequestError as exc:
             raise web.HTTPError(400, "%s", str(exc)) from None

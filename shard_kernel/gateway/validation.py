@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from shard_core.engine.state import config_dir, shard_home
 from shard_core.protocol.orchestrator import AgentCreateCommand
 from shard_core.providers.models import parse_model
 from shard_core.types.errors import ConfigError
-from shard_kernel.agent_env import FROM_MANIFEST, PERMISSIONS_VARIABLE, kernel_hint
+from shard_kernel.agent_env import FROM_MANIFEST, PERMISSIONS_VARIABLE, kernel_hint, trusts_project
 from shard_kernel.gateway.manifest import AgentManifest
 
 MODES = ("plan", "build")
@@ -68,8 +67,11 @@ def _json_problem(exc: Exception) -> str:
     return "a number has too many digits"  # Python reads at most 4300 digits into an int
 
 
-def parse_create(body: dict[str, Any]) -> AgentCreateCommand:
-    """A valid create command, or BadRequestError naming every field to fix."""
+def parse_create(body: dict[str, Any], *, trusted: bool | None = None) -> AgentCreateCommand:
+    """A valid create command, or BadRequestError naming every field to fix. `trusted`: whether
+    the server's kernels read project files (`ShardGateway.trust_project`; None: what
+    `KERNEL_SHARD_TRUST_PROJECT` says, the setting's default)."""
+    trusted = trusts_project() if trusted is None else trusted
     for name in NUMBERS:
         value = body.get(name)
         if isinstance(value, str):  # "1e999": pydantic reads a number from a string too
@@ -88,7 +90,7 @@ def parse_create(body: dict[str, Any]) -> AgentCreateCommand:
     _check_bounds(command)
     _check_cwd(command.cwd)
     if command.agent is not None:
-        command = _with_definition(command, explicit_mode="mode" in body)
+        command = _with_definition(command, explicit_mode="mode" in body, trusted=trusted)
     if command.model is not None:
         _check_model(command.model)
     if command.mode not in MODES:
@@ -99,7 +101,7 @@ def parse_create(body: dict[str, Any]) -> AgentCreateCommand:
             "letter or digit and not ending with a space"
         )
     _check_rules(command)
-    _check_skills_exist(command)
+    _check_skills_exist(command, trusted)
     return command
 
 
@@ -128,17 +130,11 @@ def _check_bounds(command: AgentCreateCommand) -> None:
         raise BadRequestError(f"skills: {len(command.skills):,} names; at most {MAX_SKILLS}")
 
 
-def _trusted() -> bool:
-    """Whether this server's kernels trust project files (`KERNEL_SHARD_TRUST_PROJECT`)."""
-    return os.environ.get("KERNEL_SHARD_TRUST_PROJECT", "").lower() in ("1", "true", "yes")
-
-
-def _check_skills_exist(command: AgentCreateCommand) -> None:
+def _check_skills_exist(command: AgentCreateCommand, trusted: bool) -> None:
     """Every named skill is one the agent's kernel will find for this cwd (as an unknown agent
     definition is a 400, so is an unknown skill: the agent would start without it)."""
     if not command.skills:
         return
-    trusted = _trusted()
     roots = default_roots(Path(command.cwd), shard_home=shard_home(), user_home=Path.home())
     found = load_skills(roots, trusted=trusted).skills
     missing = [name for name in command.skills if name not in found]
@@ -151,14 +147,16 @@ def _check_skills_exist(command: AgentCreateCommand) -> None:
         )
 
 
-def _with_definition(command: AgentCreateCommand, *, explicit_mode: bool) -> AgentCreateCommand:
+def _with_definition(
+    command: AgentCreateCommand, *, explicit_mode: bool, trusted: bool
+) -> AgentCreateCommand:
     """The named definition must exist for this cwd (project ones only when the server's
     kernels trust projects); its model and mode fill what the request left out."""
     name = command.agent or ""
     if not valid_name(name):
         raise BadRequestError(f"agent: {_short(name)} is not an agent definition name (kebab-case)")
     definitions = load_agent_definitions(
-        Path(command.cwd), home=shard_home(), config=config_dir(), trusted=_trusted()
+        Path(command.cwd), home=shard_home(), config=config_dir(), trusted=trusted
     )
     try:
         definition = definitions.require(name)

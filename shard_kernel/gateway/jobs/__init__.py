@@ -3,8 +3,8 @@ child kernels (coordinator.py, channel.py), friendly aliases, reports, REST unde
 `/shard/api/jobs` (handlers.py), and a `job_updated` orchestrator event on `/shard/api/events`
 for every change of a job's or its runs' states.
 
-`install_jobs` adds them to a server that already has the Shard extension's registry, and
-puts the server's URL and token into its own environment as SHARD_GATEWAY_URL and
+`install_jobs` adds them to a server that already has the Shard extension's registry;
+`start_jobs` puts the server's URL and token into its own environment as SHARD_GATEWAY_URL and
 SHARD_GATEWAY_TOKEN, which the local agent kernels it starts inherit, so their subagent tools
 reach these routes over loopback; a remote gateway's kernels are sent them as
 KERNEL_SHARD_GATEWAY_URL/TOKEN (`shard_kernel.gateway_reach`). The token is written to no
@@ -18,8 +18,6 @@ import os
 import time
 from typing import Any
 
-from jupyter_server.utils import url_path_join
-
 from shard_core.engine.plurals import counted
 from shard_core.protocol.orchestrator import JobUpdatedEvent
 from shard_kernel.gateway.events_socket import WATCHER_KEY
@@ -32,24 +30,36 @@ from shard_kernel.gateway.registry import AgentRegistry
 URL_VARIABLE = "SHARD_GATEWAY_URL"
 TOKEN_VARIABLE = "SHARD_GATEWAY_TOKEN"
 
-__all__ = ["COORDINATOR_KEY", "Coordinator", "JobCatalog", "install_jobs"]
+__all__ = [
+    "COORDINATOR_KEY",
+    "JOB_ROUTES",
+    "Coordinator",
+    "JobCatalog",
+    "install_jobs",
+    "start_jobs",
+]
 
 
-def install_jobs(serverapp: Any, registry: AgentRegistry) -> Coordinator:
+def install_jobs(
+    serverapp: Any, registry: AgentRegistry, settings: dict[str, Any], *, trust_project: bool
+) -> Coordinator:
+    """The coordinator, its catalog read (a restart's cut-short jobs become interrupted), put in
+    `settings`; `ShardGateway` serves its routes, starts it with the loop and closes it at stop."""
     home = registry.store.root.parent
-    coordinator = Coordinator(registry, JobCatalog(home, serverapp.log), home, serverapp.log)
-    # jupyter_server 2 calls no module extension's unload hook at stop (only ExtensionApps'
-    # stop_extension), so the coordinator asks the flag ServerApp.stop() sets before the
-    # kernels are shut down.
-    coordinator.server_stopping = lambda: bool(getattr(serverapp, "_stopping", False))
+    coordinator = Coordinator(
+        registry,
+        JobCatalog(home, serverapp.log),
+        home,
+        serverapp.log,
+        trust_project=trust_project,
+    )
     interrupted = coordinator.load()
     if interrupted:
         serverapp.log.info(
             "shard: %s interrupted by the restart", counted(len(interrupted), "subagent job")
         )
-    web_app = serverapp.web_app
-    web_app.settings[COORDINATOR_KEY] = coordinator
-    watcher = web_app.settings.get(WATCHER_KEY)
+    settings[COORDINATOR_KEY] = coordinator
+    watcher = settings.get(WATCHER_KEY)
     if watcher is not None:
         journal = watcher.journal
 
@@ -64,17 +74,13 @@ def install_jobs(serverapp: Any, registry: AgentRegistry) -> Coordinator:
             journal.publish(event)
 
         coordinator.on_change = publish
-    base_url = web_app.settings.get("base_url", "/")
-    web_app.add_handlers(
-        ".*$", [(url_path_join(base_url, path), handler) for path, handler in JOB_ROUTES]
-    )
-
-    def started() -> None:
-        coordinator.start()
-        _advertise(serverapp)
-
-    serverapp.io_loop.add_callback(started)
     return coordinator
+
+
+def start_jobs(serverapp: Any, coordinator: Coordinator) -> None:
+    """On the running loop: deliver pending reports, tell local kernels where the server is."""
+    coordinator.start()
+    _advertise(serverapp)
 
 
 def _advertise(serverapp: Any) -> None:

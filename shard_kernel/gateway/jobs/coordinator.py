@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -60,19 +59,21 @@ class Coordinator:
         home: Path,
         log: logging.Logger,
         config: ShardConfig | None = None,
+        *,
+        trust_project: bool = False,
     ) -> None:
         self.registry = registry
         self.catalog = catalog
         self.home = home
         self.log = log
         self._config = config
+        self.trust_project = trust_project
+        """the server's kernels read project files (`ShardGateway.trust_project`)"""
         self._channels: dict[str, AgentChannel] = {}  # run id → its child's channel
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopping: set[str] = set()
         self._closing = False
         """the server is stopping: what its children do now is not saved (see `close`)"""
-        self.server_stopping: Callable[[], bool] = lambda: False
-        """whether the server has begun to stop (install_jobs points it at ServerApp)"""
         self._changed = asyncio.Event()
         self.on_change: Callable[[JobRecord], None] | None = None
         """Told of every saved change of a job's summary (the orchestrator events)."""
@@ -89,7 +90,8 @@ class Coordinator:
         self._spawn(self._deliver_pending())
 
     async def close(self) -> None:
-        """Let go of every child at server stop (runs stay `running` on disk: the next start
+        """Let go of every child at server stop (`ShardGateway.stop_extension`, before the
+        server shuts its kernels down; runs stay `running` on disk: the next start
         reads them as interrupted). From here on nothing is saved: a child whose turn the
         stopping server aborts would otherwise be recorded `stopped` and its job `failed`, and
         could not be relaunched as interrupted."""
@@ -175,9 +177,8 @@ class Coordinator:
         if name is None:
             return None
         # Project definitions only where the server's kernels trust projects (as for create).
-        trusted = os.environ.get("KERNEL_SHARD_TRUST_PROJECT", "").lower() in ("1", "true", "yes")
         found = load_agent_definitions(
-            parent.cwd, home=self.home, config=config_dir(), trusted=trusted
+            parent.cwd, home=self.home, config=config_dir(), trusted=self.trust_project
         )
         try:
             return found.require(name)
@@ -493,7 +494,7 @@ class Coordinator:
     # ------------------------------------------------------------ helpers
 
     def _save(self, job: JobRecord) -> None:
-        if self._closing or self.server_stopping():
+        if self._closing:
             return  # runs stay `running` on disk and read as interrupted at the next start
         self.catalog.save(job)
         changed, self._changed = self._changed, asyncio.Event()

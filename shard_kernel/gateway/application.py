@@ -1,0 +1,71 @@
+"""ShardGateway: the gateway as a jupyter_server `ExtensionApp` — its settings, every route it
+serves, what it starts with the server's loop and what it lets go of at stop.
+
+jupyter_server finds it through `shard_kernel.gateway`'s `_jupyter_server_extension_points`, so
+the one config file (`jupyter-config/jupyter_server_config.d/shard_kernel.gateway.json`) enables
+it in `jupyter lab`, `jupyter server`, JupyterHub's single-user servers and in front of a kernel
+gateway, and `shard gateway` names the same module. Its settings are traitlets
+(`--ShardGateway.trust_project=True`, or `c.ShardGateway.trust_project` in a config file); a
+setting a kernel reads too defaults to the kernel's variable, so one setting configures both.
+`stop_extension` is the stop hook jupyter_server 2 calls (it never calls a module extension's
+`_unload_jupyter_server_extension`), before it shuts the kernels down.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jupyter_server.extension.application import ExtensionApp
+from traitlets import Bool, default
+
+from shard_kernel.agent_env import TRUST_VARIABLE, trusts_project
+from shard_kernel.gateway.events import AgentWatcher
+from shard_kernel.gateway.events_socket import SOCKET_ROUTES
+from shard_kernel.gateway.extension import load_extension
+from shard_kernel.gateway.handlers import ROUTES, TRUST_KEY
+from shard_kernel.gateway.jobs import JOB_ROUTES, Coordinator, install_jobs, start_jobs
+
+ALL_ROUTES: tuple[tuple[str, type[Any]], ...] = (*ROUTES, *SOCKET_ROUTES, *JOB_ROUTES)
+"""Every route the gateway serves (path relative to base_url, handler), in one table."""
+
+
+class ShardGateway(ExtensionApp):
+    name = "shard_gateway"
+    description = "Shard's agent registry, events and subagent jobs under /shard/api/"
+    load_other_extensions = True
+
+    trust_project = Bool(
+        help=f"""Whether the server's agent kernels read project files (agent definitions,
+        skills): a create request or a subagent launch naming a project one is accepted only
+        then. Defaults to {TRUST_VARIABLE}, the variable the kernels read."""
+    ).tag(config=True)
+
+    @default("trust_project")
+    def _default_trust_project(self) -> bool:
+        return trusts_project()
+
+    watcher: AgentWatcher | None = None
+    coordinator: Coordinator | None = None
+
+    def initialize_settings(self) -> None:
+        serverapp: Any = self.serverapp
+        registry, self.watcher = load_extension(serverapp, self.settings)
+        self.settings[TRUST_KEY] = self.trust_project
+        self.coordinator = install_jobs(
+            serverapp, registry, self.settings, trust_project=self.trust_project
+        )
+
+    def initialize_handlers(self) -> None:
+        self.handlers.extend(ALL_ROUTES)
+
+    async def _start_jupyter_server_extension(self, serverapp: Any) -> None:
+        if self.watcher is not None:
+            self.watcher.start()
+        if self.coordinator is not None:
+            start_jobs(serverapp, self.coordinator)
+
+    async def stop_extension(self) -> None:
+        """The coordinator lets go of its children (their unfinished runs stay `running` on
+        disk and read as interrupted at the next start)."""
+        if self.coordinator is not None:
+            await self.coordinator.close()
