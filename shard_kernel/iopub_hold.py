@@ -1,4 +1,11 @@
-"""IOPubHold: what the main thread publishes while it handles a request reaches the IOPub thread
+"""The private parts of ipykernel the agent kernel relies on, fenced in this one module:
+`IOPubHold` (its IOPub socket), `KernelOverrides` (ShardKernel's base: what it overrides of
+`Kernel`), `kernel_app_class` (the IPKernelApp it runs in). `RELIED_ON` lists every private or
+undocumented name these use with the signature they expect; a test pins it against the installed
+ipykernel (`tests/unit/kernel/test_ipykernel_parts.py`), so an ipykernel that renames one fails
+there, not in a running kernel.
+
+IOPubHold: what the main thread publishes while it handles a request reaches the IOPub thread
 in one wake-up, once the request is answered or waits.
 
 ipykernel sends IOPub messages from a thread of its own: each message handed to it wakes that
@@ -15,10 +22,39 @@ any other thread releases the hold first, so IOPub order is kept across threads.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import logging
 import threading
 from typing import Any
 
+import zmq
+from ipykernel._version import kernel_protocol_version
 from ipykernel.iostream import BackgroundSocket
+from ipykernel.kernelbase import Kernel
+from traitlets import Float
+
+RELIED_ON: dict[str, str | None] = {
+    "ipykernel.kernelbase.Kernel._execute_sleep": None,
+    "ipykernel.kernelbase.Kernel._supports_kernel_subshells": None,
+    "ipykernel.kernelbase.Kernel._publish_status_and_flush": (
+        "(self, status, channel, stream, parent=None)"
+    ),
+    "ipykernel.kernelbase.Kernel._topic": "(self, topic)",
+    "ipykernel.kernelbase.Kernel.shell_main": "(self, subshell_id: 'str | None', msg)",
+    "ipykernel.kernelbase.Kernel.shell_stream": None,
+    "ipykernel.kernelbase.Kernel.shell_channel_thread": None,
+    "ipykernel.kernelbase.Kernel.pre_handler_hook": "(self)",
+    "ipykernel.kernelbase.Kernel.post_handler_hook": "(self)",
+    "ipykernel.iostream.IOPubThread._really_send": "(self, msg, *args, **kwargs)",
+    "ipykernel.iostream.IOPubThread.schedule": "(self, f)",
+    "ipykernel.iostream.BackgroundSocket.__init__": "(self, io_thread)",
+    "ipykernel.kernelapp.IPKernelApp.init_sockets": "(self)",
+    "ipykernel.kernelapp.IPKernelApp._configure_logging": "(self) -> 'None'",
+    "ipykernel.kernelapp.IPKernelApp.control_thread": None,
+    "ipykernel._version.kernel_protocol_version": None,
+}
+"""`module.Class.name` → the signature relied on (None: an attribute, trait or property)."""
 
 Held = list[tuple[tuple[Any, ...], dict[str, Any]]]
 
@@ -77,3 +113,115 @@ class IOPubHold(BackgroundSocket):
                 send(*args, **kwargs)
 
         thread.schedule(send_all)
+
+
+class KernelOverrides(Kernel):
+    """What ShardKernel changes of ipykernel's `Kernel` through its private parts.
+
+    Subclasses set `iopub_hold` (None: no hold) and `_reply_first` before a reply."""
+
+    _execute_sleep = Float(0.0).tag(config=True)
+    """ipykernel sleeps 0.5 ms before every execute_reply so that buffered stdout reaches IOPub
+    first; this kernel has no stdout stream and waits for its IOPub thread instead (see
+    `_iopub_barrier`), so an empty cell's round trip does not pay the sleep."""
+
+    iopub_hold: IOPubHold | None = None
+    _reply_first = False
+    _shell_context_base: contextvars.Context | None = None
+
+    @property
+    def kernel_info(self) -> dict[str, Any]:
+        """The base class imports debugpy here to advertise a debugger; this kernel has none
+        (its kernelspec says so), and the import cost 0.1 to 0.4 s on the first kernel_info."""
+        return {
+            "protocol_version": kernel_protocol_version,
+            "implementation": self.implementation,
+            "implementation_version": self.implementation_version,
+            "language_info": self.language_info,
+            "banner": self.banner,
+            "help_links": self.help_links,
+            "supported_features": ["kernel subshells"] if self._supports_kernel_subshells else [],
+        }
+
+    def route_shell(self) -> None:
+        """Take shell requests straight off the socket (after `Kernel.start`)."""
+        stream: Any = self.shell_stream
+        if stream is not None and self.shell_channel_thread is None:
+            # ipykernel wraps each shell message in a task that awaits a second task (to run it
+            # in one persistent context): one task here, in that same kind of context, saves a
+            # loop iteration per request.
+            stream.on_recv(self._on_shell, copy=False)
+
+    def _on_shell(self, msg: list[Any]) -> asyncio.Task[None]:
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(self.shell_main(None, msg), context=self._shell_context_base)
+        hold = self.iopub_hold
+        if hold is not None and hold.hold():
+            # released after the task's first step: when it is answered, or when it first waits
+            loop.call_soon(hold.release)
+        return task
+
+    def _publish_status_and_flush(
+        self, status: str, channel: str, stream: Any, parent: Any = None
+    ) -> None:
+        """After a cell that published nothing (an empty one), the reply leaves first: ipykernel
+        builds and publishes the `idle` status before the queued reply goes (0.1-0.3 ms of
+        every such round trip). After a cell with outputs, ipykernel's order stands: `idle`
+        then the reply, which gives the IOPub thread the lead the barrier started (two sockets
+        keep no order between them; a client that stops reading at the reply then has them)."""
+        if self._reply_first and stream is not None and hasattr(stream, "flush"):
+            stream.flush(zmq.POLLOUT)
+        self._reply_first = False
+        super()._publish_status_and_flush(status, channel, stream, parent)
+
+    def iopub_topic(self, msg_type: str) -> bytes:
+        """The IOPub topic ipykernel gives a message of this type from this kernel."""
+        return self._topic(msg_type)
+
+    def pre_handler_hook(self) -> None:
+        """ipykernel installs the default SIGINT handler here; ours stays (interrupt = abort)."""
+
+    def post_handler_hook(self) -> None:
+        pass
+
+
+def kernel_app_class() -> type:
+    """IPKernelApp as the agent kernel runs in it (imported only by `python -m shard_kernel`)."""
+    from ipykernel.kernelapp import IPKernelApp
+
+    class ShardKernelApp(IPKernelApp):
+        def init_sockets(self) -> None:
+            super().init_sockets()
+            # No shell-channel thread, so no kernel subshells: ipykernel 7's thread reads the
+            # shell socket and hands every request to the main thread and every reply back
+            # (about 0.7 ms per round trip here). Subshells let a Python kernel run code beside a
+            # busy cell; an agent kernel never blocks its loop (a turn is awaited, and widget and
+            # comm messages are dispatched while a cell runs), so it has nothing to run there.
+            # kernel_info then does not advertise subshells, and JupyterLab does not ask.
+            self.shell_channel_thread = None
+
+        def _configure_logging(self) -> None:
+            super()._configure_logging()
+            # traitlets sets the application's logger to DEBUG and leaves the filtering to its
+            # handlers, so each of ipykernel's four `log.debug` calls per request built a record
+            # (and looked up its caller) to be thrown away. The logger passes what some handler
+            # takes, and no less.
+            log = self.log
+            if isinstance(log, logging.Logger):
+                level = min((h.level for h in log.handlers), default=logging.DEBUG)
+                log.setLevel(max(level, 1))  # a NOTSET handler takes everything
+
+        def start(self) -> None:
+            super().start()  # returns once shutdown_request has stopped the shell loop
+            # The control thread still publishes a last `idle` on IOPub after shutdown_reply. At
+            # exit, atexit stops the IOPub thread (before app.close(), which joins the control
+            # thread); a stop that lands between that publish's `is_alive()` check and its
+            # wake-up send leaves the send blocked for good, and close() joins forever: the
+            # kernel never exits by itself (ipykernel 7.4; 5 shutdowns in 91 here). So let the
+            # control thread finish while IOPub is still running.
+            control = self.control_thread
+            if control is not None and control.is_alive():
+                control.stop()
+                control.join(timeout=5)
+
+    return ShardKernelApp

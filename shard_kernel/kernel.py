@@ -22,11 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import comm
 import ipykernel.ipkernel  # noqa: F401  (points the `comm` package at ipykernel's CommManager)
-import zmq
-from ipykernel._version import kernel_protocol_version
 from ipykernel.iostream import BackgroundSocket
-from ipykernel.kernelbase import Kernel
-from traitlets import Float
 
 from shard_core import __version__
 from shard_core.engine.event_log import EventLog
@@ -49,7 +45,7 @@ from shard_kernel.cell_output import CellOutput
 from shard_kernel.clients import ClientRegistry
 from shard_kernel.comm_commands import CommCommands
 from shard_kernel.event_batch import EventBatcher, asyncio_schedule
-from shard_kernel.iopub_hold import IOPubHold
+from shard_kernel.iopub_hold import IOPubHold, KernelOverrides
 from shard_kernel.plain_text import plain_text
 from shard_kernel.slash import command_names, run_slash
 from shard_kernel.ui_bridge import CommUiBridge
@@ -75,7 +71,7 @@ def boot_failure(exc: BaseException) -> str:
     return redact(text.strip().splitlines()[0] if text.strip() else type(exc).__name__)[:500]
 
 
-class ShardKernel(Kernel):
+class ShardKernel(KernelOverrides):
     implementation = "shard"
     implementation_version = __version__
     language_info = {
@@ -86,10 +82,6 @@ class ShardKernel(Kernel):
         "codemirror_mode": "markdown",
     }
     banner = f"Shard {__version__}: each cell is a prompt to the agent; /help lists commands."
-    _execute_sleep = Float(0.0).tag(config=True)
-    """ipykernel sleeps 0.5 ms before every execute_reply so that buffered stdout reaches IOPub
-    first; this kernel has no stdout stream and waits for its IOPub thread instead (see
-    `_iopub_barrier`), so an empty cell's round trip does not pay the sleep."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -127,65 +119,18 @@ class ShardKernel(Kernel):
         if isinstance(self.iopub_socket, BackgroundSocket) and self.iopub_thread is not None:
             self.iopub_hold = self.iopub_socket = IOPubHold(self.iopub_thread)
 
-    @property
-    def kernel_info(self) -> dict[str, Any]:
-        """The base class imports debugpy here to advertise a debugger; this kernel has none
-        (its kernelspec says so), and the import cost 0.1 to 0.4 s on the first kernel_info."""
-        return {
-            "protocol_version": kernel_protocol_version,
-            "implementation": self.implementation,
-            "implementation_version": self.implementation_version,
-            "language_info": self.language_info,
-            "banner": self.banner,
-            "help_links": self.help_links,
-            "supported_features": ["kernel subshells"] if self._supports_kernel_subshells else [],
-        }
-
     # ------------------------------------------------------------ startup
 
     def start(self) -> None:
         super().start()
-        stream: Any = self.shell_stream
-        if stream is not None and self.shell_channel_thread is None:
-            # ipykernel wraps each shell message in a task that awaits a second task (to run it
-            # in one persistent context): one task here, in that same kind of context, saves a
-            # loop iteration per request.
-            stream.on_recv(self._on_shell, copy=False)
+        self.route_shell()
         signal.signal(signal.SIGINT, self._on_sigint)
         self.io_loop.add_callback(self._boot)
-
-    def _on_shell(self, msg: list[Any]) -> asyncio.Task[None]:
-        loop = asyncio.get_running_loop()
-        task = loop.create_task(self.shell_main(None, msg), context=self._shell_context_base)
-        hold = self.iopub_hold
-        if hold is not None and hold.hold():
-            # released after the task's first step: when it is answered, or when it first waits
-            loop.call_soon(hold.release)
-        return task
 
     def release_iopub(self) -> None:
         """Hand what the main thread holds for IOPub to the IOPub thread now (see IOPubHold)."""
         if self.iopub_hold is not None:
             self.iopub_hold.release()
-
-    def _publish_status_and_flush(
-        self, status: str, channel: str, stream: Any, parent: Any = None
-    ) -> None:
-        """After a cell that published nothing (an empty one), the reply leaves first: ipykernel
-        builds and publishes the `idle` status before the queued reply goes (0.1-0.3 ms of
-        every such round trip). After a cell with outputs, ipykernel's order stands: `idle`
-        then the reply, which gives the IOPub thread the lead the barrier started (two sockets
-        keep no order between them; a client that stops reading at the reply then has them)."""
-        if self._reply_first and stream is not None and hasattr(stream, "flush"):
-            stream.flush(zmq.POLLOUT)
-        self._reply_first = False
-        super()._publish_status_and_flush(status, channel, stream, parent)
-
-    def pre_handler_hook(self) -> None:
-        """ipykernel installs the default SIGINT handler here; ours stays (interrupt = abort)."""
-
-    def post_handler_hook(self) -> None:
-        pass
 
     async def _boot(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -376,7 +321,7 @@ class ShardKernel(Kernel):
             "comm_msg",
             {"comm_id": comm_id, "data": data},
             parent=parent or self._events_parent or self.get_parent("shell"),
-            ident=self._topic("comm_msg"),
+            ident=self.iopub_topic("comm_msg"),
         )
 
     def _on_iopub(self, delay: float, callback: Any) -> None:
@@ -487,7 +432,9 @@ class ShardKernel(Kernel):
         self.flush_events()
         session: Any = self.session
         if session is not None:
-            session.send(self.iopub_socket, kind, content, parent=parent, ident=self._topic(kind))
+            session.send(
+                self.iopub_socket, kind, content, parent=parent, ident=self.iopub_topic(kind)
+            )
 
     def _ok(self) -> dict[str, Any]:
         return {
