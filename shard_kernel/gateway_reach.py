@@ -5,11 +5,12 @@ jobs extension puts them in the server's environment), so its subagent tools are
 kernel a kernel gateway starts (`--gateway-url`: jupyter-kernel-gateway, Enterprise Gateway)
 gets only the `KERNEL_*` variables of the create request, so without being told it has no
 subagent tools. The server therefore sends `KERNEL_SHARD_GATEWAY_URL` and
-`KERNEL_SHARD_GATEWAY_TOKEN` (the URL as `SHARD_KERNEL_GATEWAY_URL` says, when the kernels
-reach the server at another address than its own), and the kernel moves them to the plain
-names before anything reads its environment. The token travels only in the create request and
-the kernel's process environment: no file, and the `KERNEL_` copy is removed at adoption, so a
-bash command sees neither name (`*_TOKEN` is a secret name, scrubbed like the local path's).
+`KERNEL_SHARD_GATEWAY_TOKEN` (the URL as `ShardGateway.kernel_reach_url` says, by default
+`SHARD_KERNEL_GATEWAY_URL`, when the kernels reach the server at another address than its
+own), and the kernel moves them to the plain names before anything reads its environment. The
+token travels only in the create request and the kernel's process environment: no file, and
+the `KERNEL_` copy is removed at adoption, so a bash command sees neither name (`*_TOKEN` is a
+secret name, scrubbed like the local path's).
 """
 
 from __future__ import annotations
@@ -25,10 +26,15 @@ SERVER_SETTING = "SHARD_KERNEL_GATEWAY_URL"
 """Set on the server when the kernels reach it at another URL than its own."""
 
 
-def kernel_gateway_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """What a remote kernel needs to reach this server (nothing before the server advertises)."""
+def kernel_gateway_env(
+    env: Mapping[str, str] | None = None, *, reach_url: str | None = None
+) -> dict[str, str]:
+    """What a remote kernel needs to reach this server (nothing before the server advertises).
+    `reach_url`: the server's `ShardGateway.kernel_reach_url` (None: `SHARD_KERNEL_GATEWAY_URL`,
+    the setting's default)."""
     env = os.environ if env is None else env
-    url = env.get(SERVER_SETTING, "").strip() or env.get(URL, "").strip()
+    given = env.get(SERVER_SETTING, "") if reach_url is None else reach_url
+    url = given.strip() or env.get(URL, "").strip()
     if not url:
         return {}
     return {KERNEL_URL: url, KERNEL_TOKEN: env.get(TOKEN, "")}

@@ -13,10 +13,11 @@ setting a kernel reads too defaults to the kernel's variable, so one setting con
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from jupyter_server.extension.application import ExtensionApp
-from traitlets import Bool, default
+from traitlets import Bool, Unicode, default
 
 from shard_kernel.agent_env import TRUST_VARIABLE, trusts_project
 from shard_kernel.gateway.events import AgentWatcher
@@ -24,6 +25,7 @@ from shard_kernel.gateway.events_socket import SOCKET_ROUTES
 from shard_kernel.gateway.extension import load_extension
 from shard_kernel.gateway.handlers import ROUTES, TRUST_KEY
 from shard_kernel.gateway.jobs import JOB_ROUTES, Coordinator, install_jobs, start_jobs
+from shard_kernel.gateway_reach import SERVER_SETTING
 
 ALL_ROUTES: tuple[tuple[str, type[Any]], ...] = (*ROUTES, *SOCKET_ROUTES, *JOB_ROUTES)
 """Every route the gateway serves (path relative to base_url, handler), in one table."""
@@ -44,12 +46,22 @@ class ShardGateway(ExtensionApp):
     def _default_trust_project(self) -> bool:
         return trusts_project()
 
+    kernel_reach_url = Unicode(
+        help=f"""The URL kernels on a kernel gateway (`--gateway-url`) reach this server at, for
+        their subagent tools, when it is not the server's own. Defaults to {SERVER_SETTING}."""
+    ).tag(config=True)
+
+    @default("kernel_reach_url")
+    def _default_kernel_reach_url(self) -> str:
+        return os.environ.get(SERVER_SETTING, "")
+
     watcher: AgentWatcher | None = None
     coordinator: Coordinator | None = None
 
     def initialize_settings(self) -> None:
         serverapp: Any = self.serverapp
         registry, self.watcher = load_extension(serverapp, self.settings)
+        registry.reach_url = self.kernel_reach_url
         self.settings[TRUST_KEY] = self.trust_project
         self.coordinator = install_jobs(
             serverapp, registry, self.settings, trust_project=self.trust_project

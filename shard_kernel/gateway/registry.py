@@ -62,6 +62,8 @@ class AgentRegistry:
         self._locks: dict[str, asyncio.Lock] = {}
         self._histories: dict[str, EventHistory] = {}
         self.on_change: Callable[[str], None] = lambda agent_id: None
+        self.reach_url: str | None = None
+        """the URL remote kernels reach this server at (`ShardGateway.kernel_reach_url`)"""
         self._listing_failed = False
         """Called when this registry starts or stops an agent's kernel (events.py publishes it)."""
 
@@ -216,7 +218,7 @@ class AgentRegistry:
         remote = isinstance(self.km, GatewayMappingKernelManager)
         if remote:  # a remote kernel must be told where the server reads its state, and
             shard.update(kernel_home_env())  # how it reaches the server (subagent tools)
-            shard.update(kernel_gateway_env())
+            shard.update(kernel_gateway_env(reach_url=self.reach_url))
         if base is None:
             if remote:
                 return shard  # the gateway client adds its own KERNEL_* and allowed variables

@@ -16,6 +16,7 @@ from shard_kernel.gateway.application import ALL_ROUTES, ShardGateway
 from shard_kernel.gateway.events_socket import SOCKET_ROUTES
 from shard_kernel.gateway.handlers import ROUTES, TRUST_KEY
 from shard_kernel.gateway.jobs import COORDINATOR_KEY, JOB_ROUTES
+from shard_kernel.gateway_reach import kernel_gateway_env
 
 
 def test_the_enabled_module_names_the_extension_app() -> None:
@@ -31,6 +32,17 @@ def test_trust_defaults_to_the_kernels_variable_and_config_overrides_it(
     assert ShardGateway().trust_project is True
     config = Config({"ShardGateway": {"trust_project": False}})
     assert ShardGateway(config=config).trust_project is False
+
+
+def test_the_kernels_reach_url_defaults_to_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHARD_KERNEL_GATEWAY_URL", "http://server.internal:8888/")
+    assert ShardGateway().kernel_reach_url == "http://server.internal:8888/"
+    config = Config({"ShardGateway": {"kernel_reach_url": "http://other:1/"}})
+    assert ShardGateway(config=config).kernel_reach_url == "http://other:1/"
+    monkeypatch.setenv("SHARD_GATEWAY_URL", "http://127.0.0.1:8888/")
+    assert kernel_gateway_env(reach_url="http://other:1/")["KERNEL_SHARD_GATEWAY_URL"] == (
+        "http://other:1/"
+    )
 
 
 def test_every_route_table_is_served_from_one_place() -> None:
@@ -76,6 +88,7 @@ async def test_a_server_loads_it_configured_and_its_stop_closes_the_coordinator(
     coordinator = settings[COORDINATOR_KEY]
     assert coordinator is gateway.coordinator
     assert coordinator.trust_project is True
+    assert settings["shard_registry"].reach_url == ""
     patterns = {
         rule.matcher.regex.pattern for rule in server.web_app.default_router.rules[0].target.rules
     }
