@@ -90,7 +90,7 @@ HELLO = {"text": "Hello."}
 def test_a_quiet_cell_ends_at_the_timeout(project: Path) -> None:  # noqa: F811
     sleep = marked_sleep()
     script(project, HELLO, {"tool_calls": [{"name": "bash", "input": {"command": sleep}}]})
-    proc = start(project, "--timeout", "3", "--allow", "Bash(sleep:*)")
+    proc = start(project, "--timeout", "10", "--allow", "Bash(sleep:*)")
     wait_for_event(project, "tool_call", proc)
     kernel = kernel_of(proc)
 
@@ -105,7 +105,7 @@ def test_a_quiet_cell_ends_at_the_timeout(project: Path) -> None:  # noqa: F811
         "note": second.metadata["shard_batch"]["note"],
     }
     note = second.outputs[-1]["text"]
-    assert note.startswith("shard batch: timed out: it ran past --timeout 3s after ")
+    assert note.startswith("shard batch: timed out: it ran past --timeout 10s after ")
     assert "later cells did not run" in note
     assert "shard_batch" not in third.metadata
     assert "cell 2/3 timed out" in out
