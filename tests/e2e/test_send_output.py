@@ -47,7 +47,10 @@ def test_send_this_output_to_the_agent(
         editor.click()
         page.keyboard.type("ask the oracle")
         page.keyboard.press("Shift+Enter")
-        output = page.locator(f'.jp-OutputArea-output[data-mime-type="{RENDER_MIME}"]').first
+        # the reply's own output: the live display it streamed into is left empty once the
+        # finished text is sent as its own display (so clients that cannot update see it whole)
+        outputs = page.locator(f'.jp-OutputArea-output[data-mime-type="{RENDER_MIME}"]')
+        output = outputs.filter(has_text="said the oracle").first
         expect(output).to_contain_text("said the oracle", timeout=60_000)
 
         output.click(button="right")
