@@ -142,7 +142,10 @@ class WorkspaceKernel:
             client = _client_for(on_server.connection_file)
         else:
             client = await self._start_here()
-        client.start_channels()
+        # A kernel we started is watched through its process (manager.is_alive); jupyter_client's
+        # heartbeat thread only adds a socket that can fail in its own thread (seen: EMFILE
+        # raised there while a sandboxed kernel that could not start was being stopped).
+        client.start_channels(hb=self.manager is None)
         try:
             info = await _kernel_info(client, self.manager.is_alive if self.manager else None)
             if self.server_kernel is not None:

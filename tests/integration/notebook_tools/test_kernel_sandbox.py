@@ -91,27 +91,31 @@ def _probe(tmp_path: Path, outside: Path, port: int, sandbox: dict[str, Any]) ->
     key = home / ".ssh" / "id_rsa"
     key.write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{mark}\n")
     code = f"MARK = {mark!r}\nKEY_PATH = {str(key)!r}\nPORT = {port}\n{PROBE}"
-    script = tmp_path / "probe.json"
-    call = {"name": "python_exec", "input": {"code": code}}
-    steps = [{"tool_calls": [call]}, {"text": "done"}]
-    script.write_text(json.dumps({"name": "probe", "steps": steps}))
-    xdg = tmp_path / "xdg"
-    (xdg / "shard").mkdir(parents=True)
-    (xdg / "shard" / "config.json").write_text(json.dumps({"sandbox": sandbox}))
     work = tmp_path / "work"
     work.mkdir()
+    extra = {"HOME": str(home), "ANTHROPIC_API_KEY": f"sk-ant-api03-{mark}"}
+    text = _python_exec(tmp_path, work, code, {"sandbox": sandbox}, extra)
+    return text.strip().splitlines()[-1]
+
+
+def _python_exec(
+    tmp_path: Path, work: Path, code: str, config: dict[str, Any], extra: dict[str, str]
+) -> str:
+    """The text of the one python_exec result `shard run` gives for `code` in `work`, with
+    `config` as the user's config.json and `extra` over a clean environment."""
+    script = tmp_path / "python_exec.json"
+    steps = [{"tool_calls": [{"name": "python_exec", "input": {"code": code}}]}, {"text": "ok"}]
+    script.write_text(json.dumps({"name": "python_exec", "steps": steps}))
+    xdg = tmp_path / "xdg"
+    (xdg / "shard").mkdir(parents=True)
+    (xdg / "shard" / "config.json").write_text(json.dumps(config))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "JPY_"))}
     for name in ("JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_CONFIG_DIR", "IPYTHONDIR"):
         env[name] = str(tmp_path / name.lower())
-    env |= {
-        "HOME": str(home),
-        "SHARD_HOME": str(tmp_path / "shard-home"),
-        "XDG_CONFIG_HOME": str(xdg),
-        "ANTHROPIC_API_KEY": f"sk-ant-api03-{mark}",
-    }
+    env |= {"SHARD_HOME": str(tmp_path / "shard-home"), "XDG_CONFIG_HOME": str(xdg), **extra}
     done = subprocess.run(
         [sys.executable, "-m", "shard_kernel.cli", "run", "--json", "--model",
-         f"scripted/{script}", "--allow", "PythonExec", "probe"],
+         f"scripted/{script}", "--allow", "PythonExec", "run it"],
         cwd=work, env=env, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -119,8 +123,7 @@ def _probe(tmp_path: Path, outside: Path, port: int, sandbox: dict[str, Any]) ->
     results = [e["result"] for e in events if e["type"] == "tool_result"]
     assert len(results) == 1, events
     assert not results[0]["is_error"], results[0]
-    text = "".join(b.get("text", "") for b in results[0]["content"])
-    return text.strip().splitlines()[-1]
+    return "".join(b.get("text", "") for b in results[0]["content"])
 
 
 def test_the_sandboxed_kernel_reaches_no_key_no_environ_and_no_socket(
@@ -202,28 +205,9 @@ def test_the_kernel_hides_credential_files_and_cannot_plant_context(
     secret.parent.mkdir()
     secret.write_text(f"sk-ant-api03-{mark}\n")
     code = f"MARK = {mark!r}\nSECRET_PATH = {str(secret)!r}\n{PLANT}"
-    script = tmp_path / "plant.json"
-    steps = [{"tool_calls": [{"name": "python_exec", "input": {"code": code}}]}, {"text": "ok"}]
-    script.write_text(json.dumps({"name": "plant", "steps": steps}))
-    xdg = tmp_path / "xdg"
-    (xdg / "shard").mkdir(parents=True)
-    config = {"credentials": {"mine": {"file": str(secret)}}}
-    (xdg / "shard" / "config.json").write_text(json.dumps(config))
     work = outside / "work"
     work.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "JPY_"))}
-    for name in ("JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_CONFIG_DIR", "IPYTHONDIR"):
-        env[name] = str(tmp_path / name.lower())
-    env |= {"SHARD_HOME": str(tmp_path / "shard-home"), "XDG_CONFIG_HOME": str(xdg)}
-    done = subprocess.run(
-        [sys.executable, "-m", "shard_kernel.cli", "run", "--json", "--model",
-         f"scripted/{script}", "--allow", "PythonExec", "plant"],
-        cwd=work, env=env, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    results = [e["result"] for e in events if e["type"] == "tool_result"]
-    text = "".join(b.get("text", "") for b in results[0]["content"])
+    text = _python_exec(tmp_path, work, code, {"credentials": {"mine": {"file": str(secret)}}}, {})
     assert "credential:True" not in text
     assert any(f"credential:{seen}" in text for seen in ("False", "PermissionError")), text
     assert not (work / "AGENTS.md").exists()
