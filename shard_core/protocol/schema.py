@@ -15,6 +15,7 @@ from pydantic import TypeAdapter
 
 from shard_core.protocol.commands import Command, Reply
 from shard_core.protocol.events import Event, EventBatch
+from shard_core.protocol.link import LinkConstants
 from shard_core.protocol.orchestrator import AgentInfo, OrchestratorCommand, OrchestratorEvent
 from shard_core.types import (
     ContentBlock,
@@ -43,6 +44,7 @@ WIRE_TYPES: dict[str, Any] = {
     "agent-info": AgentInfo,
     "orchestrator-command": OrchestratorCommand,
     "orchestrator-event": OrchestratorEvent,
+    "link-constants": LinkConstants,
 }
 
 

@@ -25,6 +25,9 @@ from urllib.parse import urlsplit
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
+from shard_core.protocol.events import EVENT_BATCH_TYPE
+from shard_core.protocol.link import COMM_TARGET, EVENTS_COMM_ID
+
 try:  # jupyter_client's own fast path (a third of a client's CPU on a busy stream); a
     # dependency of shard, so the fallback serves only an install that dropped it
     from orjson import loads as _loads
@@ -33,9 +36,6 @@ except ImportError:  # pragma: no cover
 
 PROTOCOL_VERSION = "5.3"
 V1_SUBPROTOCOL = "v1.kernel.websocket.jupyter.org"
-COMM_TARGET = "shard"
-EVENTS_COMM_ID = "shard-events"
-EVENT_BATCH_TYPE = "event_batch"
 
 
 async def close_websocket(conn: WebSocketClientConnection, within: float = 1.0) -> None:

@@ -2,12 +2,25 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { OUTPUT, generate } from "../../labextension/scripts/gen-types.mjs";
+import {
+  CONSTANTS_OUTPUT,
+  OUTPUT,
+  generate,
+  generateConstants,
+} from "../../labextension/scripts/gen-types.mjs";
+import * as link from "../../labextension/src/generated/link";
 
 describe("generated wire types", () => {
   it("match the schemas", async () => {
     const expected = await generate();
     expect(readFileSync(OUTPUT, "utf8")).toBe(expected);
     expect(resolve(OUTPUT)).toContain("src/generated/wire.ts");
+  });
+
+  it("carry the protocol's constants from the schema", () => {
+    expect(readFileSync(CONSTANTS_OUTPUT, "utf8")).toBe(generateConstants());
+    expect(link.COMM_TARGET).toBe("shard");
+    expect(link.EVENTS_COMM_ID).toBe("shard-events");
+    expect(link.HEARTBEAT_INTERVAL_S).toBeLessThan(link.HEARTBEAT_TTL_S);
   });
 });

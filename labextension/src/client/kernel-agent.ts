@@ -6,11 +6,15 @@ import type { Kernel, KernelMessage } from "@jupyterlab/services";
 import { isRecord, isString } from "../render/guards";
 import { AgentStore, asSnapshot, unpack } from "./agent-store";
 import { nextCommandId } from "../widget/commands";
+import {
+  COMM_TARGET,
+  EVENTS_COMM_ID,
+  HEARTBEAT_INTERVAL_S,
+  SYNC_LIMIT_MAX as PAGE,
+} from "../generated/link";
 
-export const EVENTS_COMM_ID = "shard-events";
-export const COMM_TARGET = "shard";
-const HEARTBEAT_MS = 20_000;
-const PAGE = 5000;
+export { COMM_TARGET, EVENTS_COMM_ID };
+const HEARTBEAT_MS = HEARTBEAT_INTERVAL_S * 1000;
 
 export type Role = "interactive" | "observer";
 
