@@ -55,7 +55,13 @@ from shard_core.tools import builtin_tools
 from shard_core.tools.sandbox import SandboxPolicy
 from shard_core.tools.task_tools import tasks_extension
 from shard_core.tools.tasks import BackgroundTasks
-from shard_core.types import ContextKind, PermissionDetails, PermissionEntry, SystemSection
+from shard_core.types import (
+    ContextKind,
+    ImageBlock,
+    PermissionDetails,
+    PermissionEntry,
+    SystemSection,
+)
 from shard_core.types.errors import ConfigError
 
 __all__ = ["Agent", "AgentOptions", "create_agent", "registered_providers", "run"]
@@ -125,8 +131,8 @@ class Agent:
     def prompt(self, text: str) -> AsyncIterator[Event]:
         return self.session.prompt(text)
 
-    async def run(self, text: str) -> TurnEndEvent:
-        return await self.session.run(text)
+    async def run(self, text: str, images: Sequence[ImageBlock] = ()) -> TurnEndEvent:
+        return await self.session.run(text, images)
 
     def steer(
         self, text: str, *, steer_id: str | None = None, replace: bool = False, queue: bool = False

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from shard_core.contracts.codeintel import CodeIntelligenceProvider
 from shard_core.types import JsonObject, RenderDescriptor, ToolResult, ToolSpec
@@ -64,6 +64,23 @@ class ReachingTool(Protocol):
     """
 
     def reach(self, input: JsonObject, ctx: ToolContext) -> Sequence[str]: ...
+
+
+ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+"""What a call does, for clients that sort or draw calls by it (an ACP host's tool `kind`)."""
+
+TOOL_KINDS: frozenset[str] = frozenset(
+    ("read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other")
+)
+
+
+def tool_kind(tool: Tool | None) -> ToolKind:
+    """The kind a tool declares (an optional `kind` attribute, one of ToolKind); without one,
+    `read` for a read-only tool and `other` for the rest."""
+    declared = getattr(tool, "kind", None)
+    if isinstance(declared, str) and declared in TOOL_KINDS:
+        return declared  # pyright: ignore[reportReturnType]
+    return "read" if tool is not None and tool.read_only else "other"
 
 
 def tool_spec(tool: Tool) -> ToolSpec:

@@ -55,6 +55,7 @@ from shard_core.types import (
     CheckpointEntry,
     CompactionEntry,
     ContextKind,
+    ImageBlock,
     InjectedContext,
     MessageDetails,
     MessageEntry,
@@ -158,13 +159,14 @@ class AgentSession:
     def running(self) -> bool:
         return self._turn_task is not None and not self._turn_task.done()
 
-    async def run(self, text: str) -> TurnEndEvent:
-        """Run one turn to its end; events go to `self.events` subscribers."""
+    async def run(self, text: str, images: Sequence[ImageBlock] = ()) -> TurnEndEvent:
+        """Run one turn to its end; events go to `self.events` subscribers. `images` go with
+        the prompt, after its text."""
         if self.running:
             raise SessionError("a turn is already running: steer it or abort it first")
         self._abort_requested = False
         self._cancel = asyncio.Event()
-        self._turn_task = asyncio.create_task(self._turn(text))
+        self._turn_task = asyncio.create_task(self._turn(text, images))
         try:
             end = await asyncio.shield(self._turn_task)
         except asyncio.CancelledError:
@@ -328,10 +330,10 @@ class AgentSession:
 
     # ------------------------------------------------------------ the turn
 
-    async def _turn(self, text: str) -> TurnEndEvent:
+    async def _turn(self, text: str, images: Sequence[ImageBlock] = ()) -> TurnEndEvent:
         turn_id = f"turn-{uuid.uuid4().hex[:12]}"
         self.meter.start_turn()
-        entry = self._log_user(text, turn_id)
+        entry = self._log_user(text, turn_id, images=images)
         if self.title is None and (title := title_from_prompt(text)):
             self.store.append(CheckpointEntry, TitleCheckpoint(title=title, source="prompt"))
             self.title = title
@@ -384,8 +386,9 @@ class AgentSession:
         *,
         steer_id: str | None = None,
         context: InjectedContext | None = None,
+        images: Sequence[ImageBlock] = (),
     ) -> MessageEntry:
-        message = UserMessage(content=[TextBlock(text=text)])
+        message = UserMessage(content=[TextBlock(text=text), *images])
         details = MessageDetails(
             message=message, turn_id=turn_id, steer_id=steer_id, context=context
         )

@@ -77,6 +77,7 @@ class BashTool:
         "additionalProperties": False,
     }
     read_only: bool = False
+    kind: str = "execute"  # ToolKind: what an ACP host shows
 
     def __init__(
         self,

@@ -59,6 +59,7 @@ class EditTool:
         "additionalProperties": False,
     }
     read_only: bool = False
+    kind: str = "edit"  # ToolKind: what an ACP host shows
 
     @guarded
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:

@@ -37,6 +37,7 @@ class FindTool:
         "additionalProperties": False,
     }
     read_only: bool = True
+    kind: str = "search"  # ToolKind: what an ACP host shows
 
     @guarded
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:

@@ -43,6 +43,7 @@ class GrepTool:
         "additionalProperties": False,
     }
     read_only: bool = True
+    kind: str = "search"  # ToolKind: what an ACP host shows
 
     def __init__(self, *, use_ripgrep: bool = True) -> None:
         # Looked up once: the binary does not move while a kernel runs.

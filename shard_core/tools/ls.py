@@ -37,6 +37,7 @@ class LsTool:
         "additionalProperties": False,
     }
     read_only: bool = True
+    kind: str = "search"  # ToolKind: what an ACP host shows
 
     def __init__(self, *, max_entries: int = MAX_ENTRIES) -> None:
         self.max_entries = max_entries

@@ -52,6 +52,7 @@ class ReadTool:
         "additionalProperties": False,
     }
     read_only: bool = True
+    kind: str = "read"  # ToolKind: what an ACP host shows
 
     @guarded
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:

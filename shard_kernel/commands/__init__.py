@@ -19,6 +19,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "demo",
     "run",
     "agent",
+    "acp",
     "agents",
     "batch",
     "gateway",
@@ -32,16 +33,20 @@ SUBCOMMANDS: tuple[str, ...] = (
 )
 """Module names under shard_kernel.commands, in the order `shard --help` lists them."""
 
-RAW_OUTPUT: frozenset[str] = frozenset({"demo", "run", "agents", "agent", "batch", "gateway"})
+RAW_OUTPUT: frozenset[str] = frozenset(
+    {"demo", "run", "agents", "agent", "acp", "batch", "gateway"}
+)
 """Commands whose output is not escaped as a whole (shard_kernel.terminal.output): the terminal
 renderer escapes what it shows and adds its own colours (`run`, `demo`, `agents attach`; `agents`
-escapes its other lines itself), `batch` escapes its lines, `agent` writes JSONL, `gateway` is a
-server's log. Every other command's stdout and stderr pass through terminal_safe."""
+escapes its other lines itself), `batch` escapes its lines, `agent` writes JSONL, `acp` speaks
+JSON-RPC, `gateway` is a server's log. Every other command's stdout and stderr pass through
+terminal_safe."""
 
 SUMMARIES: dict[str, str] = {
     "demo": "watch an agent kernel fix a small bug (offline)",
     "run": "run one agent turn headless",
     "agent": "run one agent over a stdio JSONL transport",
+    "acp": "serve the Agent Client Protocol on stdio (Zed, marimo, jupyter-ai)",
     "agents": "list, create, kill or attach to a gateway's agents",
     "batch": "run a shard notebook unattended",
     "gateway": "run a headless Jupyter server that supervises agent kernels",

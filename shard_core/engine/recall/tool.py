@@ -111,6 +111,7 @@ class RecallTool:
         "additionalProperties": False,
     }
     read_only: bool = True
+    kind: str = "search"  # ToolKind: what an ACP host shows
 
     def __init__(
         self, resolver: LineageResolver, *, budget_s: float = BUDGET_S, home: Path | None = None

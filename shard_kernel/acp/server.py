@@ -1,0 +1,314 @@
+"""ShardAcpAgent: the ACP agent side of `shard acp`, on the `agent-client-protocol` SDK.
+
+Each `session/new` builds a Shard agent with `shard_core.sdk.create_agent`, the bootstrap
+`shard run` uses (rules, modes, compaction, recall, skills, the code index, the sandbox, the
+notebook tools), with the host's MCP servers added to the user's through the MCP capability
+(namespaced `mcp__<server>__<tool>`, gated like any other). The ACP session id is Shard's
+session id, so `session/load` and `session/list` read Shard's own logs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION
+from acp.exceptions import RequestError
+from acp.interfaces import Client
+from acp.schema import (
+    AcpMcpServer,
+    AgentCapabilities,
+    ClientCapabilities,
+    HttpMcpServer,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    McpServerStdio,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+    SetSessionModeResponse,
+    SseMcpServer,
+)
+
+from shard_core import __version__
+from shard_core.engine.config import load_config
+from shard_core.engine.recall.catalog import catalog, session_info
+from shard_core.engine.session_store import find_session
+from shard_core.engine.state import shard_home
+from shard_core.sdk import Agent, create_agent
+from shard_core.types.errors import ShardError
+from shard_kernel.acp.permissions import AcpAsker
+from shard_kernel.acp.session import AcpSession, ContentBlock
+from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
+
+_log = logging.getLogger("shard.acp")
+
+McpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
+LIST_PAGE = 50
+
+
+@dataclass
+class AcpOptions:
+    """What `shard acp` was started with; every session it opens uses them."""
+
+    model: str | None = None
+    mode: str | None = None
+    allow: list[str] = field(default_factory=list[str])
+    deny: list[str] = field(default_factory=list[str])
+    agent_definition: str | None = None
+    trust_project: bool = False
+    home: Path | None = None
+
+
+def host_servers(servers: list[McpServer] | None) -> dict[str, dict[str, Any]]:
+    """The host's MCP servers as `mcpServers` entries (the shape config.json uses)."""
+    out: dict[str, dict[str, Any]] = {}
+    for server in servers or []:
+        if isinstance(server, McpServerStdio):
+            entry: dict[str, Any] = {"command": server.command, "args": list(server.args)}
+            if server.env:
+                entry["env"] = {v.name: v.value for v in server.env}
+        elif isinstance(server, HttpMcpServer | SseMcpServer):
+            entry = {"type": server.type, "url": server.url}
+            if server.headers:
+                entry["headers"] = {h.name: h.value for h in server.headers}
+        else:
+            raise RequestError.invalid_params(
+                {"message": f"MCP server {server.name!r}: ACP-transport servers are not supported"}
+            )
+        if server.name in out:
+            raise RequestError.invalid_params(
+                {"message": f"two MCP servers are named {server.name!r}"}
+            )
+        out[server.name] = entry
+    return out
+
+
+def _checked_cwd(cwd: str) -> Path:
+    path = Path(cwd)
+    if not path.is_absolute():
+        raise RequestError.invalid_params({"message": f"cwd must be an absolute path: {cwd!r}"})
+    if not path.is_dir():
+        raise RequestError.invalid_params(
+            {"message": f"cwd {cwd} does not exist or is not a directory"}
+        )
+    return path
+
+
+class ShardAcpAgent:
+    """One `shard acp` process: any number of sessions, each a Shard agent."""
+
+    def __init__(self, options: AcpOptions) -> None:
+        self.options = options
+        self.client: Client | None = None
+        self.client_capabilities = ClientCapabilities()
+        self.host_name = "ACP host"
+        self.initialized = False
+        self.sessions: dict[str, AcpSession] = {}
+
+    def on_connect(self, conn: Client) -> None:
+        self.client = conn
+
+    @property
+    def home(self) -> Path:
+        return (self.options.home or shard_home()).expanduser()
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        self.initialized = True
+        if client_capabilities is not None:
+            self.client_capabilities = client_capabilities
+        if client_info is not None:
+            self.host_name = client_info.title or client_info.name
+        _log.info("acp: initialize from %s (protocol %s)", self.host_name, protocol_version)
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(
+                    image=True, audio=False, embedded_context=True
+                ),
+                mcp_capabilities=McpCapabilities(http=True, sse=True),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+            ),
+            agent_info=Implementation(name="shard", title="Shard", version=__version__),
+            auth_methods=[],
+        )
+
+    def _need_init(self) -> Client:
+        if not self.initialized or self.client is None:
+            raise RequestError.invalid_request({"message": "call initialize first"})
+        return self.client
+
+    def _session(self, session_id: str) -> AcpSession:
+        self._need_init()
+        found = self.sessions.get(session_id)
+        if found is None:
+            raise RequestError.invalid_params(
+                {"message": f"unknown session {session_id!r}: start one with session/new "
+                 "or load it with session/load"}
+            )  # fmt: skip
+        return found
+
+    async def _open(
+        self, cwd: str, servers: list[McpServer] | None, resume: str | None = None
+    ) -> AcpSession:
+        client = self._need_init()
+        root = _checked_cwd(cwd)
+        extra = host_servers(servers)
+        config = load_config()
+        if extra:
+            config = config.model_copy(update={"mcp_servers": {**config.mcp_servers, **extra}})
+        asker = AcpAsker("", client, self.host_name, flush=_nothing)
+        diagnostics: list[str] = []
+        try:
+            agent = await create_agent(
+                cwd=root,
+                model=self.options.model,
+                mode=self.options.mode,
+                agent_definition=self.options.agent_definition,
+                allow=self.options.allow,
+                deny=self.options.deny,
+                trust_project=self.options.trust_project,
+                home=self.options.home,
+                resume=resume,
+                agent_id=_agent_of(self.home, resume) if resume else None,
+                config=config,
+                ui=asker,
+                has_responder=lambda: self.client is not None,
+                diagnostics=diagnostics,
+                extensions=[notebook_extension(NotebookSetup.from_env(os.environ))],
+            )
+        except ShardError as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        for line in diagnostics:
+            _log.info("acp: note: %s", line)
+        session_id = agent.session.store.session_id
+        session = AcpSession(agent, client, session_id)
+        asker.session_id = session_id
+        asker.agent = agent
+        asker.flush = session.flush
+        self.sessions[session_id] = session
+        return session
+
+    async def new_session(
+        self,
+        cwd: str,
+        mcp_servers: list[McpServer] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> NewSessionResponse:
+        session = await self._open(cwd, mcp_servers)
+        session.send(session.commands())
+        return NewSessionResponse(session_id=session.session_id, modes=session.modes())
+
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[McpServer] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> LoadSessionResponse:
+        self._need_init()
+        if session_id in self.sessions:
+            raise RequestError.invalid_params(
+                {"message": f"session {session_id!r} is already open in this process"}
+            )
+        try:
+            find_session(self.home, session_id)
+        except ShardError as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        session = await self._open(cwd, mcp_servers, resume=session_id)
+        session.replay()
+        session.send(session.commands())
+        await session.flush()
+        return LoadSessionResponse(modes=session.modes())
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        self._need_init()
+        infos = catalog(self.home)
+        if cwd is not None:
+            wanted = str(Path(cwd).resolve())
+            infos = [i for i in infos if i.workspace and str(Path(i.workspace)) == wanted]
+        infos.sort(key=lambda i: i.last_activity, reverse=True)
+        start = int(cursor) if cursor and cursor.isdigit() else 0
+        if cursor is not None and not cursor.isdigit():
+            raise RequestError.invalid_params({"message": f"unknown cursor {cursor!r}"})
+        page = infos[start : start + LIST_PAGE]
+        following = start + LIST_PAGE
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(
+                    session_id=i.session_id,
+                    cwd=i.workspace or "",
+                    title=i.title,
+                    updated_at=dt.datetime.fromtimestamp(i.last_activity, dt.UTC).isoformat(),
+                )
+                for i in page
+            ],
+            next_cursor=str(following) if following < len(infos) else None,
+        )
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        session = self._session(session_id)
+        try:
+            session.set_mode(mode_id)
+        except ShardError as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        await session.flush()
+        return SetSessionModeResponse()
+
+    async def prompt(
+        self, session_id: str, prompt: list[ContentBlock], **kwargs: Any
+    ) -> PromptResponse:
+        return await self._session(session_id).prompt(prompt)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is None:
+            _log.warning("acp: session/cancel for unknown session %r", session_id)
+            return
+        session.cancel()
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        raise RequestError.invalid_params(
+            {"message": f"shard acp has no authentication methods (asked for {method_id!r}); "
+             "models are configured with keys in the environment or config.json"}
+        )  # fmt: skip
+
+    async def close(self) -> None:
+        for session in list(self.sessions.values()):
+            await session.close()
+        self.sessions.clear()
+
+
+async def _nothing() -> None:
+    return None
+
+
+def _agent_of(home: Path, session_id: str) -> str | None:
+    """The agent id a session was written by (its grants are that agent's)."""
+    return session_info(find_session(home, session_id)).agent_id
+
+
+__all__ = ["AcpOptions", "Agent", "ShardAcpAgent"]

@@ -1,0 +1,299 @@
+"""AcpSession: one ACP session = one Shard agent, its events streamed to the host in order.
+
+Events become updates (updates.py) in an ordered queue that one task sends; a prompt's
+response waits until every update of its turn is out, and a permission request waits for the
+tool call it is about. A prompt while a turn runs is a steer of that turn: its response comes
+when the turn that carried it ends, or is an error saying why it was not carried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from acp.exceptions import RequestError
+from acp.interfaces import Client
+from acp.schema import (
+    AudioContentBlock,
+    AvailableCommand,
+    AvailableCommandsUpdate,
+    BlobResourceContents,
+    CurrentModeUpdate,
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+    PromptResponse,
+    ResourceContentBlock,
+    SessionInfoUpdate,
+    SessionMode,
+    SessionModeState,
+    StopReason,
+    TextContentBlock,
+    Usage,
+)
+
+from shard_core.engine.modes import latest_plan
+from shard_core.protocol.events import (
+    Event,
+    StatusEvent,
+    SteerReceiptEvent,
+    TurnEndEvent,
+)
+from shard_core.sdk import Agent
+from shard_core.types import AssistantMessage, ImageBlock, MessageEntry
+from shard_kernel.acp.replay import replay
+from shard_kernel.acp.updates import (
+    Update,
+    UpdateMapper,
+    plan_update,
+    text_chunk,
+)
+
+_log = logging.getLogger("shard.acp")
+
+ContentBlock = (
+    TextContentBlock
+    | ImageContentBlock
+    | AudioContentBlock
+    | ResourceContentBlock
+    | EmbeddedResourceContentBlock
+)
+SessionUpdate = Update | CurrentModeUpdate | AvailableCommandsUpdate | SessionInfoUpdate
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+_DONE: Any = object()
+
+
+def prompt_parts(blocks: Sequence[ContentBlock]) -> tuple[str, list[ImageBlock]]:
+    """An ACP prompt as Shard's: the text (embedded resources inline, links as mentions) and
+    the images. A block Shard cannot take is an invalid-params error naming it."""
+    texts: list[str] = []
+    images: list[ImageBlock] = []
+    for index, block in enumerate(blocks):
+        if isinstance(block, TextContentBlock):
+            texts.append(block.text)
+        elif isinstance(block, ImageContentBlock):
+            images.append(_image(index, block.mime_type, block.data))
+        elif isinstance(block, ResourceContentBlock):
+            about = f" ({block.description})" if block.description else ""
+            texts.append(f"[@{block.name}]({block.uri}){about}")
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            resource = block.resource
+            if isinstance(resource, BlobResourceContents):
+                if resource.mime_type in IMAGE_TYPES:
+                    images.append(_image(index, resource.mime_type or "", resource.blob))
+                    continue
+                raise RequestError.invalid_params(
+                    {"message": f"prompt block {index}: a binary resource ({resource.uri}, "
+                     f"{resource.mime_type or 'no type'}) cannot be read as text"}
+                )  # fmt: skip
+            texts.append(f'<resource uri="{resource.uri}">\n{resource.text}\n</resource>')
+        else:
+            raise RequestError.invalid_params(
+                {"message": f"prompt block {index}: audio is not supported (no audio capability)"}
+            )
+    text = "\n\n".join(t for t in texts if t)
+    if not text.strip() and not images:
+        raise RequestError.invalid_params({"message": "the prompt is empty"})
+    return text, images
+
+
+def _image(index: int, mime: str, data: str) -> ImageBlock:
+    if mime not in IMAGE_TYPES:
+        raise RequestError.invalid_params(
+            {"message": f"prompt block {index}: image type {mime!r}; expected {IMAGE_TYPES}"}
+        )
+    try:
+        base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        raise RequestError.invalid_params(
+            {"message": f"prompt block {index}: image data is not base64"}
+        ) from None
+    return ImageBlock(media_type=mime, data=data)  # pyright: ignore[reportArgumentType]
+
+
+def stop_reason(agent: Agent, end: TurnEndEvent) -> StopReason:
+    if end.reason == "aborted":
+        return "cancelled"
+    if end.reason == "max_steps":
+        return "max_turn_requests"
+    if end.reason == "error":
+        raise RequestError.internal_error({"message": end.error or "the turn failed"})
+    for entry in reversed(agent.session.store.branch()):
+        if isinstance(entry, MessageEntry) and isinstance(entry.details.message, AssistantMessage):
+            if entry.details.message.stop_reason == "max_tokens":
+                return "max_tokens"
+            break
+    return "end_turn"
+
+
+class AcpSession:
+    def __init__(self, agent: Agent, client: Client, session_id: str) -> None:
+        self.agent = agent
+        self.client = client
+        self.session_id = session_id
+        self.mapper = UpdateMapper(agent.session.config.cwd, agent.session.tools.get)
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.mode = agent.session.mode
+        self.plan = latest_plan(agent.session.store.branch())
+        self.turn: asyncio.Task[TurnEndEvent] | None = None
+        self._sender = asyncio.create_task(self._send_all())
+        self._unsubscribe = agent.events.subscribe(self._on_event)
+
+    # -- updates -------------------------------------------------------------------------------
+
+    def _on_event(self, event: Event) -> None:
+        for update in self.mapper(event):
+            self.queue.put_nowait(update)
+        if isinstance(event, StatusEvent) and event.mode != self.mode:
+            self.mode = event.mode
+            self.queue.put_nowait(
+                CurrentModeUpdate(session_update="current_mode_update", current_mode_id=event.mode)
+            )
+
+    def send(self, update: SessionUpdate) -> None:
+        self.queue.put_nowait(update)
+
+    async def _send_all(self) -> None:
+        while True:
+            update = await self.queue.get()
+            try:
+                if update is not _DONE:
+                    await self.client.session_update(session_id=self.session_id, update=update)
+            except Exception as exc:  # the host went away: the agent still runs its turn out
+                _log.warning("acp: session/update failed: %s", exc)
+            finally:
+                self.queue.task_done()
+            if update is _DONE:
+                return
+
+    async def flush(self) -> None:
+        await self.queue.join()
+
+    def modes(self) -> SessionModeState:
+        available = [
+            SessionMode(id=mode.name, name=mode.name.capitalize(), description=mode.description)
+            for mode in self.agent.session.modes.values()
+        ]
+        return SessionModeState(current_mode_id=self.agent.session.mode, available_modes=available)
+
+    def commands(self) -> AvailableCommandsUpdate:
+        listed = [
+            AvailableCommand(name=c.name, description=c.description)
+            for c in self.agent.host.commands()
+        ]
+        return AvailableCommandsUpdate(
+            session_update="available_commands_update", available_commands=listed
+        )
+
+    def replay(self) -> None:
+        branch = self.agent.session.store.branch()
+        for update in replay(branch, self.agent.session.config.cwd, self.agent.session.tools.get):
+            self.send(update)
+
+    # -- turns ---------------------------------------------------------------------------------
+
+    async def prompt(self, blocks: Sequence[ContentBlock]) -> PromptResponse:
+        text, images = prompt_parts(blocks)
+        if self.turn is not None and not self.turn.done():
+            return await self._steer(text, images)
+        if text.startswith("/") and not images:
+            command = self.agent.host.command(text.split(maxsplit=1)[0])
+            if command is not None:
+                return await self._command(text)
+        self.turn = asyncio.ensure_future(self.agent.run(text, images))
+        try:
+            end = await asyncio.shield(self.turn)
+        except asyncio.CancelledError:
+            self.agent.abort()
+            raise
+        return await self._finish(end)
+
+    async def _finish(self, end: TurnEndEvent) -> PromptResponse:
+        plan = latest_plan(self.agent.session.store.branch())
+        if plan is not None and plan != self.plan:
+            self.plan = plan
+            self.send(plan_update(plan))
+        await self.flush()
+        reason = stop_reason(self.agent, end)
+        usage = end.usage
+        return PromptResponse(
+            stop_reason=reason,
+            usage=Usage(
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                total_tokens=usage.input_tokens + usage.output_tokens,
+                cached_read_tokens=usage.cache_read_tokens or None,
+                cached_write_tokens=usage.cache_write_tokens or None,
+            ),
+        )
+
+    async def _steer(self, text: str, images: list[ImageBlock]) -> PromptResponse:
+        if images:
+            raise RequestError.invalid_params(
+                {"message": "a turn is running: a steer carries text only; send images after it"}
+            )
+        turn = self.turn
+        assert turn is not None
+        receipt: asyncio.Future[SteerReceiptEvent] = asyncio.get_running_loop().create_future()
+        steer_id = ""
+
+        def watch(event: Event) -> None:
+            if (
+                isinstance(event, SteerReceiptEvent)
+                and event.steer_id == steer_id
+                and event.status != "queued"
+                and not receipt.done()
+            ):
+                receipt.set_result(event)
+
+        unsubscribe = self.agent.events.subscribe(watch)
+        try:
+            steer_id = self.agent.steer(text)
+            done, _ = await asyncio.wait({receipt, turn}, return_when=asyncio.FIRST_COMPLETED)
+            got = receipt.result() if receipt in done else None
+        finally:
+            unsubscribe()
+        if got is None or got.status != "admitted":
+            why = got.reason if got is not None and got.reason else "the turn ended first"
+            raise RequestError.invalid_request(
+                {"message": f"a turn was running and the steer was not carried: {why}",
+                 "steerId": steer_id, "status": got.status if got else "rejected"}
+            )  # fmt: skip
+        end = await asyncio.shield(turn)
+        response = await self._finish(end)
+        response.field_meta = {"shard": {"steerId": steer_id, "steer": "admitted"}}
+        return response
+
+    async def _command(self, text: str) -> PromptResponse:
+        name, _, rest = text.partition(" ")
+        command = self.agent.host.command(name)
+        assert command is not None
+        try:
+            result = command.handler(rest.split())
+            markdown = await result if asyncio.iscoroutine(result) else result
+        except Exception as exc:  # a command's failure is its output
+            markdown = f"{name} failed: {type(exc).__name__}: {exc}"
+        self.send(text_chunk(str(markdown)))
+        await self.flush()
+        return PromptResponse(stop_reason="end_turn")
+
+    def cancel(self) -> bool:
+        return self.agent.abort()
+
+    def set_mode(self, mode: str) -> None:
+        self.agent.set_mode(mode)  # its status event sends current_mode_update
+
+    async def close(self) -> None:
+        self._unsubscribe()
+        self.agent.abort()
+        if self.turn is not None:
+            with contextlib.suppress(BaseException):
+                await self.turn
+        self.queue.put_nowait(_DONE)
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(self._sender, 5)
+        await self.agent.close()

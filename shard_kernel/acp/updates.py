@@ -1,0 +1,236 @@
+"""Shard's events as ACP session updates: pure functions, no connection.
+
+A streamed text or thinking delta is an `agent_message_chunk` / `agent_thought_chunk`; a tool
+call is a `tool_call` (its ACP kind as its tool declares it, a title, the paths it touches, the
+raw input); a running tool's partial result and its final result are `tool_call_update`s whose
+content is the text, a `diff` (old and new text) for each file it changed, and for bash the
+command above its output. Usage becomes a `usage_update`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanUpdate,
+    AgentThoughtChunk,
+    ContentToolCallContent,
+    FileEditToolCallContent,
+    PlanEntry,
+    TerminalToolCallContent,
+    TextContentBlock,
+    ToolCallLocation,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallStatus,
+    UsageUpdate,
+    UserMessageChunk,
+)
+
+from shard_core.contracts import Tool
+from shard_core.contracts.tool import tool_kind
+from shard_core.protocol.events import (
+    Event,
+    MessageDeltaEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    ToolUpdateEvent,
+    UsageEvent,
+)
+from shard_core.types import DiffDescriptor, JsonObject, RenderDescriptor, ToolResult
+from shard_core.types.session import PlanCheckpoint
+
+Update = (
+    AgentMessageChunk
+    | AgentThoughtChunk
+    | UserMessageChunk
+    | ToolCallStart
+    | ToolCallProgress
+    | AgentPlanUpdate
+    | UsageUpdate
+)
+ToolContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
+Lookup = Callable[[str], Tool | None]
+
+_PATH_KEYS = ("path", "file_path", "notebook_path", "notebook")
+_WHAT_KEYS = ("command", *_PATH_KEYS, "pattern", "query", "url", "name")
+_TITLE_LIMIT = 120
+
+
+def text_chunk(text: str, *, thought: bool = False) -> AgentMessageChunk | AgentThoughtChunk:
+    block = TextContentBlock(type="text", text=text)
+    if thought:
+        return AgentThoughtChunk(session_update="agent_thought_chunk", content=block)
+    return AgentMessageChunk(session_update="agent_message_chunk", content=block)
+
+
+def user_chunk(text: str) -> UserMessageChunk:
+    block = TextContentBlock(type="text", text=text)
+    return UserMessageChunk(session_update="user_message_chunk", content=block)
+
+
+def title_of(name: str, input: JsonObject) -> str:
+    """`bash: pytest -q`, `edit: calc.py`: the tool and what it acts on, on one line."""
+    for key in _WHAT_KEYS:
+        value = input.get(key)
+        if isinstance(value, str) and value.strip():
+            what = " ".join(value.split())
+            if len(what) > _TITLE_LIMIT:
+                what = what[:_TITLE_LIMIT] + "…"
+            return f"{name}: {what}"
+    return name
+
+
+def locations_of(input: JsonObject, cwd: Path) -> list[ToolCallLocation]:
+    """The files a call names, as absolute paths (an ACP host opens them)."""
+    found: list[ToolCallLocation] = []
+    for key in _PATH_KEYS:
+        value = input.get(key)
+        if isinstance(value, str) and value:
+            path = Path(value).expanduser()
+            found.append(ToolCallLocation(path=str(path if path.is_absolute() else cwd / path)))
+    return found
+
+
+def tool_call_start(
+    call_id: str, name: str, input: JsonObject, cwd: Path, lookup: Lookup
+) -> ToolCallStart:
+    return ToolCallStart(
+        session_update="tool_call",
+        tool_call_id=call_id,
+        title=title_of(name, input),
+        kind=tool_kind(lookup(name)),
+        status="pending",
+        locations=locations_of(input, cwd),
+        raw_input=input,
+    )
+
+
+def diff_content(diff: DiffDescriptor, cwd: Path) -> FileEditToolCallContent:
+    """A diff descriptor's hunks as ACP's old and new text (the changed regions with their
+    context, hunks apart by a blank line); a created file has no old text."""
+    old: list[str] = []
+    new: list[str] = []
+    for index, hunk in enumerate(diff.hunks):
+        if index:
+            old.append("")
+            new.append("")
+        for line in hunk.lines:
+            tag, body = line[:1], line[1:]
+            if tag == "-":
+                old.append(body)
+            elif tag == "+":
+                new.append(body)
+            elif tag == " ":
+                old.append(body)
+                new.append(body)
+    path = Path(diff.path)
+    absolute = str(path if path.is_absolute() else cwd / path)
+    return FileEditToolCallContent(
+        type="diff",
+        path=absolute,
+        old_text=None if diff.status == "created" else "\n".join(old),
+        new_text="" if diff.status == "deleted" else "\n".join(new),
+    )
+
+
+def _text(text: str) -> ContentToolCallContent:
+    return ContentToolCallContent(type="content", content=TextContentBlock(type="text", text=text))
+
+
+def preview_content(preview: Sequence[RenderDescriptor], cwd: Path) -> list[ToolContent]:
+    """What the gate shows before a call runs: its diffs, and its command or other text."""
+    out: list[ToolContent] = []
+    for item in preview:
+        if isinstance(item, DiffDescriptor):
+            out.append(diff_content(item, cwd))
+        elif getattr(item, "kind", None) == "text":
+            out.append(_text(str(getattr(item, "text", ""))))
+    return out
+
+
+def result_content(
+    name: str, input: JsonObject, result: ToolResult, cwd: Path
+) -> list[ToolContent]:
+    """A result's diffs, then its text; a command's text starts with the command itself."""
+    out: list[ToolContent] = [
+        diff_content(item, cwd) for item in result.render if isinstance(item, DiffDescriptor)
+    ]
+    text = result.text
+    command = input.get("command")
+    if isinstance(command, str) and command:
+        text = f"$ {command}\n{text}" if text else f"$ {command}"
+    if text:
+        out.append(_text(text))
+    return out
+
+
+def _status(result: ToolResult) -> ToolCallStatus:
+    return "failed" if result.is_error else "completed"
+
+
+class UpdateMapper:
+    """Turns one agent's events into ACP updates; remembers each call's input for its result."""
+
+    def __init__(self, cwd: Path, lookup: Lookup) -> None:
+        self.cwd = cwd
+        self.lookup = lookup
+        self.inputs: dict[str, tuple[str, JsonObject]] = {}
+
+    def __call__(self, event: Event) -> list[Update]:
+        if isinstance(event, MessageDeltaEvent):
+            if event.channel == "tool_call" or not event.delta:
+                return []
+            return [text_chunk(event.delta, thought=event.channel == "thinking")]
+        if isinstance(event, ToolCallEvent):
+            call = event.call
+            self.inputs[call.id] = (call.name, call.input)
+            return [tool_call_start(call.id, call.name, call.input, self.cwd, self.lookup)]
+        if isinstance(event, ToolUpdateEvent):
+            return [self.progress(event.tool_call_id, event.name, event.partial, "in_progress")]
+        if isinstance(event, ToolResultEvent):
+            update = self.progress(
+                event.tool_call_id, event.name, event.result, _status(event.result)
+            )
+            self.inputs.pop(event.tool_call_id, None)
+            return [update]
+        if isinstance(event, UsageEvent) and event.context_window:
+            return [
+                UsageUpdate(
+                    session_update="usage_update",
+                    used=event.context_tokens,
+                    size=event.context_window,
+                )
+            ]
+        return []
+
+    def progress(
+        self, call_id: str, name: str, result: ToolResult, status: ToolCallStatus
+    ) -> ToolCallProgress:
+        _, input = self.inputs.get(call_id, (name, {}))
+        raw: dict[str, Any] = {"text": result.text, "isError": result.is_error}
+        if result.details:
+            raw["details"] = result.details
+        return ToolCallProgress(
+            session_update="tool_call_update",
+            tool_call_id=call_id,
+            status=status,
+            content=result_content(name, input, result, self.cwd),
+            raw_output=raw,
+        )
+
+
+def plan_update(plan: PlanCheckpoint) -> AgentPlanUpdate:
+    """Plan mode's plan (or build mode's progress through it) as ACP plan entries."""
+    entries = [
+        PlanEntry(
+            content=step.text,
+            priority="medium",
+            status="completed" if step.done else "pending",
+        )
+        for step in plan.steps
+    ]
+    return AgentPlanUpdate(session_update="plan", entries=entries)

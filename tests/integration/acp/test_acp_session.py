@@ -1,0 +1,215 @@
+"""`shard acp` sessions: allow_always saving a grant, cancel mid-bash, load in a fresh process,
+modes, commands, a host's stdio MCP server."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from acp.schema import McpServerStdio
+
+from tests.integration.acp.conftest import AcpHost, acp_agent, text_prompt, write_script
+
+BIN = Path(sys.executable).parent
+MARKER = "4217.5"  # the sleep a cancelled bash leaves behind if its group survives
+
+
+def _sleepers() -> list[int]:
+    found: list[int] = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv[:2] == [b"sleep", MARKER.encode()]:
+            found.append(int(proc.name))
+    return found
+
+
+async def test_allow_always_saves_the_grant_the_next_call_uses(
+    project: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    edit = {
+        "name": "edit",
+        "input": {"path": "calc.py", "old_string": "a - b", "new_string": "a + b"},
+    }
+    again = {
+        "name": "edit",
+        "input": {"path": "calc.py", "old_string": "a * b", "new_string": "b * a"},
+    }
+    model = write_script(tmp_path, [
+        {"text": "Fixing add.", "tool_calls": [edit]},
+        {"text": "And multiply's order.", "tool_calls": [again]},
+        {"text": "Done."},
+    ])  # fmt: skip
+    host = AcpHost(answer="allow_always")
+    async with acp_agent(host, acp_env, "--model", model, stderr=tmp_path / "stderr") as (
+        conn, _p, _i,
+    ):  # fmt: skip
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        response = await conn.prompt(session_id=new.session_id, prompt=text_prompt("fix"))
+    assert response.stop_reason == "end_turn"
+    assert len(host.asks) == 1, [a.tool_call.title for a in host.asks]  # the second edit: granted
+    always = next(o for o in host.asks[0].options if o.kind == "allow_always")
+    rule = always.name.removeprefix("Always allow ")
+    assert rule.startswith("Edit(") or rule.startswith("Write(") or rule == "Edit"
+    text = (project / "calc.py").read_text()
+    assert "a + b" in text
+    assert "b * a" in text
+    grants = list((Path(acp_env["SHARD_HOME"])).rglob("permission-grants.json"))
+    assert grants, list(Path(acp_env["SHARD_HOME"]).rglob("*"))
+    assert rule in grants[0].read_text()
+
+
+async def test_reject_always_adds_a_named_deny_rule(
+    project: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    edit = {
+        "name": "edit",
+        "input": {"path": "calc.py", "old_string": "a - b", "new_string": "a + b"},
+    }
+    again = {
+        "name": "edit",
+        "input": {"path": "calc.py", "old_string": "a * b", "new_string": "b * a"},
+    }
+    model = write_script(tmp_path, [
+        {"text": "Fixing add.", "tool_calls": [edit]},
+        {"text": "Trying again.", "tool_calls": [again]},
+        {"text": "Done."},
+    ])  # fmt: skip
+    host = AcpHost(answer="reject_always")
+    async with acp_agent(host, acp_env, "--model", model, stderr=tmp_path / "stderr") as (
+        conn, _p, _i,
+    ):  # fmt: skip
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=text_prompt("fix"))
+    assert len(host.asks) == 1  # the deny rule decided the second call
+    assert host.asks[0].options[3].name.startswith("Always deny ")
+    finals = [u for u in host.of("tool_call_update") if u.status == "failed"]
+    assert len(finals) == 2
+    assert "a - b" in (project / "calc.py").read_text()
+
+
+async def test_a_cancelled_permission_request_is_a_denial(
+    project: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    host = AcpHost(answer=None)
+    async with acp_agent(host, acp_env, "--model", "scripted/demo", stderr=tmp_path / "stderr") as (
+        conn,
+        _p,
+        _i,
+    ):
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=text_prompt("fix the bug"))
+    assert host.asks
+    assert "a - b" in (project / "calc.py").read_text()
+    failed = [u for u in host.of("tool_call_update") if u.status == "failed"]
+    assert failed
+
+
+async def test_cancel_mid_bash_ends_the_turn_and_kills_its_process_group(
+    project: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    bash = {"name": "bash", "input": {"command": f"sleep {MARKER} & sleep {MARKER}; wait"}}
+    model = write_script(tmp_path, [{"text": "Waiting.", "tool_calls": [bash]}, {"text": "?"}])
+    host = AcpHost()
+    async with acp_agent(
+        host, acp_env, "--model", model, "--allow", "Bash", stderr=tmp_path / "stderr"
+    ) as (conn, _p, _i):
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        turn = asyncio.ensure_future(
+            conn.prompt(session_id=new.session_id, prompt=text_prompt("wait"))
+        )
+        for _ in range(600):
+            if len(_sleepers()) == 2:
+                break
+            await asyncio.sleep(0.1)
+        assert len(_sleepers()) == 2
+        await conn.cancel(session_id=new.session_id)
+        response = await asyncio.wait_for(turn, 60)
+        assert response.stop_reason == "cancelled"
+        for _ in range(100):
+            if not _sleepers():
+                break
+            await asyncio.sleep(0.1)
+        assert _sleepers() == []
+        # the session goes on serving after a cancel
+        again = await conn.prompt(session_id=new.session_id, prompt=text_prompt("and now?"))
+        assert again.stop_reason == "end_turn"
+
+
+async def test_load_replays_the_session_in_a_fresh_process_then_continues(
+    project: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    first = AcpHost(answer="allow_once")
+    args = ("--model", "scripted/demo")
+    async with acp_agent(first, acp_env, *args, stderr=tmp_path / "stderr") as (conn, _p, _i):
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=text_prompt("fix the bug"))
+        listed = await conn.list_sessions(cwd=str(project))
+    assert [s.session_id for s in listed.sessions] == [new.session_id]
+    assert listed.sessions[0].title
+    second = AcpHost(answer="allow_once")
+    async with acp_agent(second, acp_env, *args, stderr=tmp_path / "stderr") as (conn, _p, _i):
+        loaded = await conn.load_session(
+            cwd=str(project), session_id=new.session_id, mcp_servers=[]
+        )
+        assert loaded is not None
+        replayed = list(second.updates)
+        kinds = [u.session_update for _, u in replayed]
+        assert kinds[0] == "user_message_chunk"
+        assert replayed[0][1].content.text == "fix the bug"
+        assert second.text("agent_message_chunk") == first.text("agent_message_chunk")
+        assert [u.tool_call_id for u in second.of("tool_call")] == [
+            u.tool_call_id for u in first.of("tool_call")
+        ]
+        finals = [u.status for u in second.of("tool_call_update")]
+        assert finals == ["completed", "completed", "completed"]
+        response = await conn.prompt(session_id=new.session_id, prompt=text_prompt("thanks"))
+        assert response.stop_reason == "end_turn"
+    # the continued turn is in the same log
+    log = next(Path(acp_env["SHARD_HOME"]).rglob(f"{new.session_id}.jsonl")).read_text()
+    assert "thanks" in log
+
+
+async def test_modes_and_commands(project: Path, acp_env: dict[str, str], tmp_path: Path) -> None:
+    host = AcpHost()
+    async with acp_agent(host, acp_env, "--model", "scripted/demo", stderr=tmp_path / "stderr") as (
+        conn,
+        _p,
+        _i,
+    ):
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        assert new.modes is not None
+        assert new.modes.current_mode_id == "build"
+        assert {m.id for m in new.modes.available_modes} >= {"build", "plan"}
+        await conn.set_session_mode(session_id=new.session_id, mode_id="plan")
+        assert [u.current_mode_id for u in host.of("current_mode_update")] == ["plan"]
+        [commands] = host.of("available_commands_update")
+        names = {c.name for c in commands.available_commands}
+        assert "tasks" in names
+        response = await conn.prompt(session_id=new.session_id, prompt=text_prompt("/tasks"))
+        assert response.stop_reason == "end_turn"
+        assert host.text()  # the command's output, as the agent's message
+
+
+async def test_a_host_stdio_mcp_server_is_used_through_the_gate(
+    project: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    call = {"name": "mcp__time__get_current_time", "input": {"timezone": "UTC"}}
+    model = write_script(tmp_path, [{"text": "Time?", "tool_calls": [call]}, {"text": "Done."}])
+    host = AcpHost(answer="allow_once")
+    server = McpServerStdio(name="time", command=str(BIN / "mcp-server-time"), args=[], env=[])
+    async with acp_agent(host, acp_env, "--model", model, stderr=tmp_path / "stderr") as (
+        conn, _p, _i,
+    ):  # fmt: skip
+        new = await conn.new_session(cwd=str(project), mcp_servers=[server])
+        response = await conn.prompt(session_id=new.session_id, prompt=text_prompt("time"))
+    assert response.stop_reason == "end_turn"
+    assert [a.tool_call.title for a in host.asks] == ["mcp__time__get_current_time"]
+    [final] = [u for u in host.of("tool_call_update") if u.status in ("completed", "failed")]
+    assert final.status == "completed", final
+    assert "UTC" in final.content[-1].content.text
