@@ -24,6 +24,7 @@ from shard_core.capabilities.code_index import CodeIndexCapability
 from shard_core.capabilities.mcp import install_mcp
 from shard_core.capabilities.skills import SkillsCapability, default_roots
 from shard_core.capabilities.subagents import SubagentsCapability
+from shard_core.capabilities.web import WebCapability
 from shard_core.contracts import Extension, ExtensionApi, ProviderSpec, UiBridge
 from shard_core.engine.agent_definitions import (
     AgentDefinition,
@@ -33,7 +34,7 @@ from shard_core.engine.agent_definitions import (
 from shard_core.engine.compaction import DeterministicCompactor
 from shard_core.engine.config import SandboxConfig, ShardConfig, load_config
 from shard_core.engine.context_files import load_context_files
-from shard_core.engine.credentials import known_secrets
+from shard_core.engine.credentials import known_secrets, resolve_credential
 from shard_core.engine.events import EventStream
 from shard_core.engine.extension_host import ExtensionHost
 from shard_core.engine.modes import bundled_modes
@@ -288,6 +289,7 @@ async def _install(
     await host.install("shard.code_index", CodeIndexCapability(cwd, home=home))
     for name, extension in [*_bundled(config, lineage, tasks), *opts.extensions]:
         await host.install(name, extension)
+    await host.install("shard.web", _web(config, env, host))
     # The subagent tools, when a gateway started this agent (they talk to it over HTTP).
     await host.install("shard.subagents", SubagentsCapability(env))
     await host.install_entry_points()
@@ -307,6 +309,21 @@ async def _install(
     )
     await host.install("shard.skills", skills)
     opts.diagnostics.extend(str(d) for d in skills.registry.diagnostics if d.level != "info")
+
+
+def _web(config: ShardConfig, env: Mapping[str, str], host: ExtensionHost) -> WebCapability:
+    """web_fetch / web_search; a search key comes from `web.search.credential`, else the
+    service's usual variable."""
+
+    def key(credential: str | None, variable: str) -> str:
+        if credential:
+            return resolve_credential(config, credential, env)
+        value = env.get(variable, "").strip()
+        if not value:
+            raise ConfigError(f"set {variable} or name a credential in web.search.credential")
+        return value
+
+    return WebCapability(config.web, key=key, lookup=host)
 
 
 def _open_store(opts: AgentOptions, home: Path, cwd: Path, agent_id: str) -> SessionStore:

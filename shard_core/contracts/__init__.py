@@ -49,6 +49,15 @@ if TYPE_CHECKING:
         tool_spec,
     )
     from shard_core.contracts.ui import PermissionAnswer, PermissionPrompt, UiBridge
+    from shard_core.contracts.web import (
+        FetchedPage,
+        FetchLimits,
+        SearchHit,
+        SearchProvider,
+        SearchRequest,
+        WebError,
+        WebFetcher,
+    )
 
 _WHERE: dict[str, str] = {
     "CodeIntelligenceProvider": "codeintel",
@@ -78,6 +87,13 @@ _WHERE: dict[str, str] = {
     "ProviderSetup": "provider",
     "ProviderSpec": "provider",
     "WireBody": "provider",
+    "FetchedPage": "web",
+    "FetchLimits": "web",
+    "SearchHit": "web",
+    "SearchProvider": "web",
+    "SearchRequest": "web",
+    "WebError": "web",
+    "WebFetcher": "web",
     "PreviewableTool": "tool",
     "ReachingTool": "tool",
     "Tool": "tool",
@@ -113,6 +129,8 @@ __all__ = [
     "ExtensionApi",
     "Extractor",
     "ExtractorContext",
+    "FetchLimits",
+    "FetchedPage",
     "McpTransportFactory",
     "Mode",
     "ModeContext",
@@ -129,12 +147,17 @@ __all__ = [
     "ProviderSetup",
     "ProviderSpec",
     "ReachingTool",
+    "SearchHit",
+    "SearchProvider",
+    "SearchRequest",
     "SkillLoader",
     "Symbol",
     "Tool",
     "ToolContext",
     "ToolRegistry",
     "UiBridge",
+    "WebError",
+    "WebFetcher",
     "WireBody",
     "tool_spec",
 ]

@@ -11,6 +11,7 @@ from shard_core.contracts.mode import Mode
 from shard_core.contracts.provider import Provider, ProviderSpec
 from shard_core.contracts.tool import Tool
 from shard_core.contracts.ui import UiBridge
+from shard_core.contracts.web import SearchProvider, WebFetcher
 from shard_core.types import JsonObject
 
 ProviderFactory = Callable[[str], Provider]
@@ -52,6 +53,16 @@ class ExtensionApi(Protocol):
     def register_command(self, name: str, description: str, handler: CommandHandler) -> None:
         """A slash command (`/name ARGS`) in every surface that takes them (kernel cells,
         `/help`, completion). `name` is lowercase letters, digits, `-`, `_` and `:`."""
+        ...
+
+    def register_search_provider(self, provider: SearchProvider) -> None:
+        """A search provider for `web_search`, chosen by `web.search.provider` in config.json
+        (its `name`); a later registration of a name replaces it."""
+        ...
+
+    def register_web_fetcher(self, fetcher: WebFetcher) -> None:
+        """The fetcher `web_fetch` uses (the bundled one guards addresses: a replacement must
+        keep the domain policy and refuse private addresses itself)."""
         ...
 
     @property

@@ -97,6 +97,38 @@ class TitlesConfig(_Config):
     off: the title is the first prompt's first line, and no model is called for it."""
 
 
+class WebSearchConfig(_Config):
+    provider: str | None = None
+    """`brave`, `tavily`, `searxng`, `offline`, or an extension's search provider; unset: no
+    `web_search` tool."""
+    credential: str | None = None
+    """the named credential holding the API key (default: BRAVE_API_KEY / TAVILY_API_KEY)"""
+    url: str | None = None
+    """the provider's base URL: a SearXNG instance, or another endpoint for a service"""
+    folder: str | None = None
+    """the offline provider's folder of documents"""
+    max_results: int = Field(default=8, ge=1, le=20)
+
+
+class WebFetchConfig(_Config):
+    max_bytes: int = Field(default=10_000_000, ge=1_000, le=200_000_000)
+    timeout: float = Field(default=30.0, gt=0, le=600, allow_inf_nan=False)
+    max_redirects: int = Field(default=5, ge=0, le=20)
+    max_chars: int = Field(default=40_000, ge=1_000, le=1_000_000)
+    """the most page text one `web_fetch` result carries (`offset` reads on)"""
+
+
+class WebConfig(_Config):
+    """`web_fetch` / `web_search`: where they may go and how far. Domains cover their
+    subdomains; `host:port` names one port. A private or local address is reached only when
+    its host is named here exactly."""
+
+    allowed_domains: list[str] = Field(default_factory=list[str])
+    denied_domains: list[str] = Field(default_factory=list[str])
+    search: WebSearchConfig = Field(default_factory=WebSearchConfig)
+    fetch: WebFetchConfig = Field(default_factory=WebFetchConfig)
+
+
 class ShardConfig(_Config):
     model: str | None = None
     providers: dict[str, ProviderConfig] = Field(default_factory=dict[str, ProviderConfig])
@@ -107,6 +139,7 @@ class ShardConfig(_Config):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
     titles: TitlesConfig = Field(default_factory=TitlesConfig)
+    web: WebConfig = Field(default_factory=WebConfig)
     prices: dict[str, Price] = Field(default_factory=dict[str, Price])
     context_windows: dict[str, int] = Field(default_factory=dict[str, int])
     mcp_servers: dict[str, dict[str, object]] = Field(
@@ -122,6 +155,13 @@ class ShardConfig(_Config):
                     f"providers.{name}.credential names {provider.credential!r}, which is not "
                     f"in credentials (known: {known})"
                 )
+        credential = self.web.search.credential
+        if credential and credential not in self.credentials:
+            known = ", ".join(sorted(self.credentials)) or "none"
+            raise ValueError(
+                f"web.search.credential names {credential!r}, which is not in credentials "
+                f"(known: {known})"
+            )
         return self
 
 

@@ -9,7 +9,9 @@ compactor (`compactor()` hands them to an ExtensibleCompactor) and code intellig
 ToolContext (`code_index`); providers and compactors by name (`provider`, `compactor`); skill
 loaders through `skill_loaders()` / `load_skills()` (the skills capability reads them); MCP
 transports through `mcp_transport(name)` (the MCP capability asks for them); slash commands
-through `command(name)` / `commands()` (the kernel dispatches and lists them).
+through `command(name)` / `commands()` (the kernel dispatches and lists them); search
+providers and the web fetcher through `search_provider(name)` / `web_fetcher()` (the web tools
+look them up when a call runs).
 """
 
 from __future__ import annotations
@@ -37,9 +39,11 @@ from shard_core.contracts import (
     Mode,
     ProviderFactory,
     ProviderSpec,
+    SearchProvider,
     SkillLoader,
     Tool,
     UiBridge,
+    WebFetcher,
 )
 from shard_core.engine.compaction.registered import BudgetedExtractor
 from shard_core.engine.events import EventStream
@@ -91,6 +95,8 @@ class Snapshot:
     )
     handlers: list[Handler] = field(default_factory=list[Handler])
     commands: dict[str, Command] = field(default_factory=dict[str, Command])
+    search_providers: dict[str, SearchProvider] = field(default_factory=dict[str, SearchProvider])
+    web_fetcher: WebFetcher | None = None
 
 
 @dataclass(frozen=True)
@@ -176,6 +182,14 @@ class ExtensionHost:
         self._claim(f"command:/{name}")
         self.snapshot.commands[name] = Command(name, description, handler, self._current)
 
+    def register_search_provider(self, provider: SearchProvider) -> None:
+        self._claim(f"search_provider:{provider.name}")
+        self.snapshot.search_providers[provider.name] = provider
+
+    def register_web_fetcher(self, fetcher: WebFetcher) -> None:
+        self._claim("web_fetcher")
+        self.snapshot.web_fetcher = fetcher
+
     @property
     def ui(self) -> UiBridge:
         return self._ui
@@ -215,6 +229,15 @@ class ExtensionHost:
 
     def code_index(self) -> CodeIntelligenceProvider | None:
         return self.snapshot.code_intelligence
+
+    def search_provider(self, name: str) -> SearchProvider | None:
+        return self.snapshot.search_providers.get(name)
+
+    def search_provider_names(self) -> list[str]:
+        return list(self.snapshot.search_providers)
+
+    def web_fetcher(self) -> WebFetcher | None:
+        return self.snapshot.web_fetcher
 
     def command(self, name: str) -> Command | None:
         return self.snapshot.commands.get(name.removeprefix("/"))

@@ -1,0 +1,5 @@
+"""The web capability: `web_fetch` and `web_search` behind the fetcher and search registries."""
+
+from shard_core.capabilities.web.extension import WebCapability
+
+__all__ = ["WebCapability"]

@@ -1,0 +1,262 @@
+"""web_fetch and web_search against real local HTTP servers: Markdown out of HTML, PDFs,
+redirects re-checked, caps on size and time, the address guard (no private address unless
+named), the domain policy, the per-session cache, the offline provider and a fake search API
+in Brave's wire format — every failure a clear tool error."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shard_core.contracts import Tool, ToolContext
+from shard_core.engine.config import ShardConfig
+from shard_core.sdk import Agent, create_agent
+from shard_core.types import ToolResult
+from tests.integration.web.servers import (
+    PAGE,
+    Server,
+    big,
+    brave_api,
+    minimal_pdf,
+    redirect,
+    send,
+    serve,
+    slow,
+)
+
+PDF = "application/pdf"
+
+
+def _fails(result: ToolResult, phrase: str) -> None:
+    assert result.is_error, result.text
+    assert phrase in result.text
+
+
+def _config(**web: object) -> ShardConfig:
+    return ShardConfig.model_validate({"web": web})
+
+
+async def _agent(tmp_path: Path, config: ShardConfig, env: dict[str, str] | None = None) -> Agent:
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    return await create_agent(cwd=workspace, model="scripted/demo", home=tmp_path / "home",
+                              env=env or {}, config=config)  # fmt: skip
+
+
+async def _call(agent: Agent, name: str, **input: object) -> ToolResult:
+    tool = agent.session.tools.get(name)
+    assert isinstance(tool, Tool), f"no tool {name}"
+    cwd = Path(agent.session.config.cwd)
+    ctx = ToolContext(cwd=cwd, roots=[cwd], agent_id="a", session_id="s", call_id="c")
+    return await tool.execute(dict(input), ctx)
+
+
+@pytest.fixture
+def site() -> Iterator[tuple[Server, Server]]:
+    """Two servers: the page server (allowed by host:port) and another port (never allowed)."""
+    with serve({"/page": lambda h: send(h, 200, b"other", "text/plain")}) as other:
+        routes = {
+            "/page": lambda h: send(h, 200, PAGE, "text/html; charset=utf-8"),
+            "/moved": redirect("/page"),
+            "/loop-a": redirect("/loop-b"),
+            "/loop-b": redirect("/loop-a"),
+            "/to-other-port": redirect(f"{other.url}/page"),
+            "/to-localhost": redirect(f"http://localhost:{other.port}/page"),
+            "/big": big(20_000_000, declared=True),
+            "/big-undeclared": big(20_000_000, declared=False),
+            "/slow": slow,
+            "/manual.pdf": lambda h: send(h, 200, minimal_pdf("Hello from the PDF"), PDF),
+            "/logo.png": lambda h: send(h, 200, b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "image/png"),
+            "/gone": lambda h: send(h, 404, b"<html><title>Gone</title></html>", "text/html"),
+        }  # fmt: skip
+        with serve(routes) as main:
+            yield main, other
+
+
+async def test_a_page_becomes_markdown_without_scripts_or_chrome(tmp_path, site) -> None:
+    main, _ = site
+    agent = await _agent(tmp_path, _config(allowed_domains=[f"127.0.0.1:{main.port}"]))
+    try:
+        result = await _call(agent, "web_fetch", url=f"{main.url}/page")
+        again = await _call(agent, "web_fetch", url=f"{main.url}/page")
+    finally:
+        await agent.close()
+    assert not result.is_error, result.text
+    assert "# Gadget manual" in result.text
+    assert "The gadget's **reset button** is under the lid." in result.text
+    assert "- first step" in result.text
+    assert "[more](https://example.org/more)" in result.text
+    for chrome in ("SCRIPT-TEXT", "NAV-LINKS", "FOOTER-TEXT", "color:red"):
+        assert chrome not in result.text
+    assert result.details["title"] == "Gadget manual"
+    assert again.text == result.text
+    assert main.count("/page") == 1, "the second fetch of the URL comes from the session's cache"
+    hit_headers = main.hits[0][1]
+    assert hit_headers["user-agent"].startswith("Shard-web_fetch")
+
+
+async def test_redirects_are_followed_and_each_hop_is_checked_again(tmp_path, site) -> None:
+    main, other = site
+    agent = await _agent(tmp_path, _config(allowed_domains=[f"127.0.0.1:{main.port}"]))
+    try:
+        moved = await _call(agent, "web_fetch", url=f"{main.url}/moved")
+        other_port = await _call(agent, "web_fetch", url=f"{main.url}/to-other-port")
+        to_localhost = await _call(agent, "web_fetch", url=f"{main.url}/to-localhost")
+        loop = await _call(agent, "web_fetch", url=f"{main.url}/loop-a")
+    finally:
+        await agent.close()
+    assert not moved.is_error
+    assert "redirected from" in moved.text
+    assert moved.details["final_url"] == f"{main.url}/page"
+    _fails(other_port, "not in web.allowed_domains")
+    assert to_localhost.is_error
+    assert other.count("/page") == 0, "the refused redirect never reached the other server"
+    _fails(loop, "redirect loop")
+
+
+async def test_private_addresses_are_refused_unless_named(tmp_path, site) -> None:
+    main, other = site
+    agent = await _agent(tmp_path, _config())  # no allowed_domains: the whole public web
+    try:
+        literal = await _call(agent, "web_fetch", url=f"{main.url}/page")
+        by_name = await _call(agent, "web_fetch", url=f"http://localhost:{other.port}/page")
+        metadata = await _call(agent, "web_fetch", url="http://169.254.169.254/latest/meta-data/")
+        mapped = await _call(agent, "web_fetch", url=f"http://[::ffff:127.0.0.1]:{main.port}/page")
+    finally:
+        await agent.close()
+    _fails(literal, "private or local address")
+    _fails(by_name, "localhost resolves to 127.0.0.1")
+    _fails(metadata, "169.254.169.254")
+    _fails(mapped, "private or local")
+    assert main.count("/page") == 0
+    assert other.count("/page") == 0
+
+
+async def test_size_time_and_type_limits_are_clear_errors(tmp_path, site) -> None:
+    main, _ = site
+    config = _config(allowed_domains=[f"127.0.0.1:{main.port}"], fetch={"timeout": 1.5})
+    agent = await _agent(tmp_path, config)
+    try:
+        declared = await _call(agent, "web_fetch", url=f"{main.url}/big")
+        undeclared = await _call(agent, "web_fetch", url=f"{main.url}/big-undeclared")
+        slow_body = await _call(agent, "web_fetch", url=f"{main.url}/slow")
+        png = await _call(agent, "web_fetch", url=f"{main.url}/logo.png")
+        gone = await _call(agent, "web_fetch", url=f"{main.url}/gone")
+        after = await _call(agent, "web_fetch", url=f"{main.url}/page")
+    finally:
+        await agent.close()
+    _fails(declared, "20 MB, over the 10 MB limit")
+    _fails(undeclared, "over the 10 MB limit")
+    _fails(slow_body, "within 1.5 s")
+    _fails(png, "image/png")
+    _fails(png, "not text")
+    _fails(gone, "HTTP 404")
+    assert not after.is_error, "the agent and the server carry on after every failure"
+
+
+async def test_bad_urls_and_the_domain_policy(tmp_path, site) -> None:
+    main, _ = site
+    config = _config(allowed_domains=[f"127.0.0.1:{main.port}", "docs.example.com"],
+                     denied_domains=["evil.example.com"])  # fmt: skip
+    agent = await _agent(tmp_path, config)
+    try:
+        results = {
+            url: await _call(agent, "web_fetch", url=url)
+            for url in ("file:///etc/passwd", "ftp://example.com/x", "not a url", "https://",
+                        "https://user:pw@docs.example.com/", "https://elsewhere.org/",
+                        "https://evil.example.com/")
+        }  # fmt: skip
+        missing = await _call(agent, "web_fetch")
+        offset = await _call(agent, "web_fetch", url=f"{main.url}/page", offset=10**9)
+    finally:
+        await agent.close()
+    assert "only http and https" in results["file:///etc/passwd"].text
+    assert "only http and https" in results["ftp://example.com/x"].text
+    assert "only http and https" in results["not a url"].text
+    assert "names no host" in results["https://"].text
+    assert "user name or password" in results["https://user:pw@docs.example.com/"].text
+    assert "not in web.allowed_domains" in results["https://elsewhere.org/"].text
+    assert "denied by web.denied_domains" in results["https://evil.example.com/"].text
+    assert all(r.is_error for r in results.values())
+    _fails(missing, "`url`")
+    _fails(offset, "past the page's end")
+
+
+async def test_a_pdf_is_read_as_text(tmp_path, site) -> None:
+    main, _ = site
+    agent = await _agent(tmp_path, _config(allowed_domains=[f"127.0.0.1:{main.port}"]))
+    try:
+        result = await _call(agent, "web_fetch", url=f"{main.url}/manual.pdf")
+    finally:
+        await agent.close()
+    assert not result.is_error, result.text
+    assert "[page 1]" in result.text
+    assert "Hello from the PDF" in result.text
+
+
+async def test_offline_search_over_a_folder(tmp_path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "reset.md").write_text("# Resetting the gadget\n\nHold the reset button for 5 s.\n")
+    (docs / "colors.txt").write_text("The gadget comes in blue and green.\n")
+    (docs / "page.html").write_text("<html><title>Warranty</title><p>Two years.</p></html>")
+    (docs / "image.png").write_bytes(b"\x89PNG reset")
+    agent = await _agent(tmp_path, _config(search={"provider": "offline", "folder": str(docs)}))
+    try:
+        found = await _call(agent, "web_search", query="reset button")
+        warranty = await _call(agent, "web_search", query="years")
+        none = await _call(agent, "web_search", query="zeppelin")
+        empty = await _call(agent, "web_search", query="  ")
+    finally:
+        await agent.close()
+    assert not found.is_error, found.text
+    assert "1. Resetting the gadget — file://" in found.text
+    assert "reset.md" in found.text
+    assert "image.png" not in found.text
+    assert "Warranty" in warranty.text
+    assert "no results" in none.text
+    assert empty.is_error
+
+
+async def test_brave_wire_format_through_a_named_credential(tmp_path) -> None:
+    received: list[dict[str, object]] = []
+    with serve({"/res/v1/web/search": brave_api(received)}) as api:
+        config = ShardConfig.model_validate({
+            "credentials": {"brave": {"env": "MY_BRAVE"}},
+            "web": {"search": {"provider": "brave", "credential": "brave",
+                               "url": f"{api.url}/res/v1/web/search"}},
+        })  # fmt: skip
+        agent = await _agent(tmp_path, config, env={"MY_BRAVE": "brave-test-key"})
+        wrong = await _agent(tmp_path, config, env={"MY_BRAVE": "not-the-key"})
+        unset = await _agent(tmp_path, config, env={})
+        try:
+            hits = await _call(agent, "web_search", query="gadget reset", domains=["example.com"])
+            refused = await _call(wrong, "web_search", query="gadget reset")
+            no_key = await _call(unset, "web_search", query="gadget reset")
+        finally:
+            for a in (agent, wrong, unset):
+                await a.close()
+    assert not hits.is_error, hits.text
+    assert "Reset the gadget — https://docs.example.com/reset" in hits.text
+    assert "forum.other.net" not in hits.text, "results outside `domains` are dropped"
+    assert received[0] == {"q": "gadget reset (site:example.com)", "count": ["8"],
+                           "token": "brave-test-key"}  # fmt: skip
+    _fails(refused, "API key was refused (HTTP 401)")
+    _fails(no_key, "MY_BRAVE is not set")
+
+
+async def test_web_search_exists_only_with_a_provider_and_unknown_ones_say_so(tmp_path) -> None:
+    plain = await _agent(tmp_path, _config())
+    unknown = await _agent(tmp_path, _config(search={"provider": "nosuch"}))
+    try:
+        assert plain.session.tools.get("web_search") is None
+        assert plain.session.tools.get("web_fetch") is not None
+        result = await _call(unknown, "web_search", query="x")
+    finally:
+        await plain.close()
+        await unknown.close()
+    _fails(result, "no search provider named 'nosuch'")
+    assert "brave" in result.text
+    assert "offline" in result.text
