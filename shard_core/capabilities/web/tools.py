@@ -77,6 +77,7 @@ class WebFetchTool:
         "additionalProperties": False,
     }
     read_only = False
+    kind = "fetch"
 
     def __init__(
         self,
@@ -166,6 +167,7 @@ class WebSearchTool:
         "additionalProperties": False,
     }
     read_only = False
+    kind = "search"
 
     def __init__(
         self, provider: Callable[[], SearchProvider], policy: DomainPolicy, limit: int
