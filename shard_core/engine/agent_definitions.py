@@ -15,6 +15,7 @@ A definition is a Markdown file whose front-matter says what an agent built from
     skills: [code-review]          # only these skills, preloaded into the prompt
     permissions: {allow: [...], ask: [...], deny: [...]}   # rules added to the gate's
     names: [Ada, Grace]            # friendly names for agents launched from it
+    backend: {acp: [opencode, acp]}   # who runs the child (absent: a Shard kernel)
     ---
     The body: instructions added to the agent's system prompt.
 
@@ -48,7 +49,9 @@ __all__ = [
 
 DefinitionLayer = Literal["user", "project"]
 MAX_DEFINITION_BYTES = 256 * 1024
-KNOWN_KEYS = ("name", "description", "model", "mode", "tools", "skills", "permissions", "names")
+KNOWN_KEYS = (
+    "name", "description", "model", "mode", "tools", "skills", "permissions", "names", "backend",
+)  # fmt: skip
 TRUST_HINT = "project agent definitions need --trust-project"
 
 
@@ -71,6 +74,10 @@ class AgentDefinition:
     deny: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
     """friendly names for agents launched from this definition (may be empty)"""
+    backend: tuple[str, Any] | None = None
+    """who runs an agent launched from this definition as a subagent: (kind, its spec), e.g.
+    ("acp", ["opencode", "acp"]); None: a Shard kernel. The gateway looks the kind up among
+    the backends registered with its coordinator, and that backend checks the spec."""
     metadata: dict[str, Any] = field(default_factory=dict[str, Any])
     """front-matter keys Shard does not act on, kept for inspection"""
 
@@ -208,6 +215,7 @@ def parse_agent_definition(
             ask=rules["ask"],
             deny=rules["deny"],
             names=_names(front.get("names"), "names") or (),
+            backend=_backend(front.get("backend")),
             metadata={k: v for k, v in front.items() if k not in KNOWN_KEYS},
         )
     except ValueError as exc:
@@ -237,6 +245,18 @@ def _names(value: object, key: str, *, comma: bool = True) -> tuple[str, ...] | 
     else:
         raise ValueError(f"{key} must be a list of names or a comma-separated string")
     return tuple(dict.fromkeys(s for v in items if (s := v.strip())))
+
+
+def _backend(value: object) -> tuple[str, Any] | None:
+    """`backend: {kind: spec}`: one key, the kind a registered backend answers to."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or len(cast(dict[object, object], value)) != 1:
+        raise ValueError("backend must be a mapping with one key, e.g. {acp: [opencode, acp]}")
+    ((kind, spec),) = cast(dict[object, object], value).items()
+    if not isinstance(kind, str) or not valid_name(kind):
+        raise ValueError(f"backend kind {kind!r} is not kebab-case")
+    return kind, spec
 
 
 def _permissions(value: object) -> dict[str, tuple[str, ...]]:

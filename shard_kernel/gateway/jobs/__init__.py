@@ -21,6 +21,7 @@ from typing import Any
 from shard_core.engine.plurals import counted
 from shard_core.protocol.orchestrator import JobUpdatedEvent
 from shard_kernel.gateway.events_socket import WATCHER_KEY
+from shard_kernel.gateway.jobs.acp_child import AcpBackend
 from shard_kernel.gateway.jobs.catalog import JobCatalog
 from shard_kernel.gateway.jobs.coordinator import Coordinator
 from shard_kernel.gateway.jobs.handlers import COORDINATOR_KEY, JOB_ROUTES
@@ -53,6 +54,7 @@ def install_jobs(
         serverapp.log,
         trust_project=trust_project,
     )
+    coordinator.register_backend("acp", AcpBackend(trust_project=trust_project))
     interrupted = coordinator.load()
     if interrupted:
         serverapp.log.info(

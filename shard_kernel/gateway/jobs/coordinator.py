@@ -7,6 +7,10 @@ an observer (channel.py), prompts it, follows its events to the turn's end, keep
 report and stops its kernel (the agent, its session and its manifest stay). A finished job's
 report goes to its parent as a steer (a running turn takes it at its next request, an idle
 one in its next turn), as soon as the parent's kernel runs.
+
+A definition that names a backend (`backend: {acp: [...]}`) is run by the backend registered
+under that kind instead of a kernel (backends.py; `acp` is bundled): the same records, reports,
+stop and deadline, the backend keeping the child in its manifest's bounds.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from shard_core.engine.config import ShardConfig, load_config
 from shard_core.engine.state import config_dir
 from shard_core.types.errors import ConfigError
 from shard_kernel.gateway.jobs import aliases
+from shard_kernel.gateway.jobs.backends import ChildBackend, ChildRun, ChildTurn
 from shard_kernel.gateway.jobs.catalog import JobCatalog
 from shard_kernel.gateway.jobs.channel import AgentChannel, ChannelError
 from shard_kernel.gateway.jobs.launch import PREVIOUS, LaunchError, LaunchRequest, child_manifest
@@ -78,6 +83,13 @@ class Coordinator:
         self.on_change: Callable[[JobRecord], None] | None = None
         """Told of every saved change of a job's summary (the orchestrator events)."""
         self._told: dict[str, dict[str, object]] = {}
+        self.backends: dict[str, ChildBackend] = {}
+        """who runs a child whose definition names a backend, by kind (`register_backend`)"""
+        self._runners: dict[str, ChildRun] = {}  # run id → the backend running it
+
+    def register_backend(self, kind: str, backend: ChildBackend) -> None:
+        """Run the children of definitions that say `backend: {kind: spec}` with `backend`."""
+        self.backends[kind] = backend
 
     # ------------------------------------------------------------ lifecycle
 
@@ -110,6 +122,7 @@ class Coordinator:
         """Accept a job: validate everything, allocate ids and aliases, persist, then start."""
         parent = self._parent(request.parent)
         definition = self._definition(parent, request.agent)
+        self._check_backend(definition)
         config = self._config or load_config()
         pool = aliases.pool(definition.names if definition else (), config.subagents.names)
         taken = self._aliases(parent.id)
@@ -120,6 +133,7 @@ class Coordinator:
             concurrency=request.concurrency or config.subagents.concurrency,
             deadline=request.deadline,
             pool=pool,
+            backend=definition.backend if definition else None,
         )
         now = time.time()
         for index, task in enumerate(request.all_tasks()):
@@ -145,6 +159,7 @@ class Coordinator:
             deadline=old_job.deadline,
             pool=old_job.pool,
             relaunch_of=old_job.id,
+            backend=old_job.backend,
         )
         text = task or old_run.prompt or old_run.task
         if PREVIOUS in text and task is None:
@@ -184,6 +199,21 @@ class Coordinator:
             return found.require(name)
         except ConfigError as exc:
             raise LaunchError(str(exc)) from None
+
+    def _check_backend(self, definition: AgentDefinition | None) -> None:
+        if definition is None or definition.backend is None:
+            return
+        kind, spec = definition.backend
+        backend = self.backends.get(kind)
+        if backend is None:
+            known = ", ".join(sorted(self.backends)) or "none"
+            raise LaunchError(
+                f"agent definition {definition.name} names backend {kind!r}, which this "
+                f"gateway does not have (known: {known})"
+            )
+        problem = backend.check(spec)
+        if problem is not None:
+            raise LaunchError(f"agent definition {definition.name}: {problem}")
 
     def _aliases(self, parent_id: str) -> list[str]:
         return [
@@ -250,6 +280,9 @@ class Coordinator:
             return
         run.prompt, run.state, run.started = prompt, "starting", time.time()
         self._save(job)
+        if job.backend is not None:
+            await self._run_backend(job, run, prompt)
+            return
         channel: AgentChannel | None = None
         try:
             async with asyncio.timeout(job.deadline):
@@ -278,6 +311,47 @@ class Coordinator:
             with contextlib.suppress(Exception):
                 await self.registry.kill(run.agent_id)  # the agent and its session stay
 
+    async def _run_backend(self, job: JobRecord, run: RunRecord, prompt: str) -> None:
+        """A run its definition's backend drives (checked at launch; looked up again here, so
+        a backend gone since a restart fails the run with the reason)."""
+        assert job.backend is not None
+        kind, spec = job.backend
+        backend = self.backends.get(kind)
+        manifest = self.registry.manifests.get(run.agent_id)
+        problem = "its manifest is gone" if manifest is None else None
+        if backend is None:
+            problem = f"this gateway has no backend {kind!r}"
+        elif problem is None:
+            problem = backend.check(spec)
+        if problem is not None or backend is None or manifest is None:
+            _end(run, "failed", problem)
+            self._save(job)
+            return
+        turn = ChildTurn(
+            manifest=manifest, spec=spec, prompt=prompt, note=_note(job, run), home=self.home,
+            log=self.log,
+        )  # fmt: skip
+        runner = backend.start(turn)
+        self._runners[run.id] = runner
+        run.state, run.turn_id = "running", f"{kind}-{run.id}"
+        self._save(job)
+        try:
+            async with asyncio.timeout(job.deadline):
+                outcome = await runner.run()
+            run.report_truncated = len(outcome.report) > REPORT_CHARS
+            run.report = outcome.report[:REPORT_CHARS]
+            run.session_id, run.entry_id = outcome.session_id, outcome.entry_id
+            _end(run, outcome.state, outcome.reason)
+        except TimeoutError:
+            _end(run, "failed", f"the deadline of {job.deadline:g}s passed")
+        except Exception as exc:  # a backend's own failure is the run's, never the gateway's
+            self.log.warning("shard: run %s (%s backend) failed: %r", run.id, kind, exc)
+            _end(run, "failed", f"{type(exc).__name__}: {exc}")
+        finally:
+            self._runners.pop(run.id, None)
+            run.session_id = run.session_id or self._session_of(run.agent_id)
+            self._save(job)
+
     async def _turn(
         self, job: JobRecord, run: RunRecord, channel: AgentChannel, prompt: str
     ) -> None:
@@ -287,11 +361,7 @@ class Coordinator:
             return
         # The child's session names its parent, job and run before the task (best effort:
         # an agent without `inject` still runs the task).
-        note = (
-            f"You are {run.alias}, a subagent (agent {run.agent_id}) of agent "
-            f"{job.parent_agent_id}: job {job.id}, run {run.id}. Your final answer is your "
-            "report to it."
-        )
+        note = _note(job, run)
         with contextlib.suppress(TimeoutError, ChannelError):
             await channel.command({"type": "inject", "text": note, "label": "subagent"})
         reply = await channel.command({"type": "prompt", "text": prompt})
@@ -377,6 +447,9 @@ class Coordinator:
         for run in job.runs:
             if run.state == "queued":
                 _end(run, "stopped", "stopped before it started")
+            runner = self._runners.get(run.id)
+            if runner is not None:
+                await runner.stop()
             channel = self._channels.get(run.id)
             if channel is not None:
                 with contextlib.suppress(Exception):
@@ -403,6 +476,9 @@ class Coordinator:
             "alias": run.alias,
             "reason": None,
         }
+        if job.backend is not None:
+            reason = f"{run.alias} runs on the {job.backend[0]} backend, which takes no steer"
+            return {**receipt, "status": "rejected", "reason": reason}
         if run.state != "running" or channel is None:
             now = self._active_run(run.agent_id)
             later = f"; {now.alias} now runs {now.id}" if now and now.id != run.id else ""
@@ -525,6 +601,15 @@ class Coordinator:
         with contextlib.suppress(OSError):
             return pointer.read_text(encoding="utf-8").strip() or None
         return None
+
+
+def _note(job: JobRecord, run: RunRecord) -> str:
+    """Who a child is, said before its task."""
+    return (
+        f"You are {run.alias}, a subagent (agent {run.agent_id}) of agent "
+        f"{job.parent_agent_id}: job {job.id}, run {run.id}. Your final answer is your "
+        "report to it."
+    )
 
 
 def _end(run: RunRecord, state: Any, reason: str | None) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -77,6 +77,8 @@ class JobRecord(BaseModel):
     ended: float | None = None
     delivered: bool = False
     """whether the parent has been handed the job's report"""
+    backend: tuple[str, Any] | None = None
+    """the definition's backend (kind, spec) pinned at launch; None: Shard kernels"""
 
     @property
     def terminal(self) -> bool:

@@ -88,6 +88,9 @@ def test_name_defaults_to_the_file_stem_and_absent_keys_mean_no_limit(tmp_path: 
         ("---\ndescription: d\npermissions: {grant: [x]}\n---\n", "permissions.grant: use allow"),
         ("---\ndescription: d\npermissions: {allow: ['Nope(']}\n---\n", "permissions: "),
         ("---\ndescription: d\nskills: [../x]\n---\n", "skills ['../x']: skill names are"),
+        ("---\ndescription: d\nbackend: [acp]\n---\n", "backend must be a mapping with one"),
+        ("---\ndescription: d\nbackend: {acp: x, b: y}\n---\n", "backend must be a mapping"),
+        ("---\ndescription: d\nbackend: {A C P: x}\n---\n", "backend kind 'A C P' is not"),
     ],
 )
 def test_bad_definitions_say_why(text: str, error: str) -> None:
@@ -145,3 +148,14 @@ def test_a_broken_file_is_skipped_with_a_diagnostic_and_the_rest_load(tmp_path: 
     )
     assert found.names() == ["good"]
     assert found.diagnostics == [f"skipped agent definition {bad}: description is missing or empty"]
+
+
+def test_a_backend_is_its_kind_and_spec_as_written() -> None:
+    text = "---\ndescription: d\nbackend: {acp: [opencode, acp]}\n---\n"
+    parsed = parse_agent_definition(text, Path("coder.md"))
+    assert isinstance(parsed, AgentDefinition)
+    assert parsed.backend == ("acp", ["opencode", "acp"])
+    assert "backend" not in parsed.metadata
+    plain = parse_agent_definition("---\ndescription: d\n---\n", Path("x.md"))
+    assert isinstance(plain, AgentDefinition)
+    assert plain.backend is None
