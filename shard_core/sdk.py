@@ -24,6 +24,7 @@ from shard_core.capabilities.code_index import CodeIndexCapability
 from shard_core.capabilities.mcp import install_mcp
 from shard_core.capabilities.skills import SkillsCapability, default_roots
 from shard_core.capabilities.subagents import SubagentsCapability
+from shard_core.capabilities.terminals import TerminalsCapability
 from shard_core.capabilities.web import WebCapability
 from shard_core.contracts import Extension, ExtensionApi, ProviderSpec, UiBridge
 from shard_core.engine.agent_definitions import (
@@ -53,7 +54,7 @@ from shard_core.providers.bundled import BUNDLED
 from shard_core.providers.families import price
 from shard_core.providers.models import create_provider, find_spec, resolve_default_model
 from shard_core.tools import builtin_tools
-from shard_core.tools.sandbox import SandboxPolicy
+from shard_core.tools.sandbox import Sandbox, SandboxPolicy
 from shard_core.tools.task_tools import tasks_extension
 from shard_core.tools.tasks import BackgroundTasks
 from shard_core.types import (
@@ -290,6 +291,8 @@ async def _install(
     for name, extension in [*_bundled(config, lineage, tasks), *opts.extensions]:
         await host.install(name, extension)
     await host.install("shard.web", _web(config, env, host))
+    policy = sandbox_policy(config.sandbox, credential_files(config))
+    await host.install("shard.terminals", TerminalsCapability(Sandbox(policy)))
     # The subagent tools, when a gateway started this agent (they talk to it over HTTP).
     await host.install("shard.subagents", SubagentsCapability(env))
     await host.install_entry_points()

@@ -104,6 +104,9 @@ async def test_plan_then_build_carries_the_active_plan_and_a_fork_does_not(home:
             "code_symbol",
             "repo_map",
             "code_diagnostics",
+            "terminal_read",
+            "terminal_wait",
+            "terminal_list",
         }
         agent.set_mode("build")
         await agent.run("do it")

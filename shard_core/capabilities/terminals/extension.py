@@ -1,0 +1,38 @@
+"""The terminals capability: six tools, `/terminals`, and every terminal closed at shutdown.
+
+    await host.install("shard.terminals", TerminalsCapability(sandbox))
+
+Each terminal's process runs under the same sandbox as bash (`Sandbox.launch`), so the shell a
+model types into sees the workspace the way a bash command does. The disposer ends every
+terminal's process group when the agent closes; a killed agent's pty closes with its process,
+and the shell gets SIGHUP.
+"""
+
+from __future__ import annotations
+
+from shard_core.capabilities.terminals.tools import (
+    TerminalCloseTool,
+    TerminalListTool,
+    TerminalOpenTool,
+    TerminalReadTool,
+    Terminals,
+    TerminalSendTool,
+    TerminalWaitTool,
+    table,
+)
+from shard_core.contracts import Disposer, ExtensionApi
+from shard_core.tools.sandbox import Sandbox
+
+
+class TerminalsCapability:
+    def __init__(self, sandbox: Sandbox | None = None) -> None:
+        self.terminals = Terminals(sandbox or Sandbox())
+
+    def __call__(self, api: ExtensionApi) -> Disposer:
+        tools = (TerminalOpenTool, TerminalSendTool, TerminalReadTool, TerminalWaitTool,
+                 TerminalCloseTool, TerminalListTool)  # fmt: skip
+        for tool in tools:
+            api.register_tool(tool(self.terminals))
+        api.register_command("terminals", "the agent's terminals: id, name, state, command",
+                             lambda _args: table(self.terminals))  # fmt: skip
+        return self.terminals.close_all

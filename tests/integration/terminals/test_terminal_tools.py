@@ -1,0 +1,195 @@
+"""Terminals an agent drives like a person: `python3 -i` answers `print(x)`, Ctrl-C stops a
+`sleep`, the screen is rendered by a terminal emulator (no escape bytes), bad ids and closed
+terminals are clear errors, and no process outlives the agent — sandboxed or not."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from shard_core.contracts import Tool, ToolContext
+from shard_core.engine.config import ShardConfig
+from shard_core.sdk import Agent, create_agent
+from shard_core.types import ToolResult
+
+BWRAP = shutil.which("bwrap") is not None
+
+
+async def _agent(tmp_path: Path, mode: str = "off") -> Agent:
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    config = ShardConfig.model_validate({"sandbox": {"mode": mode}})
+    return await create_agent(cwd=workspace, model="scripted/demo", home=tmp_path / "home",
+                              env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)},
+                              config=config)  # fmt: skip
+
+
+async def _call(agent: Agent, tool_name: str, /, **input: object) -> ToolResult:
+    tool = agent.session.tools.get(tool_name)
+    assert isinstance(tool, Tool), f"no tool {tool_name}"
+    cwd = Path(agent.session.config.cwd)
+    env = {"PATH": os.environ["PATH"], "HOME": str(cwd.parent)}
+    ctx = ToolContext(cwd=cwd, roots=[cwd], agent_id="agent-t", session_id="s", call_id="c",
+                      env=env)  # fmt: skip
+    return await tool.execute(dict(input), ctx)
+
+
+def _children(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is gone for our purposes
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split(") ", 1)[1][0] != "Z"
+
+
+@pytest.mark.parametrize("mode", ["off", pytest.param("required", marks=pytest.mark.skipif(
+    not BWRAP, reason="bubblewrap is not installed"))])  # fmt: skip
+async def test_a_python_repl_is_driven_like_a_person_would(tmp_path: Path, mode: str) -> None:
+    agent = await _agent(tmp_path, mode)
+    try:
+        opened = await _call(agent, "terminal_open", command="python3 -i -q", name="repl")
+        assert not opened.is_error, opened.text
+        tid = opened.details["terminal"]
+        ready = await _call(agent, "terminal_wait", id=tid, pattern=r">>> $", timeout=60)
+        assert "matched" in ready.text, ready.text
+        await _call(agent, "terminal_send", id="repl", text="x = 6*7")
+        await _call(agent, "terminal_send", id=tid, text="print(x)")
+        answer = await _call(agent, "terminal_wait", id=tid, pattern=r"^42\s*$", timeout=30)
+        assert "matched" in answer.text, answer.text
+        screen = answer.text.split("--- screen ---", 1)[1]
+        assert ">>> print(x)\n42\n>>>" in screen
+        assert "\x1b" not in answer.text, "the model reads the rendered screen, not escape bytes"
+        listed = await _call(agent, "terminal_list")
+        assert f"{tid}  repl  running  python3 -i -q" in listed.text
+        closed = await _call(agent, "terminal_close", id=tid)
+        assert "closed" in closed.text
+        again = await _call(agent, "terminal_send", id=tid, text="print(1)")
+        assert again.is_error
+        assert "no terminal" in again.text
+    finally:
+        await agent.close()
+
+
+async def test_ctrl_c_stops_a_sleep_and_the_shell_goes_on(tmp_path: Path) -> None:
+    agent = await _agent(tmp_path)
+    try:
+        opened = await _call(agent, "terminal_open")
+        tid = opened.details["terminal"]
+        await _call(agent, "terminal_send", id=tid, text="export PS1='READY> '")
+        await _call(agent, "terminal_wait", id=tid, pattern="READY> $", timeout=30)
+        await _call(agent, "terminal_send", id=tid, text="sleep 100; echo after-sleep")
+        busy = await _call(agent, "terminal_wait", id=tid, quiet=0.5, timeout=10)
+        assert "quiet for 0.5 s" in busy.text
+        started = time.monotonic()
+        await _call(agent, "terminal_send", id=tid, keys=["Ctrl-C"])
+        await _call(agent, "terminal_send", id=tid, text="echo still-$((40+2))")
+        back = await _call(agent, "terminal_wait", id=tid, pattern="still-42", timeout=30)
+        assert "matched" in back.text
+        assert time.monotonic() - started < 60
+        screen_lines = back.text.split("--- screen ---", 1)[1].splitlines()
+        assert "after-sleep" not in screen_lines, "the interrupted line never went on"
+        assert "^C" in back.text
+    finally:
+        await agent.close()
+
+
+async def test_bad_input_is_a_clear_error_and_the_agent_carries_on(tmp_path: Path) -> None:
+    agent = await _agent(tmp_path)
+    try:
+        assert "no terminal 'nope'" in (await _call(agent, "terminal_read", id="nope")).text
+        assert "`id` must name" in (await _call(agent, "terminal_wait")).text
+        outside = await _call(agent, "terminal_open", cwd="/etc")
+        assert outside.is_error
+        assert "escapes the workspace" in outside.text
+        opened = await _call(
+            agent, "terminal_open", command="printf 'x%.0s' $(seq 1 200000); exit 3"
+        )
+        tid = opened.details["terminal"]
+        ended = await _call(agent, "terminal_wait", id=tid, timeout=30)
+        assert "the process ended (exit 3)" in ended.text
+        assert "earlier characters of output were dropped" in ended.text or "x" in ended.text
+        assert len(ended.text) < 200_000, "a flood is capped"
+        dead = await _call(agent, "terminal_send", id=tid, text="echo hi")
+        assert dead.is_error
+        assert "has ended (exit 3)" in dead.text
+        silent = await _call(agent, "terminal_open", command="sleep 30")
+        waited = await _call(agent, "terminal_wait", id=silent.details["terminal"], pattern="never",
+                             timeout=0.5)  # fmt: skip
+        assert "timed out after 0.5 s without 'never'" in waited.text
+        bad_key = await _call(
+            agent, "terminal_send", id=silent.details["terminal"], keys=["Hyper-Q"]
+        )
+        assert "is not a key" in bad_key.text
+        bad_regex = await _call(agent, "terminal_wait", id=tid, pattern="(")
+        assert "bad pattern" in bad_regex.text
+        many = [await _call(agent, "terminal_open", command="sleep 30") for _ in range(8)]
+        assert many[-1].is_error
+        assert "terminals are open already" in many[-1].text
+    finally:
+        await agent.close()
+
+
+async def test_closing_the_agent_ends_every_terminal_process(tmp_path: Path) -> None:
+    agent = await _agent(tmp_path)
+    opened = await _call(agent, "terminal_open", command="sleep 1000 & sleep 1000; wait")
+    shell_pid = opened.details["pid"]
+    await _call(agent, "terminal_wait", id=opened.details["terminal"], quiet=0.3, timeout=5)
+    children = [
+        int(p) for p in Path(f"/proc/{shell_pid}/task/{shell_pid}/children").read_text().split()
+    ]
+    assert children, "the shell started its sleeps"
+    await agent.close()
+    assert not any(_alive(pid) for pid in [shell_pid, *children])
+
+
+def test_a_killed_agent_process_leaves_no_terminal_behind(tmp_path: Path) -> None:
+    """The agent's process is SIGKILLed (no disposer runs): the pty closes, the shell gets
+    SIGHUP and ends with what it started in the foreground."""
+    script = tmp_path / "agent.py"
+    script.write_text(
+        textwrap.dedent(f"""
+        import asyncio, os, sys
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})
+        from tests.integration.terminals.test_terminal_tools import _agent, _call
+        from pathlib import Path
+        async def main():
+            agent = await _agent(Path({str(tmp_path)!r}))
+            opened = await _call(agent, "terminal_open")
+            tid = opened.details["terminal"]
+            await _call(agent, "terminal_send", id=tid, text="sleep 1000")
+            await _call(agent, "terminal_wait", id=tid, quiet=0.5, timeout=10)
+            print(opened.details["pid"], flush=True)
+            await asyncio.sleep(1000)
+        asyncio.run(main())
+    """)
+    )
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    shell_pid = int(proc.stdout.readline())
+    sleeper = [
+        int(p) for p in Path(f"/proc/{shell_pid}/task/{shell_pid}/children").read_text().split()
+    ]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(10)
+    proc.stdout.close()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and any(_alive(p) for p in [shell_pid, *sleeper]):
+        time.sleep(0.1)
+    survivors = [p for p in [shell_pid, *sleeper] if _alive(p)]
+    for pid in survivors:  # never leave one behind, even when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert survivors == []
