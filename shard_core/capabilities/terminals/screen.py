@@ -8,6 +8,7 @@ removed, carriage-return overwrites resolved), capped so a flood cannot grow wit
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pyte
 
@@ -31,10 +32,24 @@ def plain(text: str) -> str:
     return "\n".join(lines)
 
 
+def _line(row: dict[int, Any], columns: int) -> str:
+    """One buffer row as text. pyte's rows are sparse (only written cells exist), so this
+    visits what was written instead of every column."""
+    cells = [(x, c.data) for x, c in row.items() if 0 <= x < columns]
+    if not cells:
+        return ""
+    chars = [" "] * (max(x for x, _ in cells) + 1)
+    for x, data in cells:
+        chars[x] = data
+    return "".join(chars).rstrip()
+
+
 class TerminalScreen:
     def __init__(self, rows: int = ROWS, columns: int = COLUMNS) -> None:
         self.screen = pyte.Screen(columns, rows)
         self.stream = pyte.ByteStream(self.screen)
+        self._lines = [""] * rows
+        """the rendered lines, redrawn only where pyte marked them dirty"""
         self._new: list[str] = []
         self._new_size = 0
         self.dropped = 0
@@ -55,14 +70,25 @@ class TerminalScreen:
             self.dropped += self._new_size - len(keep)
             self._new, self._new_size = [keep], len(keep)
 
+    def _render(self) -> list[str]:
+        screen = self.screen
+        if len(self._lines) != screen.lines:
+            self._lines = [""] * screen.lines
+            screen.dirty.update(range(screen.lines))
+        for y in screen.dirty:
+            if 0 <= y < screen.lines:
+                self._lines[y] = _line(screen.buffer[y], screen.columns)
+        screen.dirty.clear()
+        return self._lines
+
     def text(self) -> str:
-        lines = [line.rstrip() for line in self.screen.display]
+        lines = list(self._render())
         while lines and not lines[-1]:
             lines.pop()
         return "\n".join(lines)
 
     def cursor_line(self) -> str:
-        return self.screen.display[self.screen.cursor.y].rstrip()
+        return self._render()[self.screen.cursor.y]
 
     def peek_new(self) -> str:
         return plain("".join(self._new))

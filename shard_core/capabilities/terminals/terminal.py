@@ -47,6 +47,8 @@ class Terminal:
         self.exit_status: int | None = None
         self._on_exit = on_exit
         self._changed = asyncio.Event()
+        self.version = 0
+        """counts the chunks read (and the end): a waiter that saw version v waits for v + 1"""
         self.last_output = time.monotonic()
         spawn: Any = PtyProcess.spawn  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         self.process: Any = spawn(
@@ -77,6 +79,7 @@ class Terminal:
             self.last_output = time.monotonic()
         else:
             self._ended()
+        self.version += 1
         self._changed.set()
 
     def _ended(self) -> None:
@@ -101,6 +104,16 @@ class Terminal:
             time.sleep(0.01)
         return -1
 
+    def try_write(self, data: bytes) -> bytes:
+        """Write what the pty takes now without blocking; the rest (usually nothing)."""
+        if not self.alive:
+            raise OSError("the terminal's process has ended")
+        try:
+            written = os.write(self._fd, data)
+        except BlockingIOError:
+            return data
+        return data[written:]
+
     def write(self, data: bytes) -> None:
         if not self.alive:
             raise OSError("the terminal's process has ended")
@@ -118,13 +131,16 @@ class Terminal:
                 continue
             view = view[written:]
 
-    async def changed(self, timeout: float) -> bool:  # noqa: ASYNC109 - a poll, not a deadline
-        """Wait for new output or the end of the process; False after `timeout`."""
-        self._changed.clear()
-        try:
-            await asyncio.wait_for(self._changed.wait(), timeout)
-        except TimeoutError:
-            return False
+    async def changed(self, timeout: float, seen: int | None = None) -> bool:  # noqa: ASYNC109 - a poll
+        """Wait for output (or the end) after version `seen` (default: from now); False after
+        `timeout`. Passing the version read before a check loses no wake-up in between."""
+        seen = self.version if seen is None else seen
+        while self.version == seen:
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), timeout)
+            except TimeoutError:
+                return self.version != seen
         return True
 
     def interrupt(self) -> None:

@@ -212,7 +212,9 @@ class TerminalSendTool:
                 "open a new one"
             )
         try:
-            await asyncio.to_thread(terminal.write, payload)
+            rest = terminal.try_write(payload)
+            if rest:  # a full input buffer (a program not reading): wait off the loop
+                await asyncio.to_thread(terminal.write, rest)
         except OSError as exc:
             return ToolResult.error(f"terminal_send: {exc}")
         sent = describe_send(input)
@@ -320,6 +322,7 @@ async def wait_for(
     end = started + timeout
     quiet_from = time.monotonic()
     while True:
+        seen = terminal.version
         if regex is not None and (
             regex.search(terminal.screen.peek_new()) or regex.search(terminal.screen.text())
         ):
@@ -338,7 +341,7 @@ async def wait_for(
         step = min(0.25, end - now)
         if quiet is not None:
             step = min(step, max(0.01, quiet - (now - max(terminal.last_output, quiet_from))))
-        if await terminal.changed(step):
+        if await terminal.changed(step, seen):
             progress()
 
 
