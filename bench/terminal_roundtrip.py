@@ -4,7 +4,7 @@ pexpect driving the same shell directly (`sendline` + `expect`), interleaved in 
 Both drive `bash --norc --noprofile -i` on a pseudo-terminal with the same prompt; each sample
 is one echo of a fresh token until the token's line is seen. Shard's side goes through the real
 tools (what the model calls), unsandboxed so the two shells are the same program. Goal (issue
-41): p50 and p99 ≤ 1.5× pexpect.
+41): p50 and p99 ≤ 1.5x pexpect.
 
     python bench/terminal_roundtrip.py [--runs 200] [--quick]
 """
