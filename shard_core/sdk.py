@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from shard_core.capabilities.checkpoints import CheckpointsCapability
 from shard_core.capabilities.code_index import CodeIndexCapability
 from shard_core.capabilities.mcp import install_mcp
 from shard_core.capabilities.skills import SkillsCapability, default_roots
@@ -121,6 +122,8 @@ class Agent:
         """every agent definition this agent's cwd and trust can see (for launching others)"""
         self.definition = definition
         """the definition this agent was built from, if any"""
+        self.checkpoints: CheckpointsCapability | None = None
+        """files kept before tools change them; rewind, review and revert"""
 
     @property
     def events(self) -> EventStream:
@@ -384,6 +387,13 @@ async def create_agent(
     tasks = BackgroundTasks(store.path.with_suffix(".tasks"))
     try:
         await _install(host, opts, config, store, tasks)
+        checkpoints = CheckpointsCapability(
+            root,
+            home=home,
+            store=lambda: store,
+            tasks_running=lambda: any(t.running for t in tasks.all()),
+        )
+        await host.install("shard.checkpoints", checkpoints)
         # MCP last: the transports extensions registered are known, and its grants are this agent's.
         await install_mcp(host, config, cwd=root, home=home, env=env, trusted=opts.trust_project,
                           agent_id=agent_id, diagnostics=opts.diagnostics,
@@ -391,6 +401,8 @@ async def create_agent(
         model_spec, demo = _model(opts, config, env, host)
         agent = _assemble(opts, host, store, config, (root, model_spec, demo, agent_id))
         agent.definitions = definitions
+        checkpoints.bind(events=agent.events, running=lambda: agent.session.running)
+        agent.checkpoints = checkpoints
         # queue: a task that finishes while the agent is idle reaches its next turn
         tasks.notify = lambda text: agent.session.steer(text, queue=True)
         return agent

@@ -248,6 +248,28 @@ class FileMutatedEvent(_Event):
     since: float | None = None
 
 
+class RewindEvent(_Event):
+    """Files (and/or the conversation) were put back to how they were before an entry.
+
+    Every attached client gets it: a transcript marks the point, an open editor reloads the
+    files named in `restored`. `entry_id` is the checkpoint the rewind wrote: rewinding to
+    before it undoes the rewind."""
+
+    type: Literal["rewind"] = "rewind"
+    entry_id: str
+    to_entry_id: str
+    scope: Literal["code", "conversation", "both"]
+    restored: list[str] = Field(default_factory=list[str], description="workspace paths")
+    kept: list[str] = Field(
+        default_factory=list[str], description="files a person changed, left as they are"
+    )
+    failed: list[str] = Field(
+        default_factory=list[str], description="'path: why' for what could not be restored"
+    )
+    leaf_id: str | None = Field(default=None, description="the conversation's leaf after it")
+    message: str = ""
+
+
 AGENT_START_FAILED = "agent_start_failed"
 """`ErrorEvent.code` when a kernel's agent cannot start (the gateway then lists it as failed)."""
 
@@ -267,6 +289,7 @@ Event = Annotated[
     | ToolResultEvent
     | ToolUpdateEvent
     | FileMutatedEvent
+    | RewindEvent
     | PermissionRequestEvent
     | PermissionResolvedEvent
     | UiRequestEvent
@@ -302,6 +325,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "tool_result",
     "tool_update",
     "file_mutated",
+    "rewind",
     "permission_request",
     "permission_resolved",
     "ui_request",

@@ -168,8 +168,52 @@ class ContextCheckpoint(WireModel):
     tools: list[JsonObject]
 
 
+class FileChange(WireModel):
+    """One file a tool (or a rewind) changed: from which stored blob to which.
+
+    `before`/`after` are blob ids (the SHA-256 of the bytes, hex) in the checkpoint store under
+    SHARD_HOME; None with `existed_*` false means the file did not exist (created, deleted);
+    None with `existed_*` true means its content was not kept (`note` says why)."""
+
+    path: str = Field(min_length=1, description="relative to the workspace, '/'-separated")
+    before: str | None = None
+    after: str | None = None
+    existed_before: bool = True
+    exists_after: bool = True
+    note: str | None = Field(default=None, description="why a side was not kept")
+
+
+class FilesCheckpoint(WireModel):
+    """The files one tool result changed (or a rewind put back), written right after it."""
+
+    kind: Literal["files"] = "files"
+    origin: Literal["tool", "task", "rewind"] = "tool"
+    tool: str
+    tool_call_id: str | None = None
+    turn_id: str | None = None
+    source_entry_id: str | None = Field(
+        default=None, description="the tool result whose changes these are"
+    )
+    changes: list[FileChange]
+    incomplete: str | None = Field(
+        default=None, description="set when a workspace scan gave up (too many or large files)"
+    )
+    rewound_to: str | None = Field(
+        default=None, description="for a rewind: the entry whose prior state was restored"
+    )
+    previous_leaf_id: str | None = Field(
+        default=None,
+        description="for a rewind that also moved the conversation: the leaf it left (undo)",
+    )
+
+
 CheckpointDetails = Annotated[
-    ModeCheckpoint | PlanCheckpoint | SkillCheckpoint | ContextCheckpoint | TitleCheckpoint,
+    ModeCheckpoint
+    | PlanCheckpoint
+    | SkillCheckpoint
+    | ContextCheckpoint
+    | TitleCheckpoint
+    | FilesCheckpoint,
     Field(discriminator="kind"),
 ]
 

@@ -15,6 +15,7 @@ from shard_core.types import (
     CheckpointEntry,
     CompactionEntry,
     ContextCheckpoint,
+    FilesCheckpoint,
     MessageEntry,
     ModeCheckpoint,
     PermissionEntry,
@@ -110,6 +111,9 @@ def _checkpoint(entry: CheckpointEntry) -> Doc:
         )
     if isinstance(details, TitleCheckpoint):
         return Doc("checkpoint", "checkpoint title", f"title {details.title}", (), True)
+    if isinstance(details, FilesCheckpoint):
+        paths = " ".join(c.path for c in details.changes)
+        return Doc("checkpoint", f"checkpoint files {details.origin}", paths, (), True)
     assert isinstance(details, ContextCheckpoint)
     return Doc("checkpoint", "checkpoint context", "", (), False)
 
