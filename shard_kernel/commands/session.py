@@ -38,6 +38,7 @@ from shard_core.engine.state import shard_home
 from shard_core.providers.wire import canonical_json, wire_body
 from shard_core.types import CompactionDetails, CompactionEntry, SessionEntry
 from shard_core.types.errors import ConfigError
+from shard_kernel.commands.session_rewind import add_rewind_actions
 from shard_kernel.commands.sessions import resolve_session
 from shard_kernel.exit_codes import ExitCode
 
@@ -54,14 +55,16 @@ _EXAMPLES = """examples:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "session",
-        help="compact or search a session log",
-        description="Compact a session log, or search its whole history.",
+        help="compact, search, rewind or review a session log",
+        description="Compact a session log, search its whole history, rewind or review the "
+        "files it changed.",
     )
     actions = parser.add_subparsers(dest="session_action", metavar="ACTION")
     _add_compact(actions)
     _add_recall(actions)
     _add_search(actions)
     _add_request(actions)
+    add_rewind_actions(actions, _home_of)
     parser.set_defaults(handler=lambda _args: _usage(parser))
 
 

@@ -32,7 +32,7 @@ from shard_core.capabilities.checkpoints.timeline import (
 )
 from shard_core.capabilities.checkpoints.workspace import DEFAULT_MAX_SCAN_FILES, Workspace
 from shard_core.engine.session_store import SessionStore
-from shard_core.types import RenderDescriptor
+from shard_core.types import CheckpointEntry, FilesCheckpoint, RenderDescriptor, SessionEntry
 
 STORE_FOLDER = "checkpoints"
 
@@ -146,16 +146,19 @@ class Checkpoints:
 
     # ------------------------------------------------------------ review
 
-    def span(self, turn: int | None) -> tuple[str, int, int]:
+    def span(self, turn: int | None) -> tuple[str, list[SessionEntry]]:
+        """The entries of turn `turn` without the rewinds made since (what the turn itself
+        changed), or the whole branch."""
         branch = self.store.branch()
         if turn is None:
-            return "**Changes in this session**", 0, len(branch)
+            return "**Changes in this session**", branch
         start, end = turn_span(branch, turn)
-        return f"**Changes in turn {turn}**", start, end
+        entries = [e for e in branch[start:end] if not _is_rewind(e)]
+        return f"**Changes in turn {turn}**", entries
 
     def review(self, turn: int | None = None) -> Outcome:
-        title, start, end = self.span(turn)
-        files = review(self.workspace.blobs, self.store.branch()[start:end])
+        title, entries = self.span(turn)
+        files = review(self.workspace.blobs, entries)
         return Outcome(markdown(title, files), render=descriptors(title, files))
 
     def changes_command(self, args: list[str]) -> str:
@@ -173,20 +176,22 @@ class Checkpoints:
         force: bool = False,
     ) -> Outcome:
         path = path.removeprefix("./")
-        _, start, end = self.span(turn)
-        branch = self.store.branch()
+        _, entries = self.span(turn)
+        if not entries:
+            raise RewindError("nothing to revert: the session has no entries")
         if hunk is not None:
-            result = revert_hunk(self.rewinder, branch[start:end], path, hunk, force=force)
+            result = revert_hunk(self.rewinder, entries, path, hunk, force=force)
         elif cell is not None:
-            result = revert_cell(self.rewinder, branch[start:end], path, cell, force=force)
+            result = revert_cell(self.rewinder, entries, path, cell, force=force)
         else:
-            result = self._revert_file(start, path, force)
+            result = self._revert_file(entries[0].id, path, force)
         return self._finish(result, f"/revert {path}" + (f" --turn {turn}" if turn else ""))
 
-    def _revert_file(self, start: int, path: str, force: bool) -> RewindResult:
+    def _revert_file(self, first: str, path: str, force: bool) -> RewindResult:
         if self.rewinder.running():
             raise RewindError("a turn is running: stop it (interrupt) before reverting")
-        entries = self.store.branch()[start:]
+        branch = self.store.branch()
+        entries = branch[[e.id for e in branch].index(first) :]
         plans = self.rewinder.plan_files(entries, only={path})
         if not plans:
             raise RewindError(f"{path} was not changed there; nothing to revert")
@@ -196,6 +201,11 @@ class Checkpoints:
     def revert_command(self, args: list[str]) -> str:
         p = _revert_parser().parse_args(args)
         return self.revert(p.path, turn=p.turn, hunk=p.hunk, cell=p.cell, force=p.force).text
+
+
+def _is_rewind(entry: SessionEntry) -> bool:
+    details = entry.details if isinstance(entry, CheckpointEntry) else None
+    return isinstance(details, FilesCheckpoint) and details.origin == "rewind"
 
 
 def split(text: str) -> list[str]:
