@@ -51,7 +51,7 @@ SUMMARIES: dict[str, str] = {
     "batch": "run a shard notebook unattended",
     "gateway": "run a headless Jupyter server that supervises agent kernels",
     "sessions": "list, show and fork sessions",
-    "session": "compact or search a session log",
+    "session": "compact, search, rewind or review a session log",
     "usage": "token use and cost per model, agent or day",
     "rules": "inspect permission rules",
     "extensions": "list extensions",
