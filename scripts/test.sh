@@ -32,10 +32,11 @@ else
   echo "npm is required for the front-end tests (apt-get install -y nodejs npm)" >&2
   exit 1
 fi
-echo "== test prerequisites (Enterprise Gateway's own venv, the hub's proxy from npm, the collaboration venv)"
+echo "== test prerequisites (Enterprise Gateway's own venv, the hub's proxy from npm, the collaboration and jupyter-ai venvs)"
 .venv/bin/python -m tests.fixtures.enterprise_gateway
 .venv/bin/python -m tests.fixtures.hub_proxy
 .venv/bin/python -m tests.fixtures.rtc  # jupyter-collaboration's own venv (tests/e2e/test_notebook_rtc.py)
+.venv/bin/python -m tests.fixtures.jupyter_ai  # jupyter-ai 3.2's own venv (tests/e2e/test_jupyter_ai.py)
 echo "== pytest"
 status=0
 .venv/bin/python -m pytest -m "not e2e" "$@" || status=$?

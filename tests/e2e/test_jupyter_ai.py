@@ -1,0 +1,101 @@
+"""Shard in jupyter-ai 3.2's chat, in JupyterLab in Chromium: the Shard persona (its
+`jupyter_ai.personas` entry point, installed in jupyter-ai's own environment:
+tests/fixtures/jupyter_ai.py) runs `shard acp` with a scripted model. A prompt is answered;
+the chat's persona menu lists Shard; Shard's edit asks permission in the chat with the
+diff and the four options; "Allow once" lets the edit through and it is on disk.
+
+jupyter-ai-acp-client 0.3 pins agent-client-protocol<0.12 and `shard acp` needs 0.12, so the
+persona runs Shard from the project's environment (SHARD_ACP_COMMAND), as docs/ACP.md tells
+a user to."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import save_screenshot
+from tests.e2e.lab import LabServer
+from tests.fixtures.jupyter_ai import jai_python
+
+pytestmark = pytest.mark.e2e
+
+BY_THIS_PYTHON = "import sys; from shard_kernel.cli import main; sys.exit(main())"
+STEPS = [
+    {"text": "Hello from Shard."},
+    {
+        "tool_calls": [
+            {
+                "name": "edit",
+                "input": {"path": "notes.txt", "old_string": "TODO", "new_string": "DONE"},
+            }
+        ]
+    },
+    {"text": "I marked the notes done.", "expect": {"last_tool_result_contains": "notes.txt"}},
+]
+
+
+@pytest.fixture
+def jai_lab(tmp_path: Path) -> Iterator[LabServer]:
+    python = jai_python()
+    if not isinstance(python, Path):
+        pytest.fail(python)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"name": "jupyter-ai", "steps": STEPS}))
+    command = shlex.join([sys.executable, "-c", BY_THIS_PYTHON, "acp"])
+    env = {"SHARD_ACP_COMMAND": command, "SHARD_ACP_ARGS": f"--model scripted/{script}"}
+    server = LabServer(tmp_path / "lab", env, python=str(python))
+    server.start(timeout=240)
+    yield server
+    assert server.stop() == [], "processes left running after Lab stopped"
+
+
+def send(page: Page, text: str) -> None:
+    box = page.get_by_placeholder("Type a chat message")
+    box.click()
+    box.press_sequentially(text)
+    page.keyboard.press("Enter")
+
+
+def test_shard_answers_asks_in_the_chat_and_edits(
+    jai_lab: LabServer, page: Page, request: pytest.FixtureRequest
+) -> None:
+    (jai_lab.root / "notes.txt").write_text("TODO: ship\n")
+    messages = page.locator(".jp-chat-messages-container")
+    try:
+        page.goto(f"{jai_lab.url}/lab?token={jai_lab.token}")
+        page.wait_for_selector(".jp-LauncherCard", timeout=120_000)
+        page.evaluate(
+            "window.jupyterapp.commands.execute('jupyterlab-chat:createAndOpen', "
+            "{name: 'shard.chat'})"
+        )
+        expect(page.get_by_placeholder("Type a chat message")).to_be_visible(timeout=120_000)
+        send(page, "hello")
+        expect(messages).to_contain_text("Hello from Shard.", timeout=180_000)
+
+        # jupyter-ai 3.2 names personas in the input's persona menu (`@` completes files and
+        # users): Shard is in it.
+        page.get_by_role("button").filter(has_text="Shard").last.click()
+        menu = page.locator("[role=menu], [role=listbox], .MuiPopover-root").last
+        expect(menu).to_contain_text("Shard", timeout=30_000)
+        page.keyboard.press("Escape")
+        send(page, "@Shard mark the notes done")
+
+        # The permission request, with the diff, answered in the chat.
+        allow = page.get_by_role("button", name="Allow once")
+        expect(allow).to_be_visible(timeout=180_000)
+        for name in ("Always allow Edit(notes.txt)", "Reject", "Always deny Edit(notes.txt)"):
+            expect(page.get_by_role("button", name=name)).to_be_visible()
+        expect(messages).to_contain_text("+ DONE: ship")
+        assert (jai_lab.root / "notes.txt").read_text() == "TODO: ship\n"
+        allow.click()
+        expect(messages).to_contain_text("I marked the notes done.", timeout=180_000)
+        assert (jai_lab.root / "notes.txt").read_text() == "DONE: ship\n"
+    except Exception:
+        save_screenshot(page, f"{request.node.name}.png")
+        raise
