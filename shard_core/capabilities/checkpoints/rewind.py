@@ -18,7 +18,10 @@ in the log is rewritten.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +32,6 @@ from shard_core.capabilities.checkpoints.store import BlobError, BlobStore
 from shard_core.capabilities.checkpoints.timeline import RewindError, files_checkpoints, resolve
 from shard_core.capabilities.checkpoints.workspace import ABSENT, FileState, Workspace
 from shard_core.engine.session_store import SessionStore
-from shard_core.tools.atomic import write_atomic
 from shard_core.types import CheckpointEntry, FileChange, FilesCheckpoint, SessionEntry
 
 Scope = Literal["code", "conversation", "both"]
@@ -71,6 +73,23 @@ class RewindResult:
     @property
     def conflicts(self) -> list[FilePlan]:
         return [p for p in self.plans if p.action == "conflict"]
+
+
+def _replace(path: Path, data: bytes) -> None:
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.rewind")
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
 
 
 def _matches(state: FileState, version: Version) -> bool:
@@ -220,7 +239,7 @@ class Rewinder:
             if written is not None:
                 result.failed.append(f"{plan.path}: {written}")
                 continue
-            now = self.workspace.state(plan.path)
+            now = self._written(plan)
             changes.append(
                 FileChange(
                     path=plan.path,
@@ -248,16 +267,24 @@ class Rewinder:
         return result
 
     def _write(self, plan: FilePlan) -> str | None:
+        """Replace the file atomically (a temp file renamed over it). Like `git checkout`, no
+        fsync per file: every version written is in the store already, so a crash mid-rewind
+        loses nothing a second rewind cannot put back."""
         path = self.root / plan.path
         try:
             if plan.target.exists:
                 assert plan.data is not None
-                write_atomic(path, plan.data)
+                _replace(path, plan.data)
             elif path.exists() or path.is_symlink():
                 path.unlink()
         except OSError as exc:
             return f"could not be written: {exc.strerror or exc}"
         return None
+
+    def _written(self, plan: FilePlan) -> FileState:
+        if not plan.target.exists or plan.data is None:
+            return self.workspace.wrote(plan.path, None)
+        return self.workspace.wrote(plan.path, self.blobs.put(plan.data).blob)
 
     # ------------------------------------------------------------ undo
 

@@ -93,6 +93,16 @@ class Workspace:
         self.known[rel] = found
         return found
 
+    def wrote(self, rel: str, blob: str | None) -> FileState:
+        """The state of a file just written with the bytes of `blob` (kept already), or just
+        deleted (None): stat only, nothing read again."""
+        if blob is None:
+            self.known.pop(rel, None)
+            return ABSENT
+        found = FileState(True, blob, None, signature((self.root / rel).lstat()))
+        self.known[rel] = found
+        return found
+
     def scan(self) -> Manifest:
         """Every tracked file's state now (bounded by `max_files`)."""
         manifest = Manifest()
