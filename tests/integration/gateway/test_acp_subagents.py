@@ -10,8 +10,10 @@ process is left behind."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,8 @@ from tests.integration.gateway.test_subagents import _create, _job, _prompt, _se
 
 AGENT = '''\
 """A small ACP agent: `edit` asks to edit notes.txt and writes it through the client's fs;
-`crash` dies mid-turn; `mute` never answers."""
+`crash` dies mid-turn; `mute` never answers; `hang` waits for session/cancel, `deaf` ignores
+it."""
 import asyncio, os, sys, time
 from pathlib import Path
 
@@ -46,10 +49,12 @@ class Agent:
 
     async def new_session(self, cwd, **kwargs):
         self.cwd = Path(cwd)
+        self.cancelled = asyncio.Event()
         return acp.NewSessionResponse(session_id="child-session-1")
 
     async def cancel(self, session_id, **kwargs):
-        pass
+        if MODE == "hang":
+            self.cancelled.set()
 
     async def say(self, session_id, text):
         await self.conn.session_update(session_id, acp.update_agent_message_text(text))
@@ -57,6 +62,10 @@ class Agent:
     async def prompt(self, prompt, session_id, **kwargs):
         asked = " ".join(b.text for b in prompt if getattr(b, "text", None))
         await self.say(session_id, "Looking at notes.txt. ")
+        if MODE in ("hang", "deaf"):
+            await self.say(session_id, "Working on it.")
+            await (self.cancelled.wait() if MODE == "hang" else asyncio.sleep(600))
+            return acp.PromptResponse(stop_reason="cancelled")
         if MODE == "crash":
             print("boom: the child fell over", file=sys.stderr, flush=True)
             os._exit(3)
@@ -264,3 +273,39 @@ async def test_bad_acp_backends_are_clear_results_and_bounded(
     assert "Looking at notes.txt." in _session_text(home, crashed["agent_id"])
     _no_agent_left(server)
     assert body(await api(server, "GET", f"/shard/api/agents/{parent['id']}"))["id"]
+
+
+async def test_an_acp_child_stops_on_subagent_stop_and_a_deadline_bounds_a_deaf_one(
+    servers: Servers, workspace: Path
+) -> None:
+    server = servers.start()
+    home = Path(server.env["SHARD_HOME"])
+    _definition(server, "acp-hang", {"acp": _agent(workspace, "hang")})
+    _definition(server, "acp-deaf", {"acp": _agent(workspace, "deaf")})
+    parent = await _create(server, workspace, write_script(workspace.parent, [{"text": "hi"}]))
+
+    async def launch(agent: str, **extra: Any) -> dict[str, Any]:
+        request = {"parent": parent["id"], "task": "work", "agent": agent, **extra}
+        launched = await api(server, "POST", "/shard/api/jobs", request)
+        assert launched.code == 201, launched.body
+        return body(launched)
+
+    hang = await launch("acp-hang")
+    deaf = await launch("acp-deaf", deadline=20)
+    events = home / "agents" / hang["runs"][0]["agent_id"] / "events.jsonl"
+    deadline = time.monotonic() + 120
+    while not (events.exists() and "turn_start" in events.read_text()):
+        assert time.monotonic() < deadline, "the ACP child never started its turn"
+        await asyncio.sleep(0.5)
+    stopped = await api(
+        server, "POST", f"/shard/api/jobs/{hang['id']}/stop", {"parent": parent["id"]}
+    )
+    assert stopped.code == 200, stopped.body
+    jobs = {j["id"]: j for j in await _settled(server, parent["id"], 2)}
+    hung = (await _job(server, hang["id"]))["runs"][0]
+    assert (jobs[hang["id"]]["state"], hung["state"]) == ("stopped", "stopped"), hung
+    assert hung["reason"] == "stopped by subagent_stop"
+    assert _lines(events)[-1]["reason"] == "aborted"
+    deafened = (await _job(server, deaf["id"]))["runs"][0]
+    assert (deafened["state"], deafened["reason"]) == ("failed", "the deadline of 20s passed")
+    _no_agent_left(server)
