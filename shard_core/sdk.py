@@ -28,6 +28,7 @@ from shard_core.capabilities.subagents import SubagentsCapability
 from shard_core.capabilities.terminals import TerminalsCapability
 from shard_core.capabilities.web import WebCapability
 from shard_core.contracts import Extension, ExtensionApi, ProviderSpec, UiBridge
+from shard_core.contracts.tool import HostFiles
 from shard_core.engine.agent_definitions import (
     AgentDefinition,
     AgentDefinitions,
@@ -102,6 +103,8 @@ class AgentOptions:
     already loaded: its model and mode are defaults, its tools an allowlist, its skills the
     only (preloaded) ones, its permissions added rules, its body part of the system prompt"""
     skills: Sequence[str] | None = None  # only these skills (None: every discovered one)
+    files: HostFiles | None = None
+    """the editor's view of text files (an ACP host's): read, edit and write go through it"""
 
 
 class Agent:
@@ -492,6 +495,7 @@ def _assemble(
             demo=demo,
             secrets=known_secrets(config, env),
             code_index=host.code_index(),
+            files=opts.files,
             max_tokens=opts.max_tokens,
             temperature=opts.temperature,
             usage_log=(opts.home or shard_home()).expanduser() / USAGE_FILE,

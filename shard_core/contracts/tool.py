@@ -12,6 +12,16 @@ from shard_core.contracts.codeintel import CodeIntelligenceProvider
 from shard_core.types import JsonObject, RenderDescriptor, ToolResult, ToolSpec
 
 
+class HostFiles(Protocol):
+    """Text files as the person's editor holds them (an ACP host's buffers, unsaved edits
+    included). `read_text` returns None and `write_text` False when the editor does not offer
+    that: the tool then uses the disk, as without a host."""
+
+    async def read_text(self, path: Path) -> str | None: ...
+
+    async def write_text(self, path: Path, text: str) -> bool: ...
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """What a running tool may know about the agent that called it."""
@@ -26,6 +36,8 @@ class ToolContext:
     on_update: Callable[[ToolResult], None] | None = None
     code_index: CodeIntelligenceProvider | None = None
     """the code intelligence an extension registered (outlines, symbols), if any"""
+    files: HostFiles | None = None
+    """the editor's view of text files, when the surface has one (read, edit, write use it)"""
 
 
 @runtime_checkable

@@ -25,6 +25,7 @@ from shard_core.contracts import (
 )
 from shard_core.contracts.codeintel import CodeIntelligenceProvider
 from shard_core.contracts.compactor import ObservingCompactor
+from shard_core.contracts.tool import HostFiles
 from shard_core.engine.compaction import live_context
 from shard_core.engine.events import EventStream
 from shard_core.engine.inbox import Inbox, Injection, context_text
@@ -87,6 +88,8 @@ class SessionConfig:
     """values replaced by `[secret]` in tool results before they are logged or broadcast"""
     code_index: CodeIntelligenceProvider | None = None
     """the code intelligence an extension registered, handed to tools as `ctx.code_index`"""
+    files: HostFiles | None = None
+    """the editor's view of text files (an ACP host's), handed to tools as `ctx.files`"""
     max_tokens: int = 8192
     temperature: float | None = None
     usage_log: Path | None = None

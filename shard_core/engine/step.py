@@ -250,6 +250,7 @@ class StepRunner:
             cancel=self.cancel,
             on_update=updates.push,
             code_index=s.config.code_index,
+            files=s.config.files,
         )
         query = PermissionQuery(
             tool=call.name,

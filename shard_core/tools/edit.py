@@ -11,8 +11,9 @@ from shard_core.contracts import ToolContext
 from shard_core.engine.plurals import counted
 from shard_core.tools.atomic import write_atomic
 from shard_core.tools.diffs import diff_texts
-from shard_core.tools.encoding import decode_text
+from shard_core.tools.encoding import DecodedText, decode_text
 from shard_core.tools.guard import check_input, guarded
+from shard_core.tools.host_files import editor_text, editor_write
 from shard_core.tools.notebook_guard import refuse_notebook
 from shard_core.tools.workspace import display_path, resolve_in_workspace
 from shard_core.types import JsonObject, ToolResult
@@ -72,7 +73,18 @@ class EditTool:
         shown = display_path(target, ctx)
         if refused := refuse_notebook(self.name, input["path"], target, shown):
             return refused
-        return await asyncio.to_thread(_edit_file, target, shown, edits)
+        editor = await editor_text(ctx, target)
+        if editor is None:
+            return await asyncio.to_thread(_edit_file, target, shown, edits)
+        change = _plan_text(DecodedText(editor, "utf-8"), shown, edits)
+        if isinstance(change, ToolResult):
+            return change
+        try:
+            if not await editor_write(ctx, target, change.new):
+                await asyncio.to_thread(write_atomic, target, change.data)
+        except Exception as exc:  # the editor refused the write: nothing changed
+            return ToolResult.error(f"cannot write {shown} through the editor: {exc}", path=shown)
+        return _edited(shown, change)
 
     async def preview(self, input: JsonObject, ctx: ToolContext) -> list[RenderDescriptor]:
         """The diff this call would make, nothing written; [] for a call that would fail
@@ -86,7 +98,11 @@ class EditTool:
         shown = display_path(target, ctx)
         if refuse_notebook(self.name, input["path"], target, shown):
             return []
-        change = await asyncio.to_thread(_plan, target, shown, edits)
+        editor = await editor_text(ctx, target)
+        if editor is None:
+            change = await asyncio.to_thread(_plan, target, shown, edits)
+        else:
+            change = _plan_text(DecodedText(editor, "utf-8"), shown, edits)
         if isinstance(change, ToolResult):
             return []
         diff = diff_texts(change.old, change.new)
@@ -110,6 +126,11 @@ def _plan(target: Path, shown: str, edits: list[Edit]) -> _Change | ToolResult:
     decoded = decode_text(target.read_bytes())
     if decoded is None:
         return ToolResult.error(f"{shown} is a binary file; edit works on text", path=shown)
+    return _plan_text(decoded, shown, edits)
+
+
+def _plan_text(decoded: DecodedText, shown: str, edits: list[Edit]) -> _Change | ToolResult:
+    """The edits applied to a file's text in memory, or why that fails."""
     applied = _apply(decoded.text, edits, shown)
     if isinstance(applied, str):
         return ToolResult.error(applied, path=shown)
@@ -131,6 +152,10 @@ def _edit_file(target: Path, shown: str, edits: list[Edit]) -> ToolResult:
     if isinstance(change, ToolResult):
         return change
     write_atomic(target, change.data)
+    return _edited(shown, change)
+
+
+def _edited(shown: str, change: _Change) -> ToolResult:
     diff = diff_texts(change.old, change.new)
     return ToolResult.ok(
         f"edited {shown}: {counted(change.replacements, 'replacement')}, "

@@ -11,6 +11,7 @@ from shard_core.contracts import ToolContext
 from shard_core.engine.plurals import counted
 from shard_core.tools.encoding import decode_text, split_lines
 from shard_core.tools.guard import guarded
+from shard_core.tools.host_files import editor_text
 from shard_core.tools.workspace import display_path, resolve_in_workspace
 from shard_core.types import ImageBlock, JsonObject, TextBlock, ToolResult
 from shard_core.types.render import TextDescriptor
@@ -64,15 +65,18 @@ class ReadTool:
             return ToolResult.error(f"{shown} is a directory; use ls to list it", path=shown)
         try:
             offset, limit = int(input.get("offset", 1)), input.get("limit")
-            return await asyncio.to_thread(_read_file, target, shown, offset, limit)
+            editor = await editor_text(ctx, target)
+            return await asyncio.to_thread(_read_file, target, shown, offset, limit, editor)
         except FileNotFoundError:
             return ToolResult.error(f"file not found: {shown}", path=shown)
         except OSError as exc:
             return ToolResult.error(f"cannot read {shown}: {exc.strerror or exc}", path=shown)
 
 
-def _read_file(target: Path, shown: str, offset: int, limit: int | None) -> ToolResult:
-    """Blocking; run in a thread."""
+def _read_file(
+    target: Path, shown: str, offset: int, limit: int | None, editor: str | None = None
+) -> ToolResult:
+    """Blocking; run in a thread. `editor`: the editor's text of a text file (its buffer)."""
     size = target.stat().st_size
     if size > MAX_FILE_BYTES:
         return ToolResult.error(
@@ -87,7 +91,7 @@ def _read_file(target: Path, shown: str, offset: int, limit: int | None) -> Tool
     decoded = decode_text(data)
     if decoded is None:
         return ToolResult.error(f"binary file ({size} bytes): {shown}", path=shown, bytes=size)
-    lines = split_lines(decoded.text)
+    lines = split_lines(decoded.text if editor is None else editor)
     if offset > max(len(lines), 1):
         return ToolResult.error(
             f"offset {offset} is past the end of {shown} ({counted(len(lines), 'line')})",

@@ -10,6 +10,7 @@ from shard_core.tools.atomic import write_atomic
 from shard_core.tools.diffs import diff_texts
 from shard_core.tools.encoding import decode_text
 from shard_core.tools.guard import check_input, guarded
+from shard_core.tools.host_files import editor_text, editor_write
 from shard_core.tools.notebook_guard import refuse_notebook
 from shard_core.tools.workspace import display_path, resolve_in_workspace
 from shard_core.types import JsonObject, ToolResult
@@ -51,6 +52,8 @@ class WriteTool:
         except UnicodeEncodeError as exc:
             return ToolResult.error(f"content is not valid Unicode: {exc.reason}", path=shown)
         try:
+            if ctx.files is not None:
+                return await _write_through_editor(ctx, target, shown, content, data)
             return await asyncio.to_thread(_write, target, shown, content, data)
         except OSError as exc:
             return ToolResult.error(f"cannot write {shown}: {exc.strerror or exc}", path=shown)
@@ -80,9 +83,28 @@ def _current(target: Path) -> tuple[bool, str]:
     return False, decoded.text if decoded else ""
 
 
+async def _write_through_editor(
+    ctx: ToolContext, target: Path, shown: str, content: str, data: bytes
+) -> ToolResult:
+    """The editor's buffer is what is overwritten (its text is the diff's old side)."""
+    created, old_text = await asyncio.to_thread(_current, target)
+    old_text = await editor_text(ctx, target) or old_text
+    try:
+        written = await editor_write(ctx, target, content)
+    except Exception as exc:  # the editor refused the write: nothing changed
+        return ToolResult.error(f"cannot write {shown} through the editor: {exc}", path=shown)
+    if not written:
+        await asyncio.to_thread(write_atomic, target, data)
+    return _written(shown, created, old_text, content, data)
+
+
 def _write(target: Path, shown: str, content: str, data: bytes) -> ToolResult:
     created, old_text = _current(target)
     write_atomic(target, data)
+    return _written(shown, created, old_text, content, data)
+
+
+def _written(shown: str, created: bool, old_text: str, content: str, data: bytes) -> ToolResult:
     diff = diff_texts(old_text, content)
     return ToolResult.ok(
         f"wrote {len(data)} bytes to {shown}" + (" (new file)" if created else ""),

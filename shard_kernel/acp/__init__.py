@@ -17,7 +17,6 @@ from typing import cast
 from acp import Agent
 from acp.agent.connection import AgentSideConnection
 from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
-from acp.task import MessageSender, TaskSupervisor
 
 from shard_kernel.acp.server import AcpOptions, ShardAcpAgent
 from shard_kernel.acp.transport import RepliedNdjson, protocol_stdio
@@ -31,8 +30,7 @@ async def serve(options: AcpOptions) -> int:
         stream=sys.stderr, level=logging.WARNING, format="shard acp: %(levelname)s %(message)s"
     )
     reader, writer = await protocol_stdio(DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
-    supervisor = TaskSupervisor(source="shard.acp")
-    transport = RepliedNdjson(reader, MessageSender(writer, supervisor))
+    transport = RepliedNdjson(reader, writer)
     agent = ShardAcpAgent(options)
     # the unstable methods (fork, resume, close, config options) are not implemented: the
     # SDK's router answers them with method-not-found
@@ -42,5 +40,4 @@ async def serve(options: AcpOptions) -> int:
     finally:
         await agent.close()
         await asyncio.shield(connection.close())
-        await supervisor.shutdown()
     return 0

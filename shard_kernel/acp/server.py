@@ -47,6 +47,7 @@ from shard_core.engine.session_store import find_session
 from shard_core.engine.state import shard_home
 from shard_core.sdk import Agent, create_agent
 from shard_core.types.errors import ShardError
+from shard_kernel.acp.files import AcpFiles
 from shard_kernel.acp.permissions import AcpAsker
 from shard_kernel.acp.session import AcpSession, ContentBlock
 from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
@@ -175,6 +176,7 @@ class ShardAcpAgent:
         if extra:
             config = config.model_copy(update={"mcp_servers": {**config.mcp_servers, **extra}})
         asker = AcpAsker("", client, self.host_name, flush=_nothing)
+        files = AcpFiles(client, "", self.client_capabilities)
         diagnostics: list[str] = []
         try:
             agent = await create_agent(
@@ -190,6 +192,7 @@ class ShardAcpAgent:
                 agent_id=_agent_of(self.home, resume) if resume else None,
                 config=config,
                 ui=asker,
+                files=files if files.can_read or files.can_write else None,
                 has_responder=lambda: self.client is not None,
                 diagnostics=diagnostics,
                 extensions=[notebook_extension(NotebookSetup.from_env(os.environ))],
@@ -201,6 +204,7 @@ class ShardAcpAgent:
         session_id = agent.session.store.session_id
         session = AcpSession(agent, client, session_id)
         asker.session_id = session_id
+        files.session_id = session_id
         asker.agent = agent
         asker.flush = session.flush
         self.sessions[session_id] = session

@@ -1,6 +1,6 @@
 """AcpSession: one ACP session = one Shard agent, its events streamed to the host in order.
 
-Events become updates (updates.py) in an ordered queue that one task sends; a prompt's
+Events become updates (updates.py), each sent as soon as it happens, in order; a prompt's
 response waits until every update of its turn is out, and a permission request waits for the
 tool call it is about. A prompt while a turn runs is a steer of that turn: its response comes
 when the turn that carried it ends, or is an error saying why it was not carried.
@@ -14,7 +14,6 @@ import binascii
 import contextlib
 import logging
 from collections.abc import Sequence
-from typing import Any
 
 from acp.exceptions import RequestError
 from acp.interfaces import Client
@@ -45,6 +44,7 @@ from shard_core.protocol.events import (
 )
 from shard_core.sdk import Agent
 from shard_core.types import AssistantMessage, ImageBlock, MessageEntry
+from shard_kernel.acp.eager import start_now
 from shard_kernel.acp.replay import replay
 from shard_kernel.acp.updates import (
     Update,
@@ -64,7 +64,6 @@ ContentBlock = (
 )
 SessionUpdate = Update | CurrentModeUpdate | AvailableCommandsUpdate | SessionInfoUpdate
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-_DONE: Any = object()
 
 
 def prompt_parts(blocks: Sequence[ContentBlock]) -> tuple[str, list[ImageBlock]]:
@@ -136,42 +135,47 @@ class AcpSession:
         self.client = client
         self.session_id = session_id
         self.mapper = UpdateMapper(agent.session.config.cwd, agent.session.tools.get)
-        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._inflight: list[asyncio.Task[None]] = []
         self.mode = agent.session.mode
         self.plan = latest_plan(agent.session.store.branch())
         self.turn: asyncio.Task[TurnEndEvent] | None = None
-        self._sender = asyncio.create_task(self._send_all())
         self._unsubscribe = agent.events.subscribe(self._on_event)
 
     # -- updates -------------------------------------------------------------------------------
 
     def _on_event(self, event: Event) -> None:
         for update in self.mapper(event):
-            self.queue.put_nowait(update)
+            self.send(update)
         if isinstance(event, StatusEvent) and event.mode != self.mode:
             self.mode = event.mode
-            self.queue.put_nowait(
+            self.send(
                 CurrentModeUpdate(session_update="current_mode_update", current_mode_id=event.mode)
             )
 
     def send(self, update: SessionUpdate) -> None:
-        self.queue.put_nowait(update)
+        """Send one update now: the connection writes it before it could pause (eager.py), so
+        the wire keeps the order of the events and a chunk waits for nothing."""
+        if len(self._inflight) > 64:
+            self._inflight = [t for t in self._inflight if not t.done()]
+        try:
+            task = start_now(self._send_one(update))
+        except Exception as exc:
+            _log.warning("acp: session/update failed: %s", exc)
+            return
+        if task is not None:
+            self._inflight.append(task)
 
-    async def _send_all(self) -> None:
-        while True:
-            update = await self.queue.get()
-            try:
-                if update is not _DONE:
-                    await self.client.session_update(session_id=self.session_id, update=update)
-            except Exception as exc:  # the host went away: the agent still runs its turn out
-                _log.warning("acp: session/update failed: %s", exc)
-            finally:
-                self.queue.task_done()
-            if update is _DONE:
-                return
+    async def _send_one(self, update: SessionUpdate) -> None:
+        try:
+            await self.client.session_update(session_id=self.session_id, update=update)
+        except Exception as exc:  # the host went away: the agent still runs its turn out
+            _log.warning("acp: session/update failed: %s", exc)
 
     async def flush(self) -> None:
-        await self.queue.join()
+        """Wait until every update sent so far is written."""
+        while pending := [t for t in self._inflight if not t.done()]:
+            await asyncio.gather(*pending)
+        self._inflight.clear()
 
     def modes(self) -> SessionModeState:
         available = [
@@ -293,7 +297,6 @@ class AcpSession:
         if self.turn is not None:
             with contextlib.suppress(BaseException):
                 await self.turn
-        self.queue.put_nowait(_DONE)
         with contextlib.suppress(BaseException):
-            await asyncio.wait_for(self._sender, 5)
+            await asyncio.wait_for(self.flush(), 5)
         await self.agent.close()

@@ -12,12 +12,14 @@ JSON-RPC 2.0 says, instead of being dropped silently; the process keeps serving.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import sys
-from typing import Any
+from typing import Any, cast
 
+import orjson
 from acp._transport import NdjsonTransport
 from acp.exceptions import RequestError
 
@@ -25,10 +27,27 @@ _log = logging.getLogger("shard.acp")
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+HIGH_WATER = 1 << 20
 
 
 class RepliedNdjson(NdjsonTransport):
-    """NDJSON over asyncio streams; a malformed line is answered, not dropped."""
+    """NDJSON over asyncio streams; a malformed line is answered, not dropped. A message is
+    written the moment it is sent (the SDK's sender queue would cost every streamed chunk a
+    trip through the event loop); `drain` waits only when the pipe's buffer is full."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        super().__init__(reader, cast(Any, None))
+        self._writer = writer
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self._writer.write(orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE))
+        if self._writer.transport.get_write_buffer_size() > HIGH_WATER:
+            await self._writer.drain()
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await self._writer.drain()
+        self._writer.close()
 
     async def receive(self) -> dict[str, Any] | None:
         while True:

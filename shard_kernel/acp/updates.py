@@ -61,10 +61,10 @@ _TITLE_LIMIT = 120
 
 
 def text_chunk(text: str, *, thought: bool = False) -> AgentMessageChunk | AgentThoughtChunk:
-    block = TextContentBlock(type="text", text=text)
+    block = {"type": "text", "text": text}  # validated once, with its chunk
     if thought:
-        return AgentThoughtChunk(session_update="agent_thought_chunk", content=block)
-    return AgentMessageChunk(session_update="agent_message_chunk", content=block)
+        return AgentThoughtChunk(session_update="agent_thought_chunk", content=block)  # pyright: ignore[reportArgumentType]
+    return AgentMessageChunk(session_update="agent_message_chunk", content=block)  # pyright: ignore[reportArgumentType]
 
 
 def user_chunk(text: str) -> UserMessageChunk:

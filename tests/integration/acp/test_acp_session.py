@@ -7,7 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from acp.schema import McpServerStdio
+from acp.schema import ImageContentBlock, McpServerStdio
 
 from tests.integration.acp.conftest import AcpHost, acp_agent, text_prompt, write_script
 
@@ -213,3 +213,59 @@ async def test_a_host_stdio_mcp_server_is_used_through_the_gate(
     [final] = [u for u in host.of("tool_call_update") if u.status in ("completed", "failed")]
     assert final.status == "completed", final
     assert "UTC" in final.content[-1].content.text
+
+
+async def test_a_prompt_during_a_turn_is_a_steer_answered_when_that_turn_ends(
+    project: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    bash = {"name": "bash", "input": {"command": "sleep 3"}}
+    model = write_script(tmp_path, [{"text": "Waiting.", "tool_calls": [bash]}, {"text": "Ok."}])
+    host = AcpHost()
+    async with acp_agent(
+        host, acp_env, "--model", model, "--allow", "Bash", stderr=tmp_path / "stderr"
+    ) as (conn, _p, _i):
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        turn = asyncio.ensure_future(
+            conn.prompt(session_id=new.session_id, prompt=text_prompt("wait"))
+        )
+        for _ in range(600):
+            if host.of("tool_call"):
+                break
+            await asyncio.sleep(0.05)
+        steer = await conn.prompt(session_id=new.session_id, prompt=text_prompt("also this"))
+        first = await turn
+    assert first.stop_reason == "end_turn"
+    assert steer.stop_reason == "end_turn"
+    assert steer.field_meta is not None
+    assert steer.field_meta["shard"]["steer"] == "admitted"
+    log = next(Path(acp_env["SHARD_HOME"]).rglob(f"{new.session_id}.jsonl")).read_text()
+    assert '"steerId"' in log or '"steer_id"' in log
+    assert "also this" in log
+
+
+async def test_plan_mode_sends_its_plan_and_images_reach_the_log(
+    project: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    plan = (
+        "Here is what I will do.\n\n## Implementation Plan\n\n"
+        "1. Fix add in calc.py\n2. Run the tests\n"
+    )
+    model = write_script(tmp_path, [{"text": plan}])
+    host = AcpHost()
+    pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
+    pixel += "AAAABJRU5ErkJggg=="
+    image = ImageContentBlock(type="image", data=pixel, mime_type="image/png")
+    async with acp_agent(
+        host, acp_env, "--model", model, "--mode", "plan", stderr=tmp_path / "stderr"
+    ) as (conn, _p, _i):
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        assert new.modes is not None
+        assert new.modes.current_mode_id == "plan"
+        prompt = [*text_prompt("plan the fix"), image]
+        response = await conn.prompt(session_id=new.session_id, prompt=prompt)
+    assert response.stop_reason == "end_turn"
+    [update] = host.of("plan")
+    assert [e.content for e in update.entries] == ["Fix add in calc.py", "Run the tests"]
+    assert {e.status for e in update.entries} == {"pending"}
+    log = next(Path(acp_env["SHARD_HOME"]).rglob(f"{new.session_id}.jsonl")).read_text()
+    assert pixel in log

@@ -59,3 +59,23 @@ async def test_a_turn_streams_text_tool_calls_and_asks_with_the_diff(
     assert asked_diff[0].path == str(project / "calc.py")
     assert "a + b" in asked_diff[0].new_text
     assert "a + b" in (project / "calc.py").read_text()
+
+
+async def test_reads_and_edits_go_through_the_host_when_it_offers_fs(
+    project: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    calc = project / "calc.py"
+    on_disk = calc.read_text()
+    buffer = on_disk.replace('"""A tiny', '"""UNSAVED BUFFER: a tiny')
+    host = AcpHost(answer="allow_once", files={str(calc): buffer})
+    async with acp_agent(
+        host, acp_env, "--model", "scripted/demo", stderr=tmp_path / "stderr", fs=True
+    ) as (conn, _process, _init):
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=_prompt("fix the bug"))
+    assert str(calc) in host.fs_reads
+    read = next(u for u in host.of("tool_call_update") if u.status == "completed")
+    assert "UNSAVED BUFFER" in read.content[-1].content.text  # the read saw the buffer
+    assert "a + b" in host.files[str(calc)]  # the edit landed in the buffer
+    assert "UNSAVED BUFFER" in host.files[str(calc)]
+    assert calc.read_text() == on_disk  # the disk was left to the editor
