@@ -4,7 +4,8 @@ Assistant text streams into one markdown display (display_id + update_display_da
 every `interval` seconds); a tool call shows as a running card the moment it starts, updated with
 the tool's progress (`tool_update`) and replaced in place by its result; each permission prompt
 and decision is a display_data with Shard's MIME type plus text fallbacks, so a saved notebook
-shows what happened.
+shows what happened: once decided, the prompt's own output is updated in place to carry the
+decision (`resolution`), so a notebook reopened without a kernel shows it answered, by whom, how.
 
 Every client sees the whole text, those that update displays and those that do not (`jupyter
 console` prints each display_data once and ignores update_display_data). The live text display
@@ -65,6 +66,8 @@ class CellOutput:
         """the display id of the newest output, while it is one a later message may update"""
         self._handover: tuple[str, dict[str, Any]] | None = None
         """the newest output's display id and final data, which a non-updating client missed"""
+        self._asked: dict[str, PermissionRequestEvent] = {}
+        """request id → the prompt this cell showed, until it is decided"""
 
     def handle(self, event: Event) -> None:
         if isinstance(event, MessageDeltaEvent):
@@ -197,17 +200,26 @@ class CellOutput:
             self._handover = (display_id, data)
 
     def _permission(self, event: PermissionRequestEvent) -> None:
+        self._asked[event.request_id] = event
         self._new_output(permission_bundle(event), permission_display_id(event.request_id))
 
     def _resolved(self, event: PermissionResolvedEvent) -> None:
         label = resolved_text(event)
         if event.reason:
             label += f": {event.reason}"
+        asked = self._asked.pop(event.request_id, None)
+        if asked is not None:  # the prompt's output keeps its answer (and drops a live dialog)
+            transient = {"display_id": permission_display_id(event.request_id)}
+            data = permission_bundle(asked, event)
+            self._send(
+                "update_display_data", {"data": data, "metadata": {}, "transient": transient}
+            )
         tone = "error" if event.decision == "deny" else "success"
         descriptor = StatusDescriptor(label=label, tone=tone)
         self._display(
             {
-                RENDER_MIME: render_payload([descriptor]),
+                # `event`: a client that shows the answer in the prompt itself may fold this line
+                RENDER_MIME: render_payload([descriptor], event=event.model_dump(mode="json")),
                 "text/plain": label,
             }
         )
@@ -235,11 +247,19 @@ def permission_display_id(request_id: str) -> str:
     return f"shard-permission-{request_id}"
 
 
-def permission_bundle(event: PermissionRequestEvent) -> dict[str, Any]:
-    """The prompt as data any front end can show: Shard's MIME type and a text fallback."""
-    text = (
-        f"Permission needed: {event.prompt}\n"
-        f"Answer in a Shard client (the agent panel or the dialog widget); "
-        f"without an answer the agent's headless policy decides."
-    )
-    return {PERMISSION_MIME: event.model_dump(mode="json"), "text/plain": text}
+def permission_bundle(
+    event: PermissionRequestEvent, resolution: PermissionResolvedEvent | None = None
+) -> dict[str, Any]:
+    """The prompt as data any front end can show: Shard's MIME type and a text fallback; once
+    decided, with the decision (`resolution`, a permission_resolved event) beside the request."""
+    data = event.model_dump(mode="json")
+    if resolution is None:
+        text = (
+            f"Permission needed: {event.prompt}\n"
+            f"Answer in a Shard client (the agent panel or the dialog widget); "
+            f"without an answer the agent's headless policy decides."
+        )
+    else:
+        data["resolution"] = resolution.model_dump(mode="json")
+        text = f"Permission needed: {event.prompt}\n{resolved_text(resolution)}"
+    return {PERMISSION_MIME: data, "text/plain": text}

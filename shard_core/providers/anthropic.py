@@ -8,6 +8,7 @@ model call.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, cast
@@ -41,6 +42,8 @@ from shard_core.types.errors import (
     ProviderRetryableError,
 )
 from shard_core.types.usage import Price
+
+OFFICIAL_BASE_URL = "https://api.anthropic.com"
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -108,7 +111,8 @@ class AnthropicProvider:
                 self.name, exc.status_code, body=exc.body, headers=headers, fallback=exc.message
             ) from exc
         except (anthropic.APIConnectionError, httpx2.TransportError) as exc:
-            raise connection_error(self.name, exc) from exc
+            base_url = self._base_url or os.environ.get("ANTHROPIC_BASE_URL") or OFFICIAL_BASE_URL
+            raise connection_error(self.name, exc, base_url=base_url, model=self.model) from exc
         except anthropic.AnthropicError as exc:
             raise ProviderError(f"{self.name}: {exc}") from exc
 

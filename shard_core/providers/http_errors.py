@@ -82,10 +82,16 @@ def status_error(
     return ProviderRequestError(message, status=status)
 
 
-def connection_error(provider: str, error: BaseException) -> ProviderRetryableError:
-    """A connection refused, reset or timed out: worth another try."""
+def connection_error(
+    provider: str, error: BaseException, *, base_url: str | None = None, model: str | None = None
+) -> ProviderRetryableError:
+    """A connection refused, reset or timed out: worth another try. The message names where it
+    tried and for which model, so a person can tell a wrong URL from a server that is down."""
     detail = str(error) or type(error).__name__
-    return ProviderRetryableError(f"{provider}: connection failed: {detail}")
+    where = [f"base URL {base_url}"] if base_url else []
+    where += [f"model {model}"] if model else []
+    said = f" ({', '.join(where)})" if where else ""
+    return ProviderRetryableError(f"{provider}: connection failed: {detail}{said}")
 
 
 def _number(raw: str | None) -> float | None:

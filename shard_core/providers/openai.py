@@ -109,14 +109,19 @@ class OpenAIProvider:
                 self.name, exc.status_code, body=exc.body, headers=headers, fallback=exc.message
             ) from exc
         except (openai.APIConnectionError, httpx2.TransportError) as exc:
-            raise connection_error(self.name, exc) from exc
+            raise connection_error(
+                self.name, exc, base_url=self._effective_base_url(), model=self.model
+            ) from exc
         except openai.OpenAIError as exc:
             raise ProviderError(f"{self.name}: {exc}") from exc
 
     def wire_options(self) -> dict[str, object]:
         """The official API gets `max_completion_tokens`, other servers `max_tokens`."""
-        base = self._base_url or os.environ.get("OPENAI_BASE_URL") or OFFICIAL_BASE_URL
-        return {"official": urlsplit(base).hostname == OFFICIAL_HOST}
+        return {"official": urlsplit(self._effective_base_url()).hostname == OFFICIAL_HOST}
+
+    def _effective_base_url(self) -> str:
+        """Where the SDK sends requests: the given URL, else OPENAI_BASE_URL, else OpenAI's."""
+        return self._base_url or os.environ.get("OPENAI_BASE_URL") or OFFICIAL_BASE_URL
 
     def _client(self) -> AsyncOpenAI:
         from openai import AsyncOpenAI, OpenAIError

@@ -22,6 +22,7 @@ from jupyter_server.utils import ensure_async
 
 from shard_core.protocol.orchestrator import PermissionConfig
 from shard_core.types.errors import ConfigError
+from shard_kernel.agent_defaults import default_model
 from shard_kernel.agent_env import PERMISSIONS_VARIABLE, read_agent_env
 from shard_kernel.gateway.registry import AgentRegistry
 from shard_kernel.kernelspec import KERNEL_NAME
@@ -97,8 +98,9 @@ def server_defaults(env: Mapping[str, str] | None, log: Any) -> dict[str, Any]:
     defaults: dict[str, Any] = {"mode": found.mode or "build"}
     if "KERNEL_SHARD_CWD" in given:
         defaults["cwd"] = str(found.cwd.resolve())
-    if found.model is not None:
-        defaults["model"] = found.model
+    chosen = default_model(given)  # config.json's model first, as for every new agent
+    if chosen.source in ("config", "server"):
+        defaults["model"] = chosen.model
     if found.headless_policy is not None:
         defaults["headless_policy"] = found.headless_policy
     if found.permission_timeout is not None:

@@ -1,5 +1,6 @@
 """REST handlers under `/shard/api/agents`: list, create, status, rename, kill, attach, event
-history; and `/shard/api/usage`, the usage history.
+history; `/shard/api/usage`, the usage history; and `/shard/api/defaults`, the model a new agent
+gets when its create names none (and why), which the New agent form shows before anything is made.
 
 Every method is `@web.authenticated` and `@authorized` (resource `kernels`: an agent is a
 kernel, so an authorizer that refuses kernels refuses agents too). Errors are JSON
@@ -20,6 +21,7 @@ from tornado import web
 from shard_core.engine.state import shard_home
 from shard_core.engine.usage_history import USAGE_FILE, read_usage
 from shard_core.types.errors import ConfigError
+from shard_kernel.agent_defaults import default_model
 from shard_kernel.commands.usage import GROUPS, group, parse_since, usage_row
 from shard_kernel.gateway.history import MAX_LIMIT
 from shard_kernel.gateway.kernel_command import KernelCommandError, parse_title, set_title
@@ -199,6 +201,17 @@ class UsageHandler(ShardAPIHandler):
         self.reply({"by": by, "since": since, "rows": [usage_row(r) for r in rows]})
 
 
+class DefaultsHandler(ShardAPIHandler):
+    """`GET /shard/api/defaults`: `{"model": {model, source, why, demo}}` (agent_defaults.py)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        chosen = default_model().to_json()
+        chosen["model"] = REDACTOR(str(chosen["model"]))
+        self.reply({"model": chosen})
+
+
 def _clip(text: str) -> str:
     return text[:80] + ("…" if len(text) > 80 else "")
 
@@ -209,5 +222,6 @@ ROUTES: tuple[tuple[str, type[ShardAPIHandler]], ...] = (
     (rf"/shard/api/agents/{AGENT}/attach", AttachHandler),
     (rf"/shard/api/agents/{AGENT}/events", EventsHandler),
     (r"/shard/api/usage", UsageHandler),
+    (r"/shard/api/defaults", DefaultsHandler),
 )
 """Every route the extension serves (path relative to base_url, handler); tests audit each."""

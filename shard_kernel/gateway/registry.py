@@ -25,6 +25,7 @@ from jupyter_server.utils import ensure_async
 from shard_core.protocol.events import ClientCounts
 from shard_core.protocol.orchestrator import AgentCreateCommand, AgentInfo, RuntimeState
 from shard_core.types import Usage
+from shard_kernel.agent_defaults import default_model
 from shard_kernel.gateway.history import EventHistory, Tail
 from shard_kernel.gateway.manifest import AgentManifest, ManifestStore, new_agent_id
 from shard_kernel.gateway.security import REDACTOR
@@ -85,7 +86,7 @@ class AgentRegistry:
             id=new_agent_id(),
             name=command.name or _free_name(Path(cwd).name or "agent", taken),
             cwd=cwd,
-            model=command.model,
+            model=command.model or _default_model(),
             mode=command.mode,
             permissions=command.permissions,
             rules_from=CREATE_REQUEST,
@@ -319,6 +320,13 @@ class AgentRegistry:
         # the kernel manager's "starting" lasts until a client talks to the kernel, but start_kernel
         # only returned once the kernel answered: it is running
         return "failed" if model.get("execution_state") == "dead" else "running"
+
+
+def _default_model() -> str | None:
+    """The model of an agent created without one, when config.json or the server names it (a
+    provider's default is left to the kernel, which finds the same key)."""
+    chosen = default_model()
+    return chosen.model if chosen.source in ("config", "server") else None
 
 
 def _tree_order(manifests: list[AgentManifest]) -> list[AgentManifest]:

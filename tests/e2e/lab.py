@@ -73,6 +73,9 @@ class LabServer:
             (self.base / sub).mkdir(parents=True)
             env[name] = str(self.base / sub)
         env["JUPYTER_PLATFORM_DIRS"] = "1"
+        # the temp data dir before the environment's: in a venv jupyter_core prefers the venv's
+        # share/jupyter, whose copy of the Lab extension is the one installed, not this checkout's
+        env["JUPYTER_PREFER_ENV_PATH"] = "0"
         env.update(kernel_env)
         return env
 

@@ -227,7 +227,7 @@ describe("AgentStore: events by seq", () => {
     const store = new AgentStore("client-1", "alice · Tab 3f2a");
     expect(store.lastSeq).toBe(-1);
     expect(store.get("events")).toEqual([]);
-    expect(store.get("status")).toBe("idle");
+    expect(store.get("status")).toBe("attaching"); // never "idle" before the agent says so
     expect(store.get("pending")).toEqual([]);
     expect(store.get("pending_ui")).toEqual([]);
     expect(store.get("client_id")).toBe("client-1");

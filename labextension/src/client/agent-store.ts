@@ -74,7 +74,8 @@ export class AgentStore implements WidgetModel {
   private readonly seen = new Set<number>();
   private readonly latest = new Map<string, number>();
   private readonly state = new Map<string, unknown>([
-    ["status", "idle"],
+    // not "idle" until the agent said so: a prompt may be waiting (the snapshot tells)
+    ["status", "attaching"],
     ["mode", ""],
     ["modes", ["build", "plan"]],
     ["model", ""],

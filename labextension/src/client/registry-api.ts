@@ -18,6 +18,14 @@ export interface CreateAgent {
   readonly skills?: readonly string[];
 }
 
+/** The model an agent created without one gets, and why (`GET /shard/api/defaults`). */
+export interface ModelDefault {
+  readonly model: string;
+  readonly source: "config" | "server" | "provider" | "none";
+  readonly why: string;
+  readonly demo: boolean;
+}
+
 export class RegistryError extends Error {}
 
 export class RegistryApi {
@@ -48,6 +56,14 @@ export class RegistryApi {
     const query = `?since=${encodeURIComponent(since)}&by=${encodeURIComponent(by)}`;
     const data = await this.request("GET", query, undefined, "shard/api/usage");
     return isRecord(data) && Array.isArray(data["rows"]) ? data["rows"] : [];
+  }
+
+  async modelDefault(): Promise<ModelDefault | null> {
+    const data = await this.request("GET", "", undefined, "shard/api/defaults");
+    const chosen = isRecord(data) ? data["model"] : null;
+    return isRecord(chosen) && isString(chosen["model"]) && isString(chosen["why"])
+      ? (chosen as unknown as ModelDefault)
+      : null;
   }
 
   private async request(

@@ -133,6 +133,7 @@ export class AgentsPanel extends Widget {
   showForm(): void {
     const actions: NewAgentActions = {
       pickFolder: this.actions.pickFolder,
+      modelDefault: () => this.directory.api.modelDefault(),
       cancel: () => this.formSlot.replaceChildren(),
       create: async (request) => {
         await this.actions.create(request);

@@ -14,6 +14,7 @@ import * as commands from "../widget/commands";
 import { kernelAgents } from "./kernel-agents";
 import { renderOutput, runningSince } from "./static-output";
 import { formatElapsed } from "../widget/agent-header";
+import { promptFocus } from "../widget/follow";
 
 export const RENDER_MIME = "application/vnd.shard.render+json";
 export const PERMISSION_MIME = "application/vnd.shard.permission+json";
@@ -35,12 +36,28 @@ class RenderOutput extends Widget implements IRenderMime.IRenderer {
     this.model = model;
     this.node.replaceChildren(renderOutput(model.data[RENDER_MIME]));
     this.tick();
-    if (this.isAttached) void this.preferLiveWidget();
+    if (this.isAttached) {
+      this.foldEcho();
+      void this.preferLiveWidget();
+    }
   }
 
   protected override onAfterAttach(): void {
     this.tick();
+    this.foldEcho();
     void this.preferLiveWidget();
+  }
+
+  /** A decision line whose prompt, above it in the same cell, already says it: shown once. */
+  private foldEcho(): void {
+    const data = this.model?.data[RENDER_MIME];
+    const event = isRecord(data) ? data["event"] : null;
+    if (!isRecord(event) || event["type"] !== "permission_resolved") return;
+    const area = this.node.closest(".jp-OutputArea");
+    const id = String(event["request_id"] ?? "");
+    const prompt = area?.querySelector(`[data-shard-request="${CSS.escape(id)}"]`);
+    if (!prompt?.querySelector(".shard-dialog-closed")) return; // the prompt does not say it
+    (this.node.closest(".jp-OutputArea-child") ?? this.node).classList.add("shard-folded-away");
   }
 
   protected override onBeforeDetach(): void {
@@ -100,6 +117,7 @@ class RenderOutput extends Widget implements IRenderMime.IRenderer {
 
 class PermissionOutput extends Widget implements IRenderMime.IRenderer {
   private dialog: PermissionDialogView | null = null;
+  private saved: PermissionResolvedEvent | null = null;
   private cleanup: (() => void) | null = null;
 
   constructor() {
@@ -114,17 +132,37 @@ class PermissionOutput extends Widget implements IRenderMime.IRenderer {
       this.node.replaceChildren(h("div", null, "(malformed Shard permission prompt)"));
       return;
     }
+    this.node.dataset["shardRequest"] = request["request_id"];
     // an update_display_data renders into this same widget: drop the old dialog's subscriptions
     this.cleanup?.();
     this.cleanup = null;
-    this.dialog = new PermissionDialogView(request as unknown as PermissionRequestEvent, (a) =>
-      this.answer(a),
-    );
+    this.dialog = this.makeDialog(request as unknown as PermissionRequestEvent);
     this.node.replaceChildren(h("div", { class: "shard-widget" }, this.dialog.el));
+    // the kernel writes the answer into the prompt's own output: a saved notebook shows it
+    const saved = request["resolution"];
+    this.saved =
+      isRecord(saved) && saved["type"] === "permission_resolved"
+        ? (saved as unknown as PermissionResolvedEvent)
+        : null;
+    if (this.saved) return this.showSaved();
     if (this.isAttached) this.follow();
   }
 
+  /** The decision the kernel wrote into this output ("by you" when this tab gave it). */
+  private showSaved(): void {
+    if (!this.dialog || !this.saved) return;
+    const own = this.isAttached ? (kernelAgents.forNode(this.node)?.clientId ?? null) : null;
+    this.dialog.setResolved(this.saved, false, own);
+  }
+
+  private makeDialog(request: PermissionRequestEvent): PermissionDialogView {
+    const dialog = new PermissionDialogView(request, (a) => this.answer(a));
+    dialog.onFold = (hadFocus) => promptFocus.close(dialog, hadFocus);
+    return dialog;
+  }
+
   protected override onAfterAttach(): void {
+    if (this.saved) return this.showSaved();
     this.follow();
   }
 
@@ -136,7 +174,7 @@ class PermissionOutput extends Widget implements IRenderMime.IRenderer {
   /** Tracks the request in the notebook kernel's agent: open, answered (by whom), or gone. */
   private follow(): void {
     const dialog = this.dialog;
-    if (!dialog || this.cleanup) return;
+    if (!dialog || this.cleanup || !dialog.isOpen) return;
     const agent = kernelAgents.forNode(this.node);
     if (agent === null) {
       dialog.setUnavailable(NO_KERNEL);
@@ -156,9 +194,14 @@ class PermissionOutput extends Widget implements IRenderMime.IRenderer {
           agent.clientId,
         );
       const pending = agent.store.get("pending") as readonly Record<string, unknown>[];
-      if (agent.store.lastSeq >= 0 && !pending.some((p) => p["request_id"] === id))
-        dialog.setResolved(null, false);
+      const waiting = pending.some((p) => p["request_id"] === id);
+      if (agent.store.lastSeq >= 0 && !waiting) dialog.setResolved(null, false);
+      else if (waiting && !offered) {
+        offered = true; // the agent says it waits: the prompt asks for the focus once
+        promptFocus.offer(dialog);
+      }
     };
+    let offered = false;
     const onReply = (message: unknown): void => {
       if (
         isRecord(message) &&
@@ -202,7 +245,7 @@ class PermissionOutput extends Widget implements IRenderMime.IRenderer {
   private renderAgain(dialog: PermissionDialogView): void {
     this.cleanup?.();
     this.cleanup = null;
-    this.dialog = new PermissionDialogView(dialog.request, (a) => this.answer(a));
+    this.dialog = this.makeDialog(dialog.request);
     this.node.replaceChildren(h("div", { class: "shard-widget" }, this.dialog.el));
     this.follow();
   }

@@ -3,10 +3,12 @@
 // fix; the registry's own errors are shown as it words them (e.g. "the name x is taken: choose
 // another").
 import { button, h } from "../render/dom";
-import type { CreateAgent } from "../client/registry-api";
+import type { CreateAgent, ModelDefault } from "../client/registry-api";
 
 export interface NewAgentActions {
   readonly pickFolder: () => Promise<string | null>;
+  /** what an empty Model field means on this server (null: it cannot say) */
+  readonly modelDefault?: () => Promise<ModelDefault | null>;
   readonly create: (request: CreateAgent) => Promise<void>;
   readonly cancel: () => void;
 }
@@ -37,6 +39,13 @@ export function folderUnderRoot(root: string, folder: string): string | Error {
   return parts.length ? `${base}/${parts.join("/")}` : base || "/";
 }
 
+/** What an empty Model field gives, in words: "empty: openai/x — the server's KERNEL_SHARD_MODEL". */
+export function describeDefault(chosen: ModelDefault): string {
+  if (chosen.source === "none")
+    return `empty: no model — ${chosen.why}; each prompt then says how to configure one`;
+  return `empty: ${chosen.model} — ${chosen.why}`;
+}
+
 export function renderNewAgentForm(root: string, actions: NewAgentActions): HTMLElement {
   const folder = h("input", {
     class: "shard-input shard-new-folder",
@@ -50,10 +59,23 @@ export function renderNewAgentForm(root: string, actions: NewAgentActions): HTML
     class: "shard-input shard-new-model",
     attrs: {
       type: "text",
-      placeholder: "(default: configured, else the scripted demo)",
+      placeholder: "(the server's default)",
       "aria-label": "Model",
+      "aria-describedby": "shard-new-model-default",
     },
   });
+  const modelHint = h("span", {
+    class: "shard-field-hint shard-model-default",
+    attrs: { id: "shard-new-model-default", "aria-live": "polite" },
+  });
+  void actions.modelDefault?.().then(
+    (chosen) => {
+      if (chosen === null) return;
+      model.placeholder = chosen.source === "none" ? "(none configured)" : `(${chosen.model})`;
+      modelHint.textContent = describeDefault(chosen);
+    },
+    (error: unknown) => (modelHint.textContent = `default unknown: ${String(error)}`),
+  );
   const definition = h("input", {
     class: "shard-input shard-new-definition",
     attrs: { type: "text", placeholder: "(none)", "aria-label": "Agent definition" },
@@ -124,7 +146,7 @@ export function renderNewAgentForm(root: string, actions: NewAgentActions): HTML
       "relative to the server root",
     ),
     field("Name", name),
-    field("Model", model),
+    field("Model", h("span", { class: "shard-model-row" }, model, modelHint)),
     field("Mode", mode),
     field("When nobody answers", policy),
     field("Agent definition", definition, "agents/NAME.md: its model, mode, tools and rules"),

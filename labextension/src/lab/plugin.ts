@@ -15,6 +15,7 @@ import { AgentsPanel } from "./agents-panel";
 import { AgentChat } from "./chat-widget";
 import { diskSyncPlugin } from "./disk-sync";
 import { kernelAgents, SHARD_KERNEL } from "./kernel-agents";
+import { addLiveStrip } from "./notebook-live";
 import { OUTPUT_SELECTOR, outputInjection } from "./send-output";
 
 const CATEGORY = "Shard";
@@ -68,6 +69,8 @@ function activate(
       // Notebook 7's main area holds the one document: the chat goes beside it
       app.shell.add(chat, app.name === "JupyterLab" ? "main" : "right", { rank: 650 });
       void chat.open();
+    } else if (agent.runtime_state === "stopped" || agent.runtime_state === "failed") {
+      void chat.open(); // "Restart & open" with its chat already open: start it again there
     }
     app.shell.activateById(chat.id);
     recentChat = chat;
@@ -189,7 +192,10 @@ function activate(
   const inPalette = Object.values(COMMANDS).filter((c) => c !== COMMANDS.sendOutput);
   if (palette) for (const command of inPalette) palette.addItem({ command, category: CATEGORY });
   app.docRegistry.addWidgetExtension("Notebook", {
-    createNew: (notebook: NotebookPanel) => addAgentButton(app, notebook),
+    createNew: (notebook: NotebookPanel) => {
+      addAgentButton(app, notebook);
+      addLiveStrip(notebook);
+    },
   });
 }
 

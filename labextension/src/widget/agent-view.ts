@@ -22,13 +22,13 @@ import {
   type RenderProps,
   type WidgetModel,
 } from "./model";
+import { promptFocus, TranscriptFollower } from "./follow";
 import { asReply } from "./replies";
 import { renderSteerBox } from "./steer-box";
 import { deriveItems, isEventLike, type Item, type Pending } from "./transcript-items";
 import { renderUsage } from "./usage-line";
 
 type Dialog = PermissionDialogView | UiDialogView;
-const STICK_TO_BOTTOM_PX = 40;
 
 export function readPending(model: WidgetModel): Pending {
   const permissions = getList(model, "pending").filter(
@@ -54,6 +54,8 @@ export function renderAgentView(
     class: "shard-transcript",
     attrs: { role: "log", "aria-live": "polite" },
   });
+  const follower = new TranscriptFollower(transcript);
+  const transcriptBox = h("div", { class: "shard-transcript-box" }, transcript, follower.pill);
   const usage = h("div", { class: "shard-usage-slot" });
   const notice = h("div", { class: "shard-command-notice", attrs: { role: "alert" } });
   const dialogs = new Map<string, Dialog>();
@@ -68,11 +70,30 @@ export function renderAgentView(
   const onUi = (answer: UiAnswer): void =>
     send(commands.uiResponse(model, answer), `ui:${answer.requestId}`);
 
+  let opened: Dialog[] = []; // dialogs that opened in this refresh: they ask for the focus
+  const offered = new Set<string>();
+  const track = <D extends Dialog>(key: string, make: () => D, open: boolean): D => {
+    let view = dialogs.get(key) as D | undefined;
+    if (view === undefined) {
+      const made = make();
+      made.onFold = (hadFocus) => promptFocus.close(made, hadFocus);
+      dialogs.set(key, made);
+      view = made;
+    }
+    if (open && !offered.has(key)) {
+      offered.add(key);
+      opened.push(view);
+    }
+    return view;
+  };
   const renderItem = (item: Item): HTMLElement => {
     switch (item.kind) {
       case "permission": {
-        const view = dialogs.get(item.key) ?? new PermissionDialogView(item.request, onPermission);
-        dialogs.set(item.key, view);
+        const view = track(
+          item.key,
+          () => new PermissionDialogView(item.request, onPermission),
+          item.open && item.resolved === null,
+        );
         (view as PermissionDialogView).setResolved(
           item.resolved,
           item.open,
@@ -81,8 +102,11 @@ export function renderAgentView(
         return view.el;
       }
       case "ui": {
-        const view = dialogs.get(item.key) ?? new UiDialogView(item.request, onUi);
-        dialogs.set(item.key, view);
+        const view = track(
+          item.key,
+          () => new UiDialogView(item.request, onUi),
+          item.open && item.resolved === null,
+        );
         (view as UiDialogView).setResolved(item.resolved, item.open);
         return view.el;
       }
@@ -94,11 +118,22 @@ export function renderAgentView(
   let activity: Activity | null = null;
 
   const refreshTranscript = (): void => {
-    const atBottom =
-      transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < STICK_TO_BOTTOM_PX;
     const events = getList(model, "events");
+    opened = [];
     list.update(deriveItems(events, readPending(model)));
-    if (atBottom) transcript.scrollTop = transcript.scrollHeight;
+    follower.contentChanged();
+    for (const [key, dialog] of dialogs) {
+      // an answered prompt folded into its tool card: its element left the transcript
+      if (offered.has(key) && !dialog.el.isConnected && el.isConnected) {
+        offered.delete(key);
+        promptFocus.close(dialog, dialog.hasFocus());
+      }
+    }
+    for (const dialog of opened.splice(0)) {
+      if (!dialog.el.isConnected) continue;
+      follower.reveal(dialog.el);
+      promptFocus.offer(dialog);
+    }
     const next = currentActivity(events);
     if (next?.label !== activity?.label || next?.since !== activity?.since) {
       activity = next;
@@ -146,7 +181,7 @@ export function renderAgentView(
       "div",
       { class: "shard-widget shard-agent" },
       header,
-      transcript,
+      transcriptBox,
       usage,
       options.steerBox === false ? null : renderSteerBox((text) => send(commands.steer(text))),
       notice,
@@ -177,5 +212,6 @@ export function renderAgentView(
   return () => {
     for (const cleanup of cleanups) cleanup();
     el.replaceChildren();
+    promptFocus.prune();
   };
 }

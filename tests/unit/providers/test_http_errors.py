@@ -101,3 +101,12 @@ def test_connection_errors_are_retryable() -> None:
     assert (
         str(connection_error("openai", TimeoutError())) == "openai: connection failed: TimeoutError"
     )
+
+
+def test_a_connection_error_names_where_it_tried_and_the_model() -> None:
+    error = connection_error(
+        "openai", OSError("Connection error."), base_url="http://127.0.0.1:9/v1", model="gpt-x"
+    )
+    assert str(error) == (
+        "openai: connection failed: Connection error. (base URL http://127.0.0.1:9/v1, model gpt-x)"
+    )

@@ -3,6 +3,8 @@
 // the three answers. "Always allow" saves the rule shown in an editable field. The dialog never
 // decides anything itself: it reports the answer and waits for permission_resolved, then folds
 // into one line that says who decided ("by you", "by alice · Tab 3f2a", "by rule Bash(ls:*)").
+// Keyboard: Y allows once, A always allows, N denies (shown on the buttons, announced through
+// aria-keyshortcuts); the page's PromptFocus gives the dialog the focus when it opens.
 import { button, clear, h } from "../dom";
 import { isRecord } from "../guards";
 import { renderJson } from "../json-text";
@@ -65,6 +67,33 @@ export function splitPrompt(prompt: string): { request: string; reason: string }
     : { request: prompt.slice(0, cut), reason: prompt.slice(cut + 1).trim() };
 }
 
+/** The answer each key gives while the focus is in an open dialog (not in one of its fields). */
+export const SHORTCUTS: Readonly<Record<string, PermissionDecision>> = {
+  y: "allow",
+  a: "allow_always",
+  n: "deny",
+};
+const KEY_OF: Readonly<Record<PermissionDecision, string>> = {
+  allow: "Y",
+  allow_always: "A",
+  deny: "N",
+};
+
+/** A button that shows its shortcut key; its accessible name stays the label alone. */
+export function shortcutButton(
+  label: string,
+  key: string,
+  onClick: () => void,
+  className = "",
+): HTMLButtonElement {
+  const element = button(label, onClick, className);
+  element.setAttribute("aria-label", label);
+  element.setAttribute("aria-keyshortcuts", key);
+  element.title = `${label} (${key})`;
+  element.dataset["shortcut"] = key; // drawn by the stylesheet, after the label
+  return element;
+}
+
 function previewOf(request: PermissionRequestEvent): unknown[] {
   const preview = (request as unknown as Record<string, unknown>)["preview"];
   return Array.isArray(preview) ? preview.filter(isRecord) : [];
@@ -77,6 +106,10 @@ export class PermissionDialogView {
   private readonly reasonInput: HTMLInputElement;
   private readonly ruleInput: HTMLInputElement | null = null;
   private readonly buttons: HTMLButtonElement[] = [];
+  private allowButton: HTMLButtonElement | null = null;
+  private focusInside = false;
+  /** Called once when the dialog folds; `hadFocus`: the focus was inside it just before. */
+  onFold: ((hadFocus: boolean) => void) | null = null;
 
   constructor(
     readonly request: PermissionRequestEvent,
@@ -109,7 +142,11 @@ export class PermissionDialogView {
       "section",
       {
         class: "shard-dialog shard-permission",
-        attrs: { role: "dialog", "aria-label": `Permission for ${request.tool}` },
+        attrs: {
+          role: "dialog",
+          "aria-label": `Permission for ${request.tool}`,
+          "data-lm-suppress-shortcuts": "true",
+        },
       },
       h(
         "header",
@@ -141,6 +178,40 @@ export class PermissionDialogView {
       this.actions,
       this.footer,
     );
+    this.el.addEventListener("keydown", (event) => this.onKey(event));
+    this.el.addEventListener("focusin", () => (this.focusInside = true));
+    this.el.addEventListener("focusout", (event) => {
+      // a button disabled while its answer is sent drops the focus to nowhere: still "inside"
+      const next = event.relatedTarget;
+      if (next instanceof Node && !this.el.contains(next)) this.focusInside = false;
+    });
+  }
+
+  /** The focus is inside, or was when a button it held was disabled or removed. */
+  hasFocus(): boolean {
+    const active = this.el.ownerDocument.activeElement;
+    return this.focusInside || (active !== null && this.el.contains(active));
+  }
+
+  /** The control a newly opened dialog focuses (Allow once), or null once it is answered. */
+  focusTarget(): HTMLButtonElement | null {
+    const target = this.allowButton;
+    return target !== null && target.isConnected && !target.disabled ? target : null;
+  }
+
+  get isOpen(): boolean {
+    return this.actions.parentNode !== null; // folding removes the answers
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    // Lab's notebook shortcuts (a, y, d d …) must not act on keys meant for the dialog
+    event.stopPropagation();
+    const field = event.target instanceof HTMLInputElement;
+    if (field || event.ctrlKey || event.metaKey || event.altKey || !this.isOpen) return;
+    const decision = SHORTCUTS[event.key.toLowerCase()];
+    if (decision === undefined || (decision === "allow_always" && this.ruleInput === null)) return;
+    event.preventDefault();
+    this.answer(decision);
   }
 
   /** Open (null, still pending) or folded into one line saying who decided. */
@@ -158,7 +229,10 @@ export class PermissionDialogView {
 
   /** The request cannot be answered from here (no live kernel): no buttons, say why. */
   setUnavailable(message: string): void {
+    const hadFocus = this.hasFocus();
+    const wasOpen = this.isOpen;
     this.actions.remove();
+    if (wasOpen) this.onFold?.(hadFocus);
     this.el.classList.add("shard-dialog-unavailable");
     this.setFooter(message, "shard-tone-info");
   }
@@ -176,21 +250,40 @@ export class PermissionDialogView {
   }
 
   private fold(text: string, tone: string): void {
+    const hadFocus = this.hasFocus();
+    const wasOpen = this.isOpen;
     this.actions.remove();
     this.el.classList.add("shard-dialog-closed");
     for (const child of Array.from(this.el.children))
       if (child !== this.footer && child.tagName !== "HEADER")
         child.classList.add("shard-folded-away");
     this.setFooter(text, tone);
+    if (wasOpen) this.onFold?.(hadFocus);
   }
 
   private buildActions(): HTMLElement {
-    const allow = button("Allow once", () => this.answer("allow"), "shard-button-primary");
-    const deny = button("Deny", () => this.answer("deny"), "shard-button-danger");
+    const allow = shortcutButton(
+      "Allow once",
+      KEY_OF.allow,
+      () => this.answer("allow"),
+      "shard-button-primary shard-allow-once",
+    );
+    const deny = shortcutButton(
+      "Deny",
+      KEY_OF.deny,
+      () => this.answer("deny"),
+      "shard-button-danger shard-deny",
+    );
+    this.allowButton = allow;
     this.buttons.push(allow, deny);
     let always: HTMLElement | null = null;
     if (this.ruleInput) {
-      const alwaysButton = button("Always allow", () => this.answer("allow_always"));
+      const alwaysButton = shortcutButton(
+        "Always allow",
+        KEY_OF.allow_always,
+        () => this.answer("allow_always"),
+        "shard-always-allow",
+      );
       this.buttons.push(alwaysButton);
       always = h(
         "span",

@@ -17,6 +17,9 @@ export class UiDialogView {
   private readonly actions: HTMLElement;
   private readonly footer: HTMLElement;
   private readonly controls: (HTMLButtonElement | HTMLInputElement | HTMLSelectElement)[] = [];
+  private focusInside = false;
+  /** Called once when the dialog folds; `hadFocus`: the focus was inside it just before. */
+  onFold: ((hadFocus: boolean) => void) | null = null;
 
   constructor(
     readonly request: UiRequestEvent,
@@ -35,16 +38,39 @@ export class UiDialogView {
       request.ui === "notify" ? null : this.actions,
       this.footer,
     );
+    this.el.addEventListener("focusin", () => (this.focusInside = true));
+    this.el.addEventListener("focusout", (event) => {
+      const next = event.relatedTarget;
+      if (next instanceof Node && !this.el.contains(next)) this.focusInside = false;
+    });
+  }
+
+  /** The focus is inside, or was when a control it held was disabled or removed. */
+  hasFocus(): boolean {
+    const active = this.el.ownerDocument.activeElement;
+    return this.focusInside || (active !== null && this.el.contains(active));
+  }
+
+  /** The control a newly opened question focuses (its field, else its preferred answer). */
+  focusTarget(): HTMLElement | null {
+    if (this.actions.parentNode === null) return null;
+    const field = this.controls.find((c) => !(c instanceof HTMLButtonElement));
+    const preferred = this.controls.find((c) => c.classList.contains("shard-button-primary"));
+    const target = field ?? preferred ?? this.controls[0] ?? null;
+    return target !== null && !target.disabled ? target : null;
   }
 
   setResolved(resolved: UiResolvedEvent | null, stillPending = true): void {
     if (resolved === null && stillPending) return;
+    const hadFocus = this.hasFocus();
+    const wasOpen = this.actions.parentNode !== null;
     this.actions.remove();
     this.el.classList.add("shard-dialog-closed");
     const text = resolved
       ? `Answered: ${formatValue(resolved.value)} — by ${resolved.decided_by}`
       : "No longer pending.";
     this.setFooter(text, "shard-tone-success");
+    if (wasOpen) this.onFold?.(hadFocus);
   }
 
   setBusy(busy: boolean): void {

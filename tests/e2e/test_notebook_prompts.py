@@ -1,0 +1,96 @@
+"""Permission prompts in a Shard notebook, by keyboard and after the fact: a new prompt takes the
+focus, one key answers it (Y, or Enter on the focused Allow once), the focus moves to the next
+prompt; saved and reopened with no kernel, each prompt shows how it was answered and by whom —
+in JupyterLab and in Notebook 7. axe-core finds no serious violation in Shard's outputs.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.axe import serious_violations
+from tests.e2e.conftest import Script, save_screenshot
+from tests.e2e.lab import LabServer
+from tests.e2e.lab_page import PERMISSION_MIME
+from tests.e2e.notebook_page import NotebookPage
+
+pytestmark = pytest.mark.e2e
+
+SHARD_OUTPUTS = '.jp-OutputArea-output[data-mime-type^="application/vnd.shard"]'
+FOCUSED = (
+    "() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName"
+)
+
+
+def test_prompts_answered_by_keyboard_then_shown_answered_without_a_kernel(
+    lab: LabServer, notebook: NotebookPage, page: Page, shard_script: Script
+) -> None:
+    (lab.workspace / "keys.py").write_text("value = 1\n")
+    edit = {"path": "keys.py", "old_string": "value = 1\n", "new_string": "value = 2\n"}
+    shard_script(
+        [
+            {"text": "Editing keys.py.", "tool_calls": [{"name": "edit", "input": edit}]},
+            {"tool_calls": [{"name": "write", "input": {"path": "keys.txt", "content": "k\n"}}]},
+            {"text": "Both done."},
+        ]
+    )
+    url = lab.notebook("prompts.ipynb", "shard", ["change keys.py and write keys.txt"])
+    notebook.open(url)
+    notebook.run_all()
+
+    prompts = notebook.outputs(0).and_(page.locator(f'[data-mime-type="{PERMISSION_MIME}"]'))
+    first = prompts.nth(0)
+    allow = first.get_by_role("button", name="Allow once")
+    expect(allow).to_be_focused(timeout=60_000)
+    expect(allow).to_be_in_viewport()
+    expect(allow).to_have_attribute("aria-keyshortcuts", "Y")
+    save_screenshot(page, "e2e-notebook-prompts-1-focused.png")
+    found = serious_violations(page, SHARD_OUTPUTS)
+    assert found == [], found
+    presses = 0
+    page.keyboard.press("y")
+    presses += 1
+    expect(first.locator(".shard-dialog-footer")).to_have_text(
+        "✓ allowed once — by you", timeout=15_000
+    )
+
+    second = prompts.nth(1)
+    expect(second.get_by_role("button", name="Allow once")).to_be_focused(timeout=30_000)
+    page.keyboard.press("Enter")  # the focused button: one press again
+    presses += 1
+    assert presses <= 3
+    notebook.wait_text(notebook.outputs(0), "Both done.")
+    assert (lab.workspace / "keys.py").read_text() == "value = 2\n"
+    assert (lab.workspace / "keys.txt").read_text() == "k\n"
+    focused = str(page.evaluate(FOCUSED))
+    assert focused != "BODY", "after the last prompt the focus fell to the page"
+    notebook.save()
+    lab.shutdown_kernels()
+
+    saved = json.loads((lab.root / "prompts.ipynb").read_text())
+    asked = [
+        o["data"][PERMISSION_MIME]
+        for o in saved["cells"][0]["outputs"]
+        if PERMISSION_MIME in o.get("data", {})
+    ]
+    assert [a["resolution"]["decision"] for a in asked] == ["allow", "allow"]
+    saved["metadata"].pop("kernelspec")  # reopened with no kernel at all
+    (lab.root / "prompts-saved.ipynb").write_text(json.dumps(saved))
+
+    for path in (
+        f"lab/tree/prompts-saved.ipynb?reset&token={lab.token}",
+        f"notebooks/prompts-saved.ipynb?token={lab.token}",
+    ):
+        page.goto(f"{lab.url}/{path}")
+        reopened = page.locator(f'.jp-OutputArea-output[data-mime-type="{PERMISSION_MIME}"]')
+        expect(reopened).to_have_count(2, timeout=90_000)
+        for index in range(2):
+            footer = reopened.nth(index).locator(".shard-dialog-footer")
+            expect(footer).to_contain_text("✓ allowed once — by ")
+        expect(page.locator(".jp-Notebook")).not_to_contain_text("can only be answered")
+        expect(page.get_by_role("button", name="Allow once")).to_have_count(0)
+        shot = "lab" if path.startswith("lab") else "notebook7"
+        save_screenshot(page, f"e2e-notebook-prompts-2-saved-{shot}.png")
