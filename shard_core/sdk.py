@@ -191,6 +191,7 @@ class Agent:
     async def close(self) -> None:
         if self.session.running:
             self.session.abort()
+        await self.session.stop_follow_ups()  # before the language server they may wait on
         await self.host.shutdown()
         self.session.store.close()
 

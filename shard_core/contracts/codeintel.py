@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 DIAGNOSTICS_HEADING = "Language server errors after this change"
-"""The first line of the block a DiagnosingProvider's lines are added under in a tool result;
-compaction's Outstanding Context recognises it."""
+"""The first line of the block a DiagnosingProvider's lines come under (injected context after
+the change; a tool result in older sessions); compaction's Outstanding Context recognises it."""
 
 
 @dataclass(frozen=True)
@@ -34,11 +34,20 @@ class CodeIntelligenceProvider(Protocol):
 
 @runtime_checkable
 class DiagnosingProvider(CodeIntelligenceProvider, Protocol):
-    """Code intelligence that also checks changed files (a language server). The loop awaits
-    `diagnose` after a tool changed files and adds its lines to that tool's result."""
+    """Code intelligence that also checks changed files (a language server). After a tool
+    changed files the loop asks `diagnose` beside the turn (the tool's result does not wait)
+    and injects its lines as context for the next request."""
 
     async def diagnose(self, paths: Sequence[str]) -> list[str]:
-        """The block to add to the result: DIAGNOSTICS_HEADING, then one
+        """The block to inject: DIAGNOSTICS_HEADING, then one
         `path:line:col: error: message` line per error this change introduced; empty when it
         introduced none (or no server could tell)."""
         ...
+
+
+@runtime_checkable
+class WarmingProvider(CodeIntelligenceProvider, Protocol):
+    """Code intelligence with something slow to start (a language server): the session calls
+    `warm` beside its first turn, so the first change does not find it cold."""
+
+    async def warm(self) -> None: ...

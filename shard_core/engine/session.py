@@ -11,9 +11,10 @@ import asyncio
 import contextlib
 import os
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from shard_core.contracts import (
     CompactionInput,
@@ -23,7 +24,7 @@ from shard_core.contracts import (
     PermissionGate,
     Provider,
 )
-from shard_core.contracts.codeintel import CodeIntelligenceProvider
+from shard_core.contracts.codeintel import CodeIntelligenceProvider, WarmingProvider
 from shard_core.contracts.compactor import ObservingCompactor
 from shard_core.contracts.tool import HostFiles
 from shard_core.engine.compaction import live_context
@@ -142,6 +143,9 @@ class AgentSession:
         self.title: str | None = title.title if title else None
         self.title_task: asyncio.Task[None] | None = None
         """the model-written title being asked for (config `titles.model`), if any"""
+        self.follow_ups: set[asyncio.Task[None]] = set()
+        """work a step started and did not wait for (a language server's check of an edit)"""
+        self._warmed = False
         self._title_prompt: str | None = None
         self._turn_task: asyncio.Task[TurnEndEvent] | None = None
         self._abort_requested = False
@@ -226,6 +230,27 @@ class AgentSession:
         entry_id = self._log_injection(Injection(text, kind, label), None)
         self.store.sync()
         return entry_id
+
+    def follow_up(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run `work` beside the turn (it reports through events and `inject`); it is
+        cancelled when the agent closes (`stop_follow_ups`)."""
+        task = asyncio.create_task(work)
+        self.follow_ups.add(task)
+        task.add_done_callback(self.follow_ups.discard)
+        return task
+
+    def _warm_code_index(self) -> None:
+        """The registered code intelligence starts what it is slow to start (a language
+        server) beside the first turn, ahead of the first edit."""
+        index = self.config.code_index
+        if not self._warmed and isinstance(index, WarmingProvider):
+            self.follow_up(index.warm())
+        self._warmed = True
+
+    async def stop_follow_ups(self) -> None:
+        for task in list(self.follow_ups):
+            task.cancel()
+        await asyncio.gather(*self.follow_ups, return_exceptions=True)
 
     def set_title(self, title: str, source: TitleSource = "user") -> str:
         """Name the session (logged; the newest title wins, forks inherit it)."""
@@ -346,6 +371,7 @@ class AgentSession:
         note = DEMO_NOTE if self.config.demo and not self._announced else None
         self._announced = True
         self._emit_status("streaming", note)
+        self._warm_code_index()
         self.events.emit(TurnStartEvent, turn_id=turn_id, prompt=text, entry_id=entry.id)
         step = StepRunner(self, turn_id, self._cancel)
         try:

@@ -227,7 +227,7 @@ class StepRunner:
             )
             started, since = time.monotonic(), time.time()
             result = await self._execute(call)
-            result = await announce_changes(self.session, self.turn_id, call, result, since)
+            announce_changes(self.session, self.turn_id, call, result, since)
             self._log_result(call, result, (time.monotonic() - started) * 1000)
 
     async def _execute(self, call: ToolCallBlock) -> ToolResult:

@@ -6,7 +6,9 @@ It registers the code intelligence (the compactor's Type Catalog and every ToolC
 the four tools, `/index` and `/map`, and three handlers: `file_mutated` re-indexes just the
 files a tool changed (a shell command's `since` means: re-stat the workspace), and `tool_call`
 and `turn_start` note the files the session mentions, which lead the repo map. The index is
-built at the first question, not at install: a kernel may start in a very large folder.
+built at the first question, not at install: a kernel may start in a very large folder. The
+language server starts beside the session's first turn (`CodeIntelligence.warm`, which the
+engine calls for the registered code intelligence only) when the workspace looks like Python.
 """
 
 from __future__ import annotations

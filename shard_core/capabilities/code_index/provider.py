@@ -5,8 +5,9 @@ mentioned or changed), which personalises the repo map."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Coroutine, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from shard_core.capabilities.code_index import repo_map
 from shard_core.capabilities.code_index.index import CodeIndex
@@ -15,7 +16,15 @@ from shard_core.contracts.codeintel import DIAGNOSTICS_HEADING, Symbol
 from shard_core.engine.plurals import counted
 
 MAX_NEW_ERRORS = 10
+PYTHON_PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 _WORD = re.compile(r"[\w./-]+\.\w+")
+
+
+def looks_like_python(root: Path) -> bool:
+    """A Python project's marks at the top of the workspace: a module or a project file."""
+    if any((root / name).is_file() for name in PYTHON_PROJECT_FILES):
+        return True
+    return next(root.glob("*.py"), None) is not None
 
 
 class CodeIntelligence:
@@ -45,7 +54,26 @@ class CodeIntelligence:
     def invalidate(self, path: str) -> None:
         self.index.invalidate(path)
 
-    async def diagnose(self, paths: Sequence[str]) -> list[str]:
+    async def warm(self) -> None:
+        """Start the language server ahead of the first edit, in a workspace that looks like
+        Python (a top-level module or project file); elsewhere its first changed Python file
+        starts it."""
+        if self.diagnostics.command is not None and looks_like_python(self.index.root):
+            await self.diagnostics.warm()
+
+    def diagnose(self, paths: Sequence[str]) -> Coroutine[Any, Any, list[str]]:
+        """The check is counted in flight at once (code_diagnostics waits for it), though it
+        runs when the caller's task gets to it."""
+        self.diagnostics.begin()
+        return self._diagnose(paths)
+
+    async def _diagnose(self, paths: Sequence[str]) -> list[str]:
+        try:
+            return await self._new_errors(paths)
+        finally:
+            self.diagnostics.end()
+
+    async def _new_errors(self, paths: Sequence[str]) -> list[str]:
         lines: list[str] = []
         for raw in paths:
             checked = await self.diagnostics.check(Path(raw))

@@ -223,6 +223,7 @@ class CodeDiagnosticsTool:
         if lsp.command is None:
             return ToolResult.ok(lsp.status, available=False)
         raw = input.get("path")
+        await lsp.settled()  # the checks of changes already announced: what they found is current
         if raw is None:
             found = [f for errors in lsp.last.values() for f in errors]
             text = "\n".join(f.text() for f in found) or "no errors reported for changed files"

@@ -25,7 +25,7 @@ from shard_core.engine.compaction.context import (
 )
 from shard_core.engine.compaction.excerpts import clip, squash, with_crumb
 from shard_core.engine.compaction.extractors.files import EDIT_TOOLS, WRITE_TOOLS
-from shard_core.types import BashBlock, NormalizedBlock, ToolResultNBlock
+from shard_core.types import BashBlock, NormalizedBlock, ToolResultNBlock, UserBlock
 
 TAIL_BLOCKS = 25
 MAX_FINDINGS = 10
@@ -154,6 +154,22 @@ def _diagnostics_finding(block: ToolResultNBlock, path: str | None) -> Finding |
     )
 
 
+_ERROR_PATH = re.compile(r"^([^\s:]+):\d+:\d+: ", re.MULTILINE)
+
+
+def _injected_diagnostics(block: UserBlock, _: None = None) -> Finding | None:
+    """The errors a language server reported after a change, injected as context after the
+    tool returned (`<context kind="output" ...>` around the DIAGNOSTICS_HEADING block)."""
+    body = block.text.split(DIAGNOSTICS_HEADING, 1)[1].strip(": \n")
+    errors = [line for line in body.splitlines() if _ERROR_PATH.match(line)]
+    if not errors:
+        return None
+    paths = tuple(dict.fromkeys(m.group(1) for m in map(_ERROR_PATH.match, errors) if m))
+    more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+    text, key = clip(errors[0], 160) + more, f"diagnostics:{paths[0]}"
+    return Finding("ERROR", "diagnostics", text, block.entry_index, key, paths)
+
+
 @dataclass(frozen=True)
 class Fix:
     """What a later block proves: a command that passed, or a file written successfully."""
@@ -224,6 +240,8 @@ def classify(
             found = facts.of(_bash_finding, block, None)
         elif block.kind == "tool_result":
             found = facts.of(_result_finding, block, tools.path_of(block))
+        elif block.kind == "user" and DIAGNOSTICS_HEADING in block.text:
+            found = facts.of(_injected_diagnostics, block, None)
         if found is not None:
             findings = [f for f in findings if not (found.key and f.key == found.key)]
             findings.append(found)
