@@ -15,6 +15,7 @@ import { kernelAgents } from "./kernel-agents";
 import { renderOutput, runningSince } from "./static-output";
 import { formatElapsed } from "../widget/agent-header";
 import { promptFocus } from "../widget/follow";
+import { tabClientId } from "../client/identity";
 
 export const RENDER_MIME = "application/vnd.shard.render+json";
 export const PERMISSION_MIME = "application/vnd.shard.permission+json";
@@ -151,8 +152,8 @@ class PermissionOutput extends Widget implements IRenderMime.IRenderer {
   /** The decision the kernel wrote into this output ("by you" when this tab gave it). */
   private showSaved(): void {
     if (!this.dialog || !this.saved) return;
-    const own = this.isAttached ? (kernelAgents.forNode(this.node)?.clientId ?? null) : null;
-    this.dialog.setResolved(this.saved, false, own);
+    // this tab's id, kernel or not: "by you" when this tab answered (it survives a reload)
+    this.dialog.setResolved(this.saved, false, tabClientId());
   }
 
   private makeDialog(request: PermissionRequestEvent): PermissionDialogView {
