@@ -22,6 +22,22 @@ PYTHON=${PYTHON:-python3}
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[dev]'
 
+# Test prerequisites (Enterprise Gateway's own venv, the hub's proxy from npm, the collaboration
+# and jupyter-ai venvs), built in the background while the checks below run (mostly registry
+# downloads). The first three are kept in the test cache by the hash of their inputs
+# (tests/fixtures/cache.py), so a later run reuses them; a build holds a lock, so no test races it.
+prereq_log=$(mktemp)
+(
+  .venv/bin/python -m tests.fixtures.enterprise_gateway &
+  .venv/bin/python -m tests.fixtures.hub_proxy &
+  .venv/bin/python -m tests.fixtures.rtc &  # jupyter-collaboration's venv (tests/e2e/test_notebook_rtc.py)
+  .venv/bin/python -m tests.fixtures.jupyter_ai &  # jupyter-ai 3.2's venv (tests/e2e/test_jupyter_ai.py)
+  fail=0
+  for job in $(jobs -p); do wait "$job" || fail=1; done
+  exit "$fail"
+) >"$prereq_log" 2>&1 &
+prereq=$!
+
 echo "== ruff"; .venv/bin/ruff check . && .venv/bin/ruff format --check .
 echo "== import-linter"; .venv/bin/lint-imports
 echo "== pyright (against the venv's packages, not whatever python is first on PATH)"; .venv/bin/pyright --pythonpath .venv/bin/python
@@ -33,13 +49,16 @@ else
   exit 1
 fi
 echo "== test prerequisites (Enterprise Gateway's own venv, the hub's proxy from npm, the collaboration and jupyter-ai venvs)"
-.venv/bin/python -m tests.fixtures.enterprise_gateway
-.venv/bin/python -m tests.fixtures.hub_proxy
-.venv/bin/python -m tests.fixtures.rtc  # jupyter-collaboration's own venv (tests/e2e/test_notebook_rtc.py)
-.venv/bin/python -m tests.fixtures.jupyter_ai  # jupyter-ai 3.2's own venv (tests/e2e/test_jupyter_ai.py)
+prereq_status=0
+wait "$prereq" || prereq_status=$?
+cat "$prereq_log"; rm -f "$prereq_log"
+[ "$prereq_status" -eq 0 ] || { echo "a test prerequisite could not be built" >&2; exit 1; }
+# A worker per core (SHARD_TEST_WORKERS overrides); every test keeps its own ports (a range per
+# worker: tests/fixtures/ports.py), temp dirs and SHARD_HOME; a module whose module-scoped
+# fixture is expensive is one xdist_group, run whole by one worker.
 echo "== pytest"
 status=0
-.venv/bin/python -m pytest -m "not e2e" "$@" || status=$?
+.venv/bin/python -m pytest -m "not e2e" -n "${SHARD_TEST_WORKERS:-auto}" --dist loadgroup "$@" || status=$?
 if [ "$status" -eq 5 ]; then
   echo "pytest collected no tests: that is a failure of the suite" >&2
   exit 1

@@ -15,7 +15,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from shard_kernel.kernelspec import spec_source
+from tests.fixtures.ports import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION_FILE = "shard_kernel.gateway.json"
@@ -36,12 +36,6 @@ DIRS = {
     "SHARD_HOME": "shard-home",
     "XDG_CONFIG_HOME": "xdg",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class LabServer:
@@ -76,6 +70,7 @@ class LabServer:
         # the temp data dir before the environment's: in a venv jupyter_core prefers the venv's
         # share/jupyter, whose copy of the Lab extension is the one installed, not this checkout's
         env["JUPYTER_PREFER_ENV_PATH"] = "0"
+        env["JUPYTER_PORT_RETRIES"] = "0"  # Lab binds the port it was given or fails
         env.update(kernel_env)
         return env
 

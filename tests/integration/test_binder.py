@@ -24,7 +24,8 @@ from tests.integration.notebooks.test_notebooks_advanced import CHECKS as ADVANC
 from tests.integration.notebooks.test_notebooks_basics import CHECKS as BASIC_CHECKS
 
 # the first test also builds the environment (a venv, the registry's packages, Shard): minutes
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]
+# one worker runs this module: its module-scoped fixture is built once (pytest-xdist)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800), pytest.mark.xdist_group("binder")]
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))

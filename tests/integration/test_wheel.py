@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.integration
+# one worker runs this module: its module-scoped fixture is built once (pytest-xdist)
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("wheel")]
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB = "share/jupyter/labextensions/shard-jupyterlab"

@@ -12,6 +12,9 @@ import pytest
 
 from shard_kernel.kernelspec import spec_source
 
+# one worker runs this module: its module-scoped fixture is built once (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("papermill")
+
 RENDER = "application/vnd.shard.render+json"
 STEPS = [
     {"text": "Listing.", "tool_calls": [{"name": "ls", "input": {"path": "."}}]},

@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,14 +21,9 @@ from tornado.ioloop import IOLoop
 
 from shard_kernel.kernelspec import spec_source
 from tests.fixtures.http import answers_http
+from tests.fixtures.ports import free_port
 
 TOKEN = "gw-test-token-6b1f0c2d9e8a7f3c"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def isolated_env(root: Path) -> dict[str, str]:
@@ -49,6 +43,7 @@ def isolated_env(root: Path) -> dict[str, str]:
     env["JUPYTER_PLATFORM_DIRS"] = "1"
     env.pop("JUPYTER_CONFIG_PATH", None)
     env.pop("JUPYTER_TOKEN", None)
+    env["JUPYTER_PORT_RETRIES"] = "0"  # a server binds the port it was given or fails
     spec = root / "jdata" / "kernels" / "shard"
     if not spec.exists():
         shutil.copytree(spec_source(), spec)

@@ -13,7 +13,8 @@ import pytest
 
 from tests.integration.notebooks.conftest import NOTEBOOKS, NotebookRun, outputs_text
 
-pytestmark = pytest.mark.integration
+# one worker runs this module: its module-scoped fixture is built once (pytest-xdist)
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("notebooks_advanced")]
 ADVANCED = [
     "04-multi-client.ipynb",
     "05-permissions-and-modes.ipynb",

@@ -23,6 +23,9 @@ from tests.integration.notebooks.conftest import (
     outputs_text,
 )
 
+# one worker runs this module: its module-scoped fixture is built once (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("notebooks_basics")
+
 RunNotebook = Callable[..., NotebookRun]
 OWN = ("01-quickstart.ipynb", "02-magics.ipynb", "03-batch.ipynb")
 DURATION = re.compile(r"\b(about|under|around|~)?\s*\d+\s*(seconds?|s|minutes?|min)\b", re.I)

@@ -13,6 +13,9 @@ import rich
 
 from shard_core.capabilities.code_index import CodeIndex
 
+# one worker runs this module: its module-scoped fixture is built once (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("index_against_ast")
+
 PACKAGE = Path(rich.__file__).parent
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 

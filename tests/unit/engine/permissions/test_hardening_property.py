@@ -24,6 +24,9 @@ from shard_core.contracts import PermissionQuery
 from shard_core.engine.permissions import RuleSet, explain
 from tests.unit.engine.permissions._support import rules
 
+# one worker runs this module: its module-scoped fixture is built once (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("hardening_property")
+
 TOKEN = "canary-9QX7-contents"  # never appears in a generated command
 BASH = "/bin/bash"
 

@@ -14,6 +14,9 @@ from shard_core.engine.recall.patterns import nested_repetition, pattern_problem
 from shard_core.engine.recall.scan import scan
 from tests.fixtures.sessions.synthetic import synthetic_session
 
+# one worker runs this module: its module-scoped fixture is built once (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("regex_budget")
+
 ENTRIES = 28_000
 SLACK_S = 1.0
 """Generous: the refusal is static and takes microseconds; this only catches a hang."""
