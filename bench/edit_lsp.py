@@ -10,7 +10,7 @@ starts beside the first turn, so with an instant model (`--think 0`) the edit ru
 and its client start (CPU they share with it); with a model that takes a second to answer it
 has started by then.
 
-    python bench/edit_lsp.py [--runs 5]
+    python bench/edit_lsp.py [--runs 5] [--think SECONDS ...] [--quick]
 """
 
 from __future__ import annotations
@@ -114,5 +114,7 @@ if __name__ == "__main__":
         help="seconds the model takes per reply (repeatable; default 0 and 1.0: an instant "
         "model makes the edit while the server is still starting, a real one seldom does)",
     )
+    parser.add_argument("--quick", action="store_true", help="one run, an instant model")
     args = parser.parse_args()
-    asyncio.run(main(args.runs, args.think or [0.0, 1.0]))
+    thinks = [0.0] if args.quick else (args.think or [0.0, 1.0])
+    asyncio.run(main(1 if args.quick else args.runs, thinks))
