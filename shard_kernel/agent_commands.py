@@ -10,6 +10,7 @@ from shard_core.protocol.commands import (
     HeartbeatCommand,
     InjectCommand,
     PermissionResponseCommand,
+    RewindCommand,
     SetModeCommand,
     SetTitleCommand,
     SteerCommand,
@@ -58,6 +59,10 @@ def run_common(
     if isinstance(command, SetModeCommand):
         agent.set_mode(command.mode)
         return CommandReply(command="set_mode", ok=True, message=command.mode)
+    if isinstance(command, RewindCommand):
+        from shard_kernel.rewind_command import run_rewind  # only when a rewind is asked for
+
+        return run_rewind(agent, command, role)
     if isinstance(command, HeartbeatCommand):
         return CommandReply(command="heartbeat", ok=True)
     return None

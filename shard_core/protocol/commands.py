@@ -85,6 +85,26 @@ class SetTitleCommand(_Command):
     title: str = Field(min_length=1, max_length=TITLE_MAX)
 
 
+class RewindCommand(_Command):
+    """Checkpoints of the agent's session: list the turns, rewind, undo, review or revert.
+
+    The reply's message is the same markdown `/rewind`, `/changes` and `/revert` print; its
+    data says what was restored, kept and not restored, and for `diff` holds the render
+    descriptors. A rewind that changed anything reaches every client as a `rewind` event."""
+
+    type: Literal["rewind"] = "rewind"
+    action: Literal["list", "rewind", "undo", "diff", "revert"] = "rewind"
+    target: str | None = Field(default=None, description="a turn number or an entry id")
+    scope: Literal["code", "conversation", "both"] = "both"
+    choice: Literal["refuse", "force", "keep"] = Field(
+        default="refuse", description="what to do with files a person changed since the agent"
+    )
+    turn: int | None = Field(default=None, description="diff/revert: one turn (default: all)")
+    path: str | None = Field(default=None, description="revert: the file")
+    hunk: int | None = Field(default=None, ge=1)
+    cell: str | None = None
+
+
 class AbortCommand(_Command):
     type: Literal["abort"] = "abort"
 
@@ -164,6 +184,7 @@ Command = Annotated[
     | SessionOpCommand
     | InjectCommand
     | SetTitleCommand
+    | RewindCommand
     | RelayAskCommand,
     Field(discriminator="type"),
 ]

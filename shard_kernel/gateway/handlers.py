@@ -1,6 +1,7 @@
 """REST handlers under `/shard/api/agents`: list, create, status, rename, kill, attach, event
-history; `/shard/api/usage`, the usage history; and `/shard/api/defaults`, the model a new agent
-gets when its create names none (and why), which the New agent form shows before anything is made.
+history, rewind and review; `/shard/api/usage`, the usage history; and `/shard/api/defaults`, the
+model a new agent gets when its create names none (and why), which the New agent form shows before
+anything is made.
 
 Every method is `@web.authenticated` and `@authorized` (resource `kernels`: an agent is a
 kernel, so an authorizer that refuses kernels refuses agents too). Errors are JSON
@@ -16,15 +17,22 @@ from typing import Any
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
+from pydantic import ValidationError
 from tornado import web
 
 from shard_core.engine.state import shard_home
 from shard_core.engine.usage_history import USAGE_FILE, read_usage
+from shard_core.protocol.commands import RewindCommand
 from shard_core.types.errors import ConfigError
 from shard_kernel.agent_defaults import default_model
 from shard_kernel.commands.usage import GROUPS, group, parse_since, usage_row
 from shard_kernel.gateway.history import MAX_LIMIT
-from shard_kernel.gateway.kernel_command import KernelCommandError, parse_title, set_title
+from shard_kernel.gateway.kernel_command import (
+    KernelCommandError,
+    parse_title,
+    send_command,
+    set_title,
+)
 from shard_kernel.gateway.registry import (
     AgentRegistry,
     NameTakenError,
@@ -212,6 +220,63 @@ class DefaultsHandler(ShardAPIHandler):
         self.reply({"model": chosen})
 
 
+class RewindHandler(ShardAPIHandler):
+    """The agent's checkpoints (the panel's "Rewind to here" and "Changes"): `GET ?turn=N`
+    reviews a turn (`view=list`: the turns), `POST` a `rewind` command body (`action`: rewind,
+    undo, revert; `target`, `scope`, `choice`, `turn`, `path`, `hunk`, `cell`). The agent's
+    kernel runs it, so every attached client sees the `rewind` event. 409 with the three
+    versions when a person's edit waits for a choice."""
+
+    async def _send(self, agent_id: str, body: dict[str, Any]) -> None:
+        await self.info_or_404(agent_id)
+        try:
+            command = RewindCommand.model_validate({**body, "type": "rewind"})
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise web.HTTPError(400, "%s: %s", where, first["msg"]) from None
+        if command.action == "rewind" and not command.target:
+            raise web.HTTPError(400, "send a target: a turn number or an entry id")
+        if command.action == "revert" and not command.path:
+            raise web.HTTPError(400, "send the path of the file to revert")
+        kernel_id = self.registry.kernel_id(agent_id)
+        if kernel_id is None:
+            raise web.HTTPError(
+                409, "the agent is not running: attach to start it, or use shard session rewind"
+            )
+        payload = command.model_dump(mode="json", by_alias=True, exclude_none=True)
+        try:
+            reply = await send_command(self.registry.km, kernel_id, payload, within=60.0)
+        except KernelCommandError as exc:
+            raise web.HTTPError(504, "%s", str(exc)) from None
+        self.reply(reply, status=200 if reply.get("ok") else 409)
+
+    @web.authenticated
+    @authorized
+    async def get(self, agent_id: str) -> None:
+        view = self.get_argument("view", "diff")
+        if view not in ("diff", "list"):
+            raise web.HTTPError(400, "view must be diff or list")
+        body: dict[str, Any] = {"action": view}
+        turn = self.get_argument("turn", None)
+        if turn is not None:
+            if not turn.isdigit():
+                raise web.HTTPError(400, "turn must be a turn number")
+            body["turn"] = int(turn)
+        await self._send(agent_id, body)
+
+    @web.authenticated
+    @authorized
+    async def post(self, agent_id: str) -> None:
+        try:
+            body = parse_json_object(self.request.body)
+        except BadRequestError as exc:
+            raise web.HTTPError(400, "%s", str(exc)) from None
+        if body.get("action") in ("diff", "list"):
+            raise web.HTTPError(400, "diff and list are GET requests")
+        await self._send(agent_id, body)
+
+
 def _clip(text: str) -> str:
     return text[:80] + ("…" if len(text) > 80 else "")
 
@@ -221,6 +286,7 @@ ROUTES: tuple[tuple[str, type[ShardAPIHandler]], ...] = (
     (rf"/shard/api/agents/{AGENT}", AgentHandler),
     (rf"/shard/api/agents/{AGENT}/attach", AttachHandler),
     (rf"/shard/api/agents/{AGENT}/events", EventsHandler),
+    (rf"/shard/api/agents/{AGENT}/rewind", RewindHandler),
     (r"/shard/api/usage", UsageHandler),
     (r"/shard/api/defaults", DefaultsHandler),
 )

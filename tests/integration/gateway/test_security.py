@@ -41,6 +41,7 @@ EXPECTED_ROUTES: dict[str, set[str]] = {
     f"/shard/api/agents/{AGENT}": {"get", "patch", "delete"},
     f"/shard/api/agents/{AGENT}/attach": {"post"},
     f"/shard/api/agents/{AGENT}/events": {"get"},
+    f"/shard/api/agents/{AGENT}/rewind": {"get", "post"},
     "/shard/api/usage": {"get"},
 }
 """Every route and method the extension serves, each decided: token required. A new route or
