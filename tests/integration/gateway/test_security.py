@@ -43,6 +43,7 @@ EXPECTED_ROUTES: dict[str, set[str]] = {
     f"/shard/api/agents/{AGENT}/events": {"get"},
     f"/shard/api/agents/{AGENT}/rewind": {"get", "post"},
     "/shard/api/usage": {"get"},
+    "/shard/api/defaults": {"get"},
 }
 """Every route and method the extension serves, each decided: token required. A new route or
 method fails test_every_route_is_decided until it is added here (and so audited below)."""
