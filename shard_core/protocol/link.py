@@ -159,6 +159,8 @@ class AgentLink:
         self._sync_until: int | None = -1
         self._sync_sent = 0.0
         self._held: dict[int, dict[str, Any]] = {}
+        self._held_replies: list[tuple[int, Replied]] = []
+        """replies that came while a sync was awaited, each with the highest seq seen then"""
         self._next_beat: float | None = None
 
     # ------------------------------------------------------------ the caller's actions
@@ -272,7 +274,13 @@ class AgentLink:
             return self._attach_answered(reply, data)
         if self._syncing is not None and key == self._syncing:
             return self._page_answered(reply, data)
-        return [Replied(key, reply)] if key else []
+        if not key:
+            return []
+        if self._syncing is not None or self._attaching is not None:  # keep the stream's order
+            position = max(self.last_seq, max(self._held, default=-1))
+            self._held_replies.append((position, Replied(key, reply)))
+            return []
+        return [Replied(key, reply)]
 
     # ------------------------------------------------------------ inside
 
@@ -281,7 +289,8 @@ class AgentLink:
         out: list[Output] = []
         if not isinstance(reply, SnapshotReply):  # refused
             self._held.clear()
-            return [Replied(reply.command_id or "", reply)]
+            held, self._held_replies = [r for _, r in self._held_replies], []
+            return [Replied(reply.command_id or "", reply), *held]
         self.attached, self.snapshot = True, reply
         if self.heartbeat and self._next_beat is None:
             self._next_beat = self.clock() + HEARTBEAT_INTERVAL_S
@@ -313,22 +322,41 @@ class AgentLink:
         return out + self._drain()
 
     def _drain(self) -> list[Output]:
-        """Release what was held, in order, until the next gap (which gets its own sync)."""
+        """Release what was held, in order — events by seq, each reply after the events that
+        came before it — until the next gap (which gets its own sync)."""
+        out: list[Output] = []
         ready: list[dict[str, Any]] = []
+
+        def release(before: int | None) -> None:
+            nonlocal ready
+            replies = [r for p, r in self._held_replies if before is None or p < before]
+            if not replies:
+                return
+            if ready:
+                out.extend(self._deliver(ready, live=True))
+                ready = []
+            self._held_replies = self._held_replies[len(replies) :]
+            out.extend(replies)
+
         for seq in sorted(self._held):
             if self._syncing is not None or self._attaching is not None:
                 break
             event = self._held.pop(seq)
-            if seq <= self.last_seq:
-                continue
             last = ready[-1]["seq"] if ready else self.last_seq
+            if seq <= last:
+                continue
             if self.attached and seq > last + 1:
                 self._held[seq] = event
                 self.gaps += 1
                 self._sync(last, seq - 1)
                 break
+            release(seq)
             ready.append(event)
-        return self._deliver(ready, live=True)
+        if ready:
+            out.extend(self._deliver(ready, live=True))
+        if self._syncing is None and self._attaching is None:
+            release(None)
+        return out
 
     def _deliver(self, events: list[dict[str, Any]], *, live: bool = False) -> list[Output]:
         fresh: list[dict[str, Any]] = []

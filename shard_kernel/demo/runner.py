@@ -8,13 +8,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic import TypeAdapter
 
-from shard_core.protocol.events import EVENT_BATCH_TYPE, Event, TurnEndEvent
+from shard_core.protocol.events import Event, TurnEndEvent
+from shard_core.protocol.link import AgentLink, EventsReady
+from shard_kernel.agent_client import ClientTransport
 from shard_kernel.denials import DenialWatch
 from shard_kernel.exit_codes import ExitCode, for_turn
 from shard_kernel.local_kernels import private_kernel_manager
@@ -56,6 +59,7 @@ class DemoRunner:
         self.model = model
         self.timeout = timeout
         self.render = TerminalRenderer(out)
+        self._heard = time.monotonic()
 
     def say(self, text: str) -> None:
         print(self.render.style(text, "bold"), file=self.out, flush=True)
@@ -83,29 +87,45 @@ class DemoRunner:
         return status
 
     def _turn(self, kc: Any) -> ExitCode:
-        """The turn's exit status, as `shard run` would give it."""
+        """The turn's exit status, as `shard run` would give it. The demo attaches as an
+        observer, so a gap in the event stream is synced and every event is shown."""
+        self._heard = time.monotonic()
+        link = AgentLink(f"demo-{uuid.uuid4().hex[:8]}", role="observer", label="shard demo")
+        transport = ClientTransport(kc, link, comm_prefix="demo")
+        link.attach()
+        transport.flush()
         msg_id = kc.execute(PROMPT)
-        denials, end = DenialWatch(), None
-        while True:
+        denials, end, answered = DenialWatch(), None, False
+        while not answered or link.syncing:
             try:
-                msg = kc.get_iopub_msg(timeout=self.timeout)
+                msg = kc.get_iopub_msg(timeout=min(self.timeout, 1.0))
             except queue.Empty:
+                if link.handle_timer():  # a sync that never came: go on without it
+                    transport.flush()
+                if (time.monotonic() - self._heard) < self.timeout:
+                    continue
                 print(self.render.style(f"✗ no word from the agent for {self.timeout:g}s",
                                         "red"), file=self.out)  # fmt: skip
                 return ExitCode.TIMED_OUT
+            self._heard = time.monotonic()
+            outputs = transport.feed(msg)
+            if outputs is not None:
+                for output in outputs:
+                    for item in output.events if isinstance(output, EventsReady) else ():
+                        event = EVENTS.validate_python(item)
+                        self.render(event)
+                        denials(event)
+                        end = event if isinstance(event, TurnEndEvent) else end
+                continue
             kind, content = msg["header"]["msg_type"], msg["content"]
-            if kind == "comm_msg" and content.get("comm_id") == "shard-events":
-                data = content["data"]
-                batch = data.get("events") if data.get("type") == EVENT_BATCH_TYPE else None
-                for item in batch if batch is not None else [data]:
-                    event = EVENTS.validate_python(item)
-                    self.render(event)
-                    denials(event)
-                    end = event if isinstance(event, TurnEndEvent) else end
-            elif kind == "error":
+            if kind == "error":
                 print(self.render.style(f"✗ {content['evalue']}", "red"), file=self.out)
             elif kind == "status" and content["execution_state"] == "idle" and _for(msg, msg_id):
-                break
+                answered = True
+                link.catch_up()  # a lost tail shows no gap: ask once for what followed
+                transport.flush()
+        link.detach()
+        transport.flush()
         reply = kc.get_shell_msg(timeout=self.timeout)
         while reply["parent_header"].get("msg_id") != msg_id:
             reply = kc.get_shell_msg(timeout=self.timeout)

@@ -6,9 +6,8 @@ so the change is logged and every attached client sees the status that follows.
 
 from __future__ import annotations
 
-import asyncio
-import time
-import uuid
+import queue
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from jupyter_core.utils import ensure_async
@@ -16,10 +15,11 @@ from jupyter_core.utils import ensure_async
 from shard_core.engine.session_store import SessionStore, find_session
 from shard_core.engine.titles import clean_title
 from shard_core.protocol.commands import TITLE_MAX
+from shard_core.protocol.link import AgentLink
 from shard_core.types import CheckpointEntry, TitleCheckpoint
+from shard_kernel.agent_client import AgentConnection, ClientTransport, LinkError, OnEvents
 from shard_kernel.gateway.validation import BadRequestError
 
-COMM_TARGET = "shard"
 CLIENT_ID = "gateway-rest"
 
 
@@ -28,45 +28,47 @@ class KernelCommandError(RuntimeError):
 
 
 async def send_command(
-    kernel_manager: Any, kernel_id: str, command: dict[str, Any], within: float = 20.0
+    kernel_manager: Any,
+    kernel_id: str,
+    command: dict[str, Any],
+    within: float = 20.0,
+    *,
+    on_events: OnEvents | None = None,
 ) -> dict[str, Any]:
-    """Send `command` to the agent kernel; returns its `reply` (ok or not)."""
+    """Send `command` to the agent kernel; returns its `reply` (ok or not). `on_events` sees
+    the agent's events from the attach on (in seq order, gaps synced) while it waits."""
     client = kernel_manager.get_kernel(kernel_id).client()
     client.start_channels()
-    comm_id = f"gateway-{uuid.uuid4().hex[:12]}"
+    link = AgentLink(CLIENT_ID, label="REST API", replay=False, heartbeat=False)
+    conn = AgentConnection(
+        ClientTransport(client, link, comm_prefix="gateway"), iopub(client), on_events=on_events
+    )
+    conn.start()
     try:
-        attach = {"role": "interactive", "client_id": CLIENT_ID, "label": "REST API"}
-        _send(client, "comm_open", {"comm_id": comm_id, "target_name": COMM_TARGET, "data": attach})
-        await _reply(client, comm_id, "snapshot", within)
-        _send(client, "comm_msg", {"comm_id": comm_id, "data": command})
-        return await _reply(client, comm_id, "reply", within)
+        await conn.attach(within=within)
+        reply = await conn.request(command, within=within)
+        return reply.model_dump(mode="json")
+    except LinkError as exc:
+        raise KernelCommandError(f"the agent's kernel: {exc}") from None
     finally:
-        _send(client, "comm_close", {"comm_id": comm_id, "data": {}})
+        await conn.aclose()
         client.stop_channels()
 
 
-def _send(client: Any, kind: str, content: dict[str, Any]) -> None:
-    client.shell_channel.send(client.session.msg(kind, content))
+def iopub(client: Any, timeout: float | None = 1.0) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """A jupyter_client kernel client's next IOPub message, waited for (blocking or async);
+    `timeout`: how long one wait for it lasts (None: the client's own)."""
 
+    async def recv() -> dict[str, Any]:
+        while True:
+            try:
+                if timeout is None:
+                    return await ensure_async(client.get_iopub_msg())
+                return await ensure_async(client.get_iopub_msg(timeout=timeout))
+            except queue.Empty:  # nothing yet
+                continue
 
-async def _reply(client: Any, comm_id: str, kind: str, within: float) -> dict[str, Any]:
-    deadline = time.monotonic() + within
-    while (left := deadline - time.monotonic()) > 0:
-        try:
-            msg = await ensure_async(client.get_iopub_msg(timeout=min(left, 1.0)))
-        except Exception:  # queue.Empty from the client: nothing yet
-            await asyncio.sleep(0)
-            continue
-        content = msg.get("content", {})
-        data = content.get("data")
-        if (
-            msg.get("msg_type") == "comm_msg"
-            and content.get("comm_id") == comm_id
-            and isinstance(data, dict)
-            and data.get("type") == kind
-        ):
-            return data
-    raise KernelCommandError(f"the agent's kernel did not answer in {within:g} s")
+    return recv
 
 
 def parse_title(body: dict[str, Any]) -> str:

@@ -18,13 +18,13 @@ from typing import Any
 
 from jupyter_server.utils import ensure_async
 
+from shard_core.protocol.link import AgentLink
+from shard_kernel.agent_client import AgentConnection, ClientTransport, LinkError, LinkTimeoutError
 from shard_kernel.gateway.jobs.remote_client import kernel_client
+from shard_kernel.gateway.kernel_command import iopub
 
-EVENTS_COMM_ID = "shard-events"
 READY_SECONDS = 60.0
 REPLY_SECONDS = 30.0
-HEARTBEAT_SECONDS = 20.0
-"""Under the kernel's responder TTL (60 s), so an interactive coordinator keeps counting."""
 
 
 class ChannelError(RuntimeError):
@@ -40,43 +40,53 @@ class AgentChannel:
         self.label = label
         self.role = role
         self.comm_id = f"shard-coordinator-{uuid.uuid4().hex[:8]}"
+        """this client's id (and its comms' prefix)"""
+        self.link = AgentLink(
+            self.comm_id,
+            role="interactive" if role == "interactive" else "observer",
+            label=label,
+            replay=False,  # from the attach on: the coordinator follows what it starts
+            heartbeat=role == "interactive",  # a responder counts only while it is heard from
+        )
         self._client: Any = None
+        self._conn: AgentConnection | None = None
         self._events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self._replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self._snapshot: asyncio.Future[dict[str, Any]] | None = None
-        self._reader: asyncio.Task[None] | None = None
-        self._heartbeat: asyncio.Task[None] | None = None
         self._expected: list[tuple[Callable[[dict[str, Any]], bool], asyncio.Future[Any]]] = []
 
     async def open(self) -> dict[str, Any]:
-        """Connect, attach as an observer; returns the attach snapshot."""
+        """Connect, attach (as an observer unless told); returns the attach snapshot."""
         self._client = kernel_client(self.km.get_kernel(self.kernel_id))
         await ensure_async(self._client.start_channels())
         try:
             await asyncio.wait_for(ensure_async(self._client.wait_for_ready()), READY_SECONDS)
         except (TimeoutError, RuntimeError) as exc:
             raise ChannelError(f"the agent kernel did not answer: {exc}") from None
-        self._snapshot = asyncio.get_running_loop().create_future()
-        self._reader = asyncio.create_task(self._read())
-        data = {"role": self.role, "client_id": self.comm_id, "since": -1, "label": self.label}
-        self._send("comm_open", {"comm_id": self.comm_id, "target_name": "shard", "data": data})
-        snapshot = await asyncio.wait_for(self._snapshot, REPLY_SECONDS)
-        if self.role == "interactive":  # a responder counts only while it is heard from
-            self._heartbeat = asyncio.create_task(self._beat())
-        return snapshot
+        transport = ClientTransport(self._client, self.link, comm_prefix=self.comm_id)
+        self._conn = AgentConnection(
+            transport, iopub(self._client, timeout=None), on_events=self._on_events
+        )
+        self._conn.start()
+        try:
+            snapshot = await self._conn.attach(within=REPLY_SECONDS)
+        except LinkTimeoutError:
+            raise
+        except LinkError as exc:
+            raise ChannelError(str(exc)) from None
+        return snapshot.model_dump(mode="json")
 
     async def command(
         self, command: dict[str, Any], seconds: float = REPLY_SECONDS
     ) -> dict[str, Any]:
         """Send a per-agent command and wait (at most `seconds`) for its reply."""
-        command_id = f"c-{uuid.uuid4().hex[:10]}"
-        future = asyncio.get_running_loop().create_future()
-        self._replies[command_id] = future
-        self._send("comm_msg", {"comm_id": self.comm_id, "data": {**command, "id": command_id}})
+        if self._conn is None:
+            raise ChannelError("the channel is not open")
         try:
-            return await asyncio.wait_for(future, seconds)
-        finally:
-            self._replies.pop(command_id, None)
+            reply = await self._conn.request(command, within=seconds)
+        except LinkTimeoutError:
+            raise
+        except LinkError as exc:
+            raise ChannelError(str(exc)) from None
+        return reply.model_dump(mode="json")
 
     def expect(self, match: Callable[[dict[str, Any]], bool]) -> asyncio.Future[dict[str, Any]]:
         """The first event from now on that `match`es (it still goes to `events()` too)."""
@@ -85,52 +95,28 @@ class AgentChannel:
         return future
 
     async def events(self) -> AsyncIterator[dict[str, Any]]:
+        """The agent's events from the attach on, in seq order (gaps synced), each once."""
         while True:
             yield await self._events.get()
-
-    async def _beat(self) -> None:
-        while True:
-            await asyncio.sleep(HEARTBEAT_SECONDS)
-            beat = {"type": "heartbeat", "client_id": self.comm_id}
-            with contextlib.suppress(Exception):
-                self._send("comm_msg", {"comm_id": self.comm_id, "data": beat})
 
     def interrupt(self, kind: str) -> None:
         """Hand `events()` a marker event of this kind, after the events already read."""
         self._events.put_nowait({"type": kind})
 
     async def close(self) -> None:
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reader
-        if self._client is not None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
             with contextlib.suppress(Exception):
-                self._send("comm_close", {"comm_id": self.comm_id, "data": {}})
+                await conn.aclose()
+        if self._client is not None:
             with contextlib.suppress(Exception):
                 self._client.stop_channels()
             self._client = None
 
-    def _send(self, msg_type: str, content: dict[str, Any]) -> None:
-        msg = self._client.session.msg(msg_type, content)
-        self._client.shell_channel.send(msg)
-
-    async def _read(self) -> None:
-        while True:
-            msg = await ensure_async(self._client.get_iopub_msg())
-            if msg["header"]["msg_type"] != "comm_msg":
-                continue
-            content = msg["content"]
-            data = content.get("data") or {}
-            if content.get("comm_id") == EVENTS_COMM_ID:
-                batch = data.get("events") if data.get("type") == "event_batch" else None
-                for event in batch if batch is not None else [data]:
-                    self._match(event)
-                    self._events.put_nowait(event)
-            elif content.get("comm_id") == self.comm_id:
-                self._reply(data)
+    def _on_events(self, events: list[dict[str, Any]]) -> None:
+        for event in events:
+            self._match(event)
+            self._events.put_nowait(event)
 
     def _match(self, event: dict[str, Any]) -> None:
         for match, future in list(self._expected):
@@ -139,15 +125,3 @@ class AgentChannel:
             elif match(event):
                 future.set_result(event)
                 self._expected.remove((match, future))
-
-    def _reply(self, data: dict[str, Any]) -> None:
-        attach = data.get("type") == "snapshot" or data.get("command") == "attach"
-        if attach and self._snapshot is not None and not self._snapshot.done():
-            if data.get("type") == "snapshot":
-                self._snapshot.set_result(data)
-            else:
-                self._snapshot.set_exception(ChannelError(str(data.get("message"))))
-            return
-        future = self._replies.get(str(data.get("command_id")))
-        if future is not None and not future.done():
-            future.set_result(data)

@@ -304,3 +304,20 @@ def test_catch_up_fetches_a_lost_tail() -> None:
     assert [e["seq"] for e in delivered(agent.answer(link))] == [3]
     assert not link.syncing
     assert link.last_seq == 3
+
+
+def test_a_reply_during_a_sync_keeps_its_place_in_the_stream() -> None:
+    agent = Agent([event(0)])
+    link = AgentLink("c1")
+    link.attach()
+    agent.answer(link)
+    asked = link.command({"type": "abort"})
+    link.outgoing()  # the abort: answered below, after event 2 came and before event 3
+    agent.events += [event(1), event(2), event(3)]
+    assert link.receive_event(event(2)) == []  # 1 was lost: a sync is on its way
+    reply = {"type": "reply", "command_id": asked, "command": "abort", "ok": True}
+    assert link.receive_reply(reply) == []
+    assert link.receive_event(event(3)) == []
+    out = agent.answer(link)
+    order = [o.events[0]["seq"] if isinstance(o, EventsReady) else o for o in out]
+    assert [o if isinstance(o, int) else "reply" for o in order] == [1, 2, "reply", 3]
