@@ -5,9 +5,10 @@
         ...
     await agent.close()
 
-Bundled tools, modes, providers, the compactor and recall enter through the ExtensionHost like
-any third-party extension; then `shard.extensions` entry points, `SHARD_HOME/extensions/*.py`,
-and (only with `trust_project`) the project's `.shard/extensions/*.py`.
+Bundled tools, modes, providers, the compactor, recall and the slash commands enter through the
+ExtensionHost like any third-party extension; then `shard.extensions` entry points,
+`SHARD_HOME/extensions/*.py`, and (only with `trust_project`) the project's
+`.shard/extensions/*.py`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 from shard_core.capabilities.checkpoints import CheckpointsCapability
 from shard_core.capabilities.code_index import CodeIndexCapability
+from shard_core.capabilities.commands import BuiltinCommands
 from shard_core.capabilities.mcp import install_mcp
 from shard_core.capabilities.skills import SkillsCapability, default_roots
 from shard_core.capabilities.subagents import SubagentsCapability
@@ -48,9 +50,10 @@ from shard_core.engine.recall import RecallTool
 from shard_core.engine.registry import AllowedTools
 from shard_core.engine.session import AgentSession, SessionConfig
 from shard_core.engine.session_store import SessionStore, find_session, load_lineage
+from shard_core.engine.slash_commands import run_command, split_command
 from shard_core.engine.state import config_dir, shard_home, write_private
 from shard_core.engine.usage_history import USAGE_FILE
-from shard_core.protocol.events import Event, TurnEndEvent
+from shard_core.protocol.events import CommandOutputEvent, Event, TurnEndEvent
 from shard_core.protocol.orchestrator import HeadlessPolicy
 from shard_core.providers.bundled import BUNDLED
 from shard_core.providers.families import price
@@ -180,6 +183,22 @@ class Agent:
         )
         child.close()
         return child.session_id
+
+    async def command(
+        self, text: str, *, client_id: str | None = None, label: str | None = None
+    ) -> CommandOutputEvent:
+        """Run the slash command `text` (`/status`, `/help`, an extension's): its output, or
+        why it failed, is a `command_output` event every client of this agent shows."""
+        try:
+            markdown, ok = await run_command(self.host, text), True
+        except ConfigError as exc:
+            markdown, ok = str(exc), False
+        try:
+            name = split_command(text)[0]
+        except ConfigError:
+            name = text.split(maxsplit=1)[0] if text.strip() else "/"
+        return self.events.emit(CommandOutputEvent, command=name, text=text, ok=ok,
+                                markdown=markdown, client_id=client_id, label=label)  # fmt: skip
 
     def list_sessions(self) -> list[dict[str, object]]:
         folder = self.session.store.path.parent
@@ -389,7 +408,9 @@ async def create_agent(
     host.bind_ui(opts.extension_ui or opts.ui)
     # Background task logs live beside the session log; a finished task steers the session.
     tasks = BackgroundTasks(store.path.with_suffix(".tasks"))
+    commands = BuiltinCommands()  # first: any extension may replace a bundled command
     try:
+        await host.install("shard.commands", commands)
         await _install(host, opts, config, store, tasks)
         checkpoints = CheckpointsCapability(
             root,
@@ -407,6 +428,7 @@ async def create_agent(
         agent.definitions = definitions
         checkpoints.bind(events=agent.events, running=lambda: agent.session.running)
         agent.checkpoints = checkpoints
+        commands.bind(agent)
         # queue: a task that finishes while the agent is idle reaches its next turn
         tasks.notify = lambda text: agent.session.steer(text, queue=True)
         return agent

@@ -9,10 +9,13 @@ from shard_core.protocol.commands import (
     CommandReply,
     HeartbeatCommand,
     InjectCommand,
+    ListCommandsCommand,
     PermissionResponseCommand,
     RewindCommand,
     SetModeCommand,
     SetTitleCommand,
+    SlashCommand,
+    SlashCommandInfo,
     SteerCommand,
 )
 
@@ -63,6 +66,34 @@ def run_common(
         from shard_kernel.rewind_command import run_rewind  # only when a rewind is asked for
 
         return run_rewind(agent, command, role)
+    if isinstance(command, ListCommandsCommand):
+        return list_commands(agent)
     if isinstance(command, HeartbeatCommand):
         return CommandReply(command="heartbeat", ok=True)
     return None
+
+
+def list_commands(agent: Agent) -> CommandReply:
+    """Every slash command the agent has (bundled, the surface's, each extension's), by name."""
+    commands = [
+        SlashCommandInfo(name=f"/{c.name}", description=c.description, extension=c.extension)
+        for c in agent.host.commands()
+    ]
+    return CommandReply(
+        command="list_commands",
+        ok=True,
+        message=f"{len(commands)} commands",
+        data={"commands": [c.model_dump(mode="json") for c in commands]},
+    )
+
+
+async def run_slash_command(
+    agent: Agent, command: SlashCommand, client_id: str | None, label: str | None
+) -> CommandReply:
+    """Runs it; every client sees its `command_output` event, the sender also this reply."""
+    event = await agent.command(
+        command.text, client_id=command.client_id or client_id, label=command.label or label
+    )
+    return CommandReply(
+        command="slash", ok=event.ok, message=event.markdown, data={"seq": event.seq}
+    )

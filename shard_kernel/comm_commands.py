@@ -19,15 +19,18 @@ from shard_core.protocol.commands import (
     PromptCommand,
     RelayAskCommand,
     SessionOpCommand,
+    SlashCommand,
     SnapshotReply,
     SyncCommand,
     UiResponseCommand,
 )
 from shard_core.types.errors import ShardError
-from shard_kernel.agent_commands import run_common
+from shard_kernel.agent_commands import run_common, run_slash_command
 
 if TYPE_CHECKING:
-    from shard_kernel.kernel import ShardKernel
+    from shard_core.sdk import Agent
+    from shard_kernel.agent_host import AgentHost
+    from shard_kernel.clients import Client
 
 COMMAND: TypeAdapter[Command] = TypeAdapter(Command)
 
@@ -41,7 +44,7 @@ def describe(exc: ValidationError) -> str:
 
 
 class CommCommands:
-    def __init__(self, kernel: ShardKernel) -> None:
+    def __init__(self, kernel: AgentHost) -> None:
         self.kernel = kernel
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -141,6 +144,8 @@ class CommCommands:
             )
         if isinstance(command, PromptCommand):
             return self._prompt(command)
+        if isinstance(command, SlashCommand):
+            return await self._slash(agent, command, client)
         if isinstance(command, RelayAskCommand):
             return await self._relay_ask(command)
         if isinstance(command, SessionOpCommand):
@@ -156,6 +161,15 @@ class CommCommands:
             )
             return CommandReply(command="ui_response", ok=ok, message=message)
         return None
+
+    async def _slash(
+        self, agent: Agent, command: SlashCommand, client: Client | None
+    ) -> CommandReply:
+        """A `/` command from a composer (the chat tab, a widget, ACP): its output is a
+        `command_output` event in every client's transcript. Observers only watch."""
+        if client is None or client.role != "interactive":
+            return CommandReply(command="slash", ok=False, message="observers cannot run commands")
+        return await run_slash_command(agent, command, client.client_id, client.label)
 
     def _prompt(self, command: PromptCommand) -> CommandReply:
         agent = self.kernel.agent

@@ -18,6 +18,7 @@ from shard_core.protocol.commands import CommandReply
 from shard_core.protocol.events import Event, TurnEndEvent
 from shard_core.sdk import Agent, create_agent
 from shard_core.types import ContextKind
+from shard_kernel.agent_commands import list_commands
 from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
 from shard_widgets import AgentWidget
 
@@ -143,6 +144,25 @@ class InProcessAgent:
     def set_mode(self, mode: str) -> bool:
         self._on_loop(lambda: self.agent.set_mode(mode))
         return True
+
+    def run_command(
+        self, text: str, *, client_id: str | None = None, label: str | None = None
+    ) -> Coroutine[Any, Any, CommandReply]:
+        """A `/` command from the widget; every widget shows its `command_output` event."""
+
+        async def run() -> CommandReply:
+            event = await self.agent.command(text, client_id=client_id, label=label)
+            return CommandReply(
+                command="slash", ok=event.ok, message=event.markdown, data={"seq": event.seq}
+            )
+
+        async def wait() -> CommandReply:  # on the notebook's loop; the command on the agent's
+            return await asyncio.wrap_future(self.submit(run()))
+
+        return wait()
+
+    def list_commands(self) -> CommandReply:
+        return self._on_loop(lambda: list_commands(self.agent))
 
     def _on_loop(self, fn: Any) -> Any:
         async def run() -> Any:

@@ -47,7 +47,6 @@ from shard_kernel.comm_commands import CommCommands
 from shard_kernel.event_batch import EventBatcher, asyncio_schedule
 from shard_kernel.iopub_hold import IOPubHold, KernelOverrides
 from shard_kernel.plain_text import plain_text
-from shard_kernel.slash import command_names, run_slash
 from shard_kernel.ui_bridge import CommUiBridge
 from shard_kernel.widget_host import WidgetHost
 
@@ -114,7 +113,7 @@ class ShardKernel(KernelOverrides):
             lambda data, parent: self._publish(EVENTS_COMM_ID, data, parent), self._on_iopub
         )
         self.commands = CommCommands(self)
-        self.widgets = WidgetHost(self)
+        self.widgets = WidgetHost(self, self.comm_manager, self.shell_handlers)
         self.iopub_hold: IOPubHold | None = None
         if isinstance(self.iopub_socket, BackgroundSocket) and self.iopub_thread is not None:
             self.iopub_hold = self.iopub_socket = IOPubHold(self.iopub_thread)
@@ -173,6 +172,7 @@ class ShardKernel(KernelOverrides):
         from shard_core.sdk import create_agent
         from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
         from shard_kernel.recovery import recover
+        from shard_kernel.slash import kernel_commands
 
         folder = private_dir(shard_home() / "agents" / env.agent_id)
         self.event_log = EventLog(folder / "events.jsonl")
@@ -198,7 +198,10 @@ class ShardKernel(KernelOverrides):
             has_responder=lambda: self.clients.has_responder() or self.widgets.has_responder(),
             events=events,
             extension_ui=self.ui,
-            extensions=[notebook_extension(NotebookSetup.from_env(os.environ))],
+            extensions=[
+                kernel_commands(self),
+                notebook_extension(NotebookSetup.from_env(os.environ)),
+            ],
         )
         recover(agent, self.event_log)
         notes = agent.session.diagnostics  # the list every status event carries
@@ -303,6 +306,13 @@ class ShardKernel(KernelOverrides):
             self._cell.handle(event)
         self.widgets.handle(event, self._events_parent)
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        return self._loop
+
+    def current_request(self) -> dict[str, Any]:
+        return self.get_parent("shell") or {}
+
     def flush_events(self) -> None:
         """Publish the events waiting for a batch now (before any other message, to keep order)."""
         self.batcher.flush()
@@ -390,7 +400,7 @@ class ShardKernel(KernelOverrides):
 
     async def _turn(self, agent: Agent, text: str, parent: dict[str, Any]) -> dict[str, Any]:
         self._show_start_notes(agent, parent)
-        cell = CellOutput(lambda kind, content: self._send_output(kind, content, parent))
+        cell = CellOutput(lambda kind, content: self.send_output(kind, content, parent))
         self._cell, self._events_parent = cell, parent
         try:
             end = await agent.run(text)
@@ -408,8 +418,13 @@ class ShardKernel(KernelOverrides):
         return self._error("TurnError", end.error or f"the turn ended: {end.reason}", parent)
 
     async def _slash(self, agent: Agent, text: str, parent: dict[str, Any]) -> dict[str, Any]:
-        markdown = await run_slash(self, agent, text)
-        self._send_output(
+        """The cell's output is the command's own display, and no event: a cell's IOPub stays
+        what any Jupyter client validates (the chat tab and the widget send `slash` commands,
+        whose output is a `command_output` event)."""
+        from shard_core.engine.slash_commands import run_command  # with the agent
+
+        markdown = await run_command(agent.host, text)
+        self.send_output(
             "display_data",
             {
                 "data": {"text/markdown": markdown, "text/plain": plain_text(markdown)},
@@ -426,9 +441,9 @@ class ShardKernel(KernelOverrides):
             return
         self._notes_shown = True
         lines = "".join(f"note: {line}\n" for line in agent.session.diagnostics)
-        self._send_output("stream", {"name": "stderr", "text": lines}, parent)
+        self.send_output("stream", {"name": "stderr", "text": lines}, parent)
 
-    def _send_output(self, kind: str, content: dict[str, Any], parent: dict[str, Any]) -> None:
+    def send_output(self, kind: str, content: dict[str, Any], parent: dict[str, Any]) -> None:
         self.flush_events()
         session: Any = self.session
         if session is not None:
@@ -446,7 +461,7 @@ class ShardKernel(KernelOverrides):
 
     def _error(self, ename: str, evalue: str, parent: dict[str, Any]) -> dict[str, Any]:
         content = {"ename": ename, "evalue": evalue, "traceback": [f"{ename}: {evalue}"]}
-        self._send_output("error", content, parent)
+        self.send_output("error", content, parent)
         return {"status": "error", "execution_count": self.execution_count, **content}
 
     async def do_complete(self, code: str, cursor_pos: int) -> dict[str, Any]:  # type: ignore[override]
@@ -454,7 +469,10 @@ class ShardKernel(KernelOverrides):
         matches: list[str] = []
         start = 0
         if prefix.startswith("/") and " " not in prefix:
-            matches = [c for c in command_names(self.agent) if c.startswith(prefix)]
+            from shard_core.engine.slash_commands import command_names  # with the agent
+
+            host = self.agent.host if self.agent is not None else None
+            matches = [c for c in command_names(host) if c.startswith(prefix)]
         elif prefix.startswith("/mode ") and self.agent is not None:
             word = prefix[len("/mode ") :]
             start = len("/mode ")

@@ -31,7 +31,7 @@ from shard_core.protocol.events import Event
 from shard_kernel.cell_output import permission_bundle, permission_display_id
 
 if TYPE_CHECKING:
-    from shard_kernel.kernel import ShardKernel
+    from shard_kernel.agent_host import AgentHost
     from shard_widgets import ControllerResult, PermissionDialog
 
 WIDGET_TARGET = "jupyter.widget"
@@ -44,16 +44,22 @@ Handler = Callable[..., Coroutine[Any, Any, None]]
 
 
 class WidgetHost:
-    def __init__(self, kernel: ShardKernel, keep: int = KEEP_RESOLVED) -> None:
+    def __init__(
+        self,
+        kernel: AgentHost,
+        comm_manager: Any,
+        shell_handlers: dict[str, Handler],
+        keep: int = KEEP_RESOLVED,
+    ) -> None:
         self.kernel = kernel
         self.dialogs: dict[str, PermissionDialog] = {}
         self._resolved: deque[PermissionDialog] = deque()
         self._keep = keep
         self._widget_sessions: set[str] = set()
         self._cell_session: str | None = None
-        kernel.comm_manager.register_target(WIDGET_CONTROL_TARGET, self._on_control_open)
-        comm_info = kernel.shell_handlers["comm_info_request"]
-        kernel.shell_handlers["comm_info_request"] = self._watching_comm_info(comm_info)
+        comm_manager.register_target(WIDGET_CONTROL_TARGET, self._on_control_open)
+        comm_info = shell_handlers["comm_info_request"]
+        shell_handlers["comm_info_request"] = self._watching_comm_info(comm_info)
 
     # ------------------------------------------------------------ who speaks widgets
 
@@ -103,7 +109,7 @@ class WidgetHost:
         # any other (a saved notebook, nbconvert) keeps the prompt's MIME data and text.
         data = {WIDGET_VIEW_MIME: view, **permission_bundle(event)}
         transient = {"display_id": permission_display_id(event.request_id)}
-        self.kernel._send_output(
+        self.kernel.send_output(
             "update_display_data",
             {"data": data, "metadata": metadata, "transient": transient},
             parent,
@@ -139,7 +145,7 @@ class WidgetHost:
             )
             return CommandReply(command=command.type, ok=result.accepted, message=result.message)
 
-        loop = self.kernel._loop
+        loop = self.kernel.loop
         if loop is None or _running_loop() is loop:
             return respond()
 

@@ -51,3 +51,16 @@ class AgentController(Protocol):
     ) -> ControllerResult: ...
 
     def set_mode(self, mode: str) -> ControllerResult: ...
+
+
+class CommandController(AgentController, Protocol):
+    """A controller that also runs `/` commands (the widget's steer box sends them); the SDK's
+    and the gateway client's are. A command's output is a `command_output` event."""
+
+    def run_command(
+        self, text: str, *, client_id: str | None = None, label: str | None = None
+    ) -> ControllerResult: ...
+
+    def list_commands(self) -> ControllerResult:
+        """A reply whose `data.commands` lists the agent's slash commands."""
+        ...

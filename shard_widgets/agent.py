@@ -24,6 +24,7 @@ from shard_core.protocol import (
     SteerCommand,
     UiResponseCommand,
 )
+from shard_core.protocol.commands import ListCommandsCommand, SlashCommand
 from shard_widgets import _bundle
 from shard_widgets._base import ShardWidget
 from shard_widgets._controller import AgentController, ControllerResult
@@ -221,12 +222,32 @@ class AgentWidget(ShardWidget):
                 )
             case SetModeCommand():
                 return controller.set_mode(command.mode)
+            case SlashCommand() | ListCommandsCommand():
+                return _commands(controller, command)
             case _:
                 raise MessageError(
                     f"{command.type} is not sent through this widget",
                     command=command.type,
                     command_id=command.id,
                 )
+
+
+def _commands(controller: AgentController, command: SlashCommand | ListCommandsCommand) -> Any:
+    """`/` commands go to a controller that takes them (`run_command`, `list_commands`: the
+    SDK's and the gateway client's do); with another the widget says so."""
+    if isinstance(command, SlashCommand):
+        run = getattr(controller, "run_command", None)
+        if callable(run):
+            return run(command.text, client_id=command.client_id, label=command.label)
+    else:
+        listing = getattr(controller, "list_commands", None)
+        if callable(listing):
+            return listing()
+    raise MessageError(
+        f"{command.type}: this agent takes no / commands through its widget",
+        command=command.type,
+        command_id=command.id,
+    )
 
 
 def _without(requests: list[EventDict], request_id: str) -> list[EventDict]:

@@ -23,6 +23,7 @@ export const ROOTS = {
   "agent-info.json": "AgentInfo",
   "orchestrator-event.json": "OrchestratorEvent",
   "usage.json": "Usage",
+  "slash-command.json": "SlashCommandInfo",
 };
 
 /** The digest the Python side recomputes (tests/unit/widgets) to see drift without node. */

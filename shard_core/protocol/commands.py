@@ -171,6 +171,31 @@ class SessionOpCommand(_Command):
     entry_id: str | None = Field(default=None, description="fork point; default the newest entry")
 
 
+class SlashCommand(_Command):
+    """Run a slash command (`/status`, `/help`, an extension's): its output is a
+    `command_output` event every client shows, and the reply's `message` (ok or not)."""
+
+    type: Literal["slash"] = "slash"
+    text: str = Field(min_length=2, max_length=10_000, pattern=r"^/\S")
+    client_id: str | None = Field(default=None, min_length=1)
+    label: ClientLabel = None
+
+
+class ListCommandsCommand(_Command):
+    """Ask for the slash commands this agent has: the reply's `data.commands` is a list of
+    SlashCommandInfo (every registered command, bundled or an extension's)."""
+
+    type: Literal["list_commands"] = "list_commands"
+
+
+class SlashCommandInfo(WireModel):
+    """One slash command an agent has, for completion and help."""
+
+    name: str = Field(description="with its slash, e.g. '/status'")
+    description: str
+    extension: str = Field(description="the extension that registered it")
+
+
 Command = Annotated[
     PromptCommand
     | SteerCommand
@@ -185,7 +210,9 @@ Command = Annotated[
     | InjectCommand
     | SetTitleCommand
     | RewindCommand
-    | RelayAskCommand,
+    | RelayAskCommand
+    | SlashCommand
+    | ListCommandsCommand,
     Field(discriminator="type"),
 ]
 

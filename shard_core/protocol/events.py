@@ -270,6 +270,20 @@ class RewindEvent(_Event):
     message: str = ""
 
 
+class CommandOutputEvent(_Event):
+    """A slash command ran (`/status`, an extension's `/words`): its output as markdown, or why
+    it failed. Every client shows it in its transcript; `client_id` and `label` name the client
+    that ran it (None for a notebook cell)."""
+
+    type: Literal["command_output"] = "command_output"
+    command: str = Field(description="the command's name with its slash, e.g. '/status'")
+    text: str = Field(description="the whole line as it was typed")
+    ok: bool
+    markdown: str = Field(description="the output (ok) or the error (not ok), as markdown")
+    client_id: str | None = None
+    label: str | None = None
+
+
 AGENT_START_FAILED = "agent_start_failed"
 """`ErrorEvent.code` when a kernel's agent cannot start (the gateway then lists it as failed)."""
 
@@ -302,7 +316,8 @@ Event = Annotated[
     | RestartedEvent
     | ErrorEvent
     | SteerReceiptEvent
-    | ContextInjectedEvent,
+    | ContextInjectedEvent
+    | CommandOutputEvent,
     Field(discriminator="type"),
 ]
 
@@ -339,4 +354,5 @@ EVENT_TYPES: tuple[str, ...] = (
     "error",
     "steer_receipt",
     "context_injected",
+    "command_output",
 )

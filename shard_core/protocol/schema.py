@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from shard_core.protocol.commands import Command, Reply
+from shard_core.protocol.commands import Command, Reply, SlashCommandInfo
 from shard_core.protocol.events import Event, EventBatch
 from shard_core.protocol.link import LinkConstants
 from shard_core.protocol.orchestrator import AgentInfo, OrchestratorCommand, OrchestratorEvent
@@ -41,6 +41,7 @@ WIRE_TYPES: dict[str, Any] = {
     "event-batch": EventBatch,
     "command": Command,
     "reply": Reply,
+    "slash-command": SlashCommandInfo,
     "agent-info": AgentInfo,
     "orchestrator-command": OrchestratorCommand,
     "orchestrator-event": OrchestratorEvent,

@@ -21,12 +21,13 @@ from shard_core.protocol.commands import (
     CommandReply,
     PromptCommand,
     SessionOpCommand,
+    SlashCommand,
     SnapshotReply,
     SyncCommand,
 )
 from shard_core.protocol.framing import JsonlDecoder, encode_record
 from shard_core.sdk import Agent, create_agent
-from shard_kernel.agent_commands import run_common
+from shard_kernel.agent_commands import run_common, run_slash_command
 from shard_kernel.commands.common import add_agent_options
 from shard_kernel.exit_codes import ExitCode
 from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
@@ -119,6 +120,16 @@ class StdioAgent:
             reply.command_id = command.id
             self.write(reply)
 
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self.turns.add(task)
+        task.add_done_callback(self.turns.discard)
+
+    async def _slash(self, agent: Agent, command: SlashCommand) -> None:
+        reply = await run_slash_command(agent, command, None, None)
+        reply.command_id = command.id
+        self.write(reply)
+
     def _dispatch(self, command: Command) -> CommandReply | SnapshotReply | None:
         agent = self.agent
         assert agent is not None
@@ -126,9 +137,10 @@ class StdioAgent:
         if isinstance(command, PromptCommand):
             if session.running:
                 return CommandReply(command="prompt", ok=False, message="a turn is running")
-            task = asyncio.ensure_future(agent.run(command.text))
-            self.turns.add(task)
-            task.add_done_callback(self.turns.discard)
+            self._spawn(agent.run(command.text))
+            return None
+        if isinstance(command, SlashCommand):  # its command_output event goes out too
+            self._spawn(self._slash(agent, command))
             return None
         common = run_common(agent, command, "interactive")
         if common is not None:

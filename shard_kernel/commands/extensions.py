@@ -9,6 +9,7 @@ import asyncio
 import json
 from pathlib import Path
 
+from shard_core.capabilities.commands import extensions_table
 from shard_core.engine.extension_host import ExtensionHost
 from shard_core.engine.state import shard_home
 from shard_kernel.exit_codes import ExitCode
@@ -45,13 +46,3 @@ def run_list(args: argparse.Namespace) -> int:
     else:
         print(extensions_table(host))
     return ExitCode.OK
-
-
-def extensions_table(host: ExtensionHost) -> str:
-    """Markdown: one row per diagnostic (registered / replaced / failed), by extension."""
-    if not host.diagnostics:
-        return "No extensions found."
-    lines = [f"Installed: {', '.join(host.installed) or 'none'}", "",
-             "| extension | level | what |", "|---|---|---|"]  # fmt: skip
-    lines += [f"| {d.extension} | {d.level} | {d.message} |" for d in host.diagnostics]
-    return "\n".join(lines)

@@ -36,7 +36,12 @@ from shard_core.protocol import (
     SyncCommand,
     UiResponseCommand,
 )
-from shard_core.protocol.commands import InjectCommand, SetTitleCommand
+from shard_core.protocol.commands import (
+    InjectCommand,
+    ListCommandsCommand,
+    SetTitleCommand,
+    SlashCommand,
+)
 from shard_core.protocol.events import TurnEndEvent
 from shard_core.types import ContextKind
 from shard_kernel.gateway.client import (
@@ -200,6 +205,15 @@ class RemoteAgent:
 
     def set_mode(self, mode: str) -> CommandReply:
         return self.command(SetModeCommand(mode=mode))
+
+    def run_command(
+        self, text: str, *, client_id: str | None = None, label: str | None = None
+    ) -> CommandReply:
+        """A `/` command; its `command_output` event reaches every widget like any other."""
+        return self.command(SlashCommand(text=text, client_id=client_id, label=label))
+
+    def list_commands(self) -> CommandReply:
+        return self.command(ListCommandsCommand())
 
     # ------------------------------------------------------------ connection (on the loop)
 

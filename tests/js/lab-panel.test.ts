@@ -11,7 +11,7 @@ vi.hoisted(() => {
 import { badgeOf, shortPath } from "../../labextension/src/lab/agents-panel";
 import { shortModel } from "../../labextension/src/render/format";
 import { folderUnderRoot } from "../../labextension/src/lab/new-agent-form";
-import { Composer, SLASH_COMMANDS } from "../../labextension/src/lab/composer";
+import { Composer } from "../../labextension/src/lab/composer";
 import {
   currentActivity,
   formatElapsed,
@@ -122,6 +122,36 @@ describe("folderUnderRoot", () => {
   });
 });
 
+/** What an agent's `list_commands` reply names: bundled, the kernel's and an extension's. */
+const AGENT_COMMANDS = [
+  {
+    name: "/compact",
+    description: "compact the conversation now",
+    extension: "shard.commands",
+  },
+  {
+    name: "/greet",
+    description: "greets NAME",
+    extension: "extensions/greeter_command.py",
+  },
+  { name: "/help", description: "this table", extension: "shard.commands" },
+  {
+    name: "/mode",
+    description: "show or switch the mode",
+    extension: "shard.commands",
+  },
+  {
+    name: "/recall",
+    description: "search everything",
+    extension: "shard.commands",
+  },
+  {
+    name: "/status",
+    description: "status, mode, clients",
+    extension: "shard.kernel",
+  },
+];
+
 function composer(): {
   c: Composer;
   prompts: string[];
@@ -131,13 +161,17 @@ function composer(): {
   menu: () => string[];
   menuEl: () => HTMLElement;
   stateText: () => string;
+  asked: number[];
 } {
   const prompts: string[] = [];
   const steers: string[] = [];
+  const asked: number[] = [];
   const c = new Composer({
     prompt: (text) => prompts.push(text),
     steer: (text) => steers.push(text),
+    wantCommands: () => asked.push(asked.length),
   });
+  c.setCommands(AGENT_COMMANDS);
   document.body.replaceChildren(c.el);
   const type = (text: string): void => {
     c.input.value = text;
@@ -162,7 +196,7 @@ function composer(): {
         );
   const stateText = (): string =>
     c.el.querySelector(".shard-steer-state")?.textContent ?? "";
-  return { c, prompts, steers, type, key, menu, menuEl, stateText };
+  return { c, prompts, steers, asked, type, key, menu, menuEl, stateText };
 }
 
 describe("Composer", () => {
@@ -229,33 +263,37 @@ describe("Composer", () => {
     expect(prompts).toEqual(["hello"]);
   });
 
-  it("shows the / menu filtered by what was typed", () => {
-    const { type, menu } = composer();
+  it("shows the agent's commands in the / menu, filtered by what was typed", () => {
+    const { c, type, menu, menuEl, asked } = composer();
     type("/");
-    expect(menu()).toEqual(SLASH_COMMANDS.map(([name]) => name));
+    expect(asked).toHaveLength(1); // a fresh `/` asks the agent again (extensions may add some)
+    expect(menu()).toEqual(AGENT_COMMANDS.map(({ name }) => name));
+    expect(menuEl().textContent).toContain("/greet — greets NAME");
     type("/mo");
-    expect(menu()).toEqual(["/mode plan", "/mode build"]);
-    type("/mode b");
-    expect(menu()).toEqual(["/mode build"]);
+    expect(menu()).toEqual(["/mode"]);
     type("/zzz");
     expect(menu()).toEqual([]);
     type("not a command /mode");
     expect(menu()).toEqual([]);
     type("/mode\nplan");
     expect(menu()).toEqual([]);
+    c.setCommands([]);
+    type("/");
+    expect(menu()).toEqual([]);
+    expect(asked).toHaveLength(2);
   });
 
   it("completes the first match on Tab, and closes the menu", () => {
     const { c, prompts, type, key, menu } = composer();
-    type("/mo");
+    type("/gr");
     const event = key("Tab");
     expect(event.defaultPrevented).toBe(true);
-    expect(c.input.value).toBe("/mode plan");
+    expect(c.input.value).toBe("/greet");
     expect(menu()).toEqual([]);
     expect(prompts).toEqual([]);
     type("/rec");
     key("Tab");
-    expect(c.input.value).toBe("/recall ");
+    expect(c.input.value).toBe("/recall");
   });
 
   it("leaves Tab alone when no menu is shown", () => {

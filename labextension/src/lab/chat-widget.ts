@@ -12,6 +12,7 @@ import { tabClientId } from "../client/identity";
 import { isBusy } from "../widget/agent-header";
 import { renderAgentView } from "../widget/agent-view";
 import * as commands from "../widget/commands";
+import { asReply, commandsOf } from "../widget/replies";
 import type { AgentInfo } from "../wire";
 import type { AgentDirectory } from "./agent-directory";
 import { Composer } from "./composer";
@@ -49,6 +50,7 @@ export class AgentChat extends Widget {
         this.lastSteer = message.steer_id;
         this.store.send(message);
       },
+      wantCommands: () => this.store.send(commands.listCommands()),
     });
     this.composer.setEnabled(false); // until the attach: a prompt typed earlier would be lost
     this.node.append(this.banner, view, this.composer.el);
@@ -119,6 +121,7 @@ export class AgentChat extends Widget {
       this.store,
     );
     this.agent.attach();
+    this.store.send(commands.listCommands()); // the `/` menu: the agent's own commands
     this.hideBanner();
     this.composer.setEnabled(true);
     this.updateTitle(info);
@@ -158,11 +161,20 @@ export class AgentChat extends Widget {
   private prompt(text: string): void {
     if (this.agent === null)
       return this.composer.showState("Not attached: restart the agent first.", "error");
+    if (text.startsWith("/")) {
+      // on the comm, not as a cell: its output is a command_output event in the transcript
+      const label = String(this.store.get("client_label") ?? "") || null;
+      return this.store.send(commands.slash(text, this.store.clientId, label));
+    }
     const future = this.agent.prompt(text);
     future.done.catch(() => undefined); // the turn's outcome arrives as events
   }
 
   private onReply(message: unknown): void {
+    const reply = asReply(message);
+    if (reply?.command === "list_commands") return this.composer.setCommands(commandsOf(reply));
+    if (reply?.command === "slash" && !reply.ok && reply.data["seq"] === undefined)
+      return this.composer.showState(`Command not run: ${reply.message}`, "error");
     if (!isRecord(message) || message["command"] !== "steer") return;
     if (message["ok"] !== true)
       this.composer.showState(`Steer refused: ${String(message["message"] ?? "")}`, "error");

@@ -1,21 +1,16 @@
 // The chat composer: a prompt box that sends a prompt when the agent is idle and a steer while a
-// turn runs (the steer's state shown under it), with completion for `/` commands.
+// turn runs (the steer's state shown under it), with completion for `/` commands. The commands
+// are the agent's own (`setCommands`, from its `list_commands` reply): bundled, the kernel's and
+// every extension's alike; the composer keeps no list of its own.
 import { button, h } from "../render/dom";
-
-export const SLASH_COMMANDS: readonly (readonly [string, string])[] = [
-  ["/help", "list the commands"],
-  ["/status", "agent, mode, clients, usage"],
-  ["/mode plan", "read-only planning mode"],
-  ["/mode build", "build mode (uses the latest plan)"],
-  ["/compact", "compact the context now"],
-  ["/recall ", "search everything the agent did"],
-  ["/fork", "fork the session"],
-  ["/grants", "the saved permission grants"],
-];
+import type { SlashCommandInfo } from "../wire";
 
 export interface ComposerActions {
+  /** a prompt, or a `/` command (also while a turn runs) */
   readonly prompt: (text: string) => void;
   readonly steer: (text: string) => void;
+  /** asked when a `/` starts the box: answer with `setCommands` */
+  readonly wantCommands?: () => void;
 }
 
 export class Composer {
@@ -26,6 +21,7 @@ export class Composer {
   private readonly menu: HTMLElement;
   private busy = false;
   private enabled = true;
+  private commands: readonly SlashCommandInfo[] = [];
 
   constructor(private readonly actions: ComposerActions) {
     this.input = h("textarea", {
@@ -41,7 +37,10 @@ export class Composer {
     this.menu = h("ul", { class: "shard-slash-menu", attrs: { role: "listbox" } });
     this.menu.hidden = true;
     this.input.addEventListener("keydown", (event) => this.onKey(event));
-    this.input.addEventListener("input", () => this.updateMenu());
+    this.input.addEventListener("input", () => {
+      if (this.input.value === "/") this.actions.wantCommands?.();
+      this.updateMenu();
+    });
     this.el = h(
       "div",
       { class: "shard-composer" },
@@ -65,6 +64,12 @@ export class Composer {
     this.input.disabled = !enabled;
     this.sendButton.disabled = !enabled;
     if (!enabled && why) this.showState(why, "info");
+  }
+
+  /** The agent's commands, for the `/` menu. */
+  setCommands(commands: readonly SlashCommandInfo[]): void {
+    this.commands = [...commands];
+    this.updateMenu();
   }
 
   showState(text: string, tone: "info" | "success" | "error"): void {
@@ -105,10 +110,10 @@ export class Composer {
     const text = this.input.value;
     const matches =
       text.startsWith("/") && !text.includes("\n")
-        ? SLASH_COMMANDS.filter(([name]) => name.startsWith(text) && name !== text)
+        ? this.commands.filter(({ name }) => name.startsWith(text) && name !== text)
         : [];
     this.menu.replaceChildren(
-      ...matches.map(([name, help]) => {
+      ...matches.map(({ name, description: help }) => {
         const item = h(
           "li",
           { class: "shard-slash-item", attrs: { role: "option" } },

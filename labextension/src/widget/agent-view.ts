@@ -23,7 +23,7 @@ import {
   type WidgetModel,
 } from "./model";
 import { promptFocus, TranscriptFollower } from "./follow";
-import { asReply } from "./replies";
+import { asReply, commandsOf } from "./replies";
 import { renderSteerBox } from "./steer-box";
 import { deriveItems, isEventLike, type Item, type Pending } from "./transcript-items";
 import { renderUsage } from "./usage-line";
@@ -166,9 +166,25 @@ export function renderAgentView(
       button("Dismiss", () => clear(notice), "shard-button-small"),
     );
   };
+  const steerBox =
+    options.steerBox === false
+      ? null
+      : renderSteerBox((text) => send(commands.steer(text)), {
+          command: (text) =>
+            send(
+              commands.slash(
+                text,
+                commands.clientId(model),
+                getString(model, "client_label") || null,
+              ),
+            ),
+          wantCommands: () => send(commands.listCommands()),
+        });
   const onCustom = (message: unknown): void => {
     const reply = asReply(message);
+    if (reply?.command === "list_commands") steerBox?.setCommands(commandsOf(reply));
     if (!reply || reply.ok) return;
+    if (reply.command === "slash" && reply.data["seq"] !== undefined) return; // in the transcript
     const key = reply.command_id !== null ? sentFor.get(reply.command_id) : "";
     if (key === undefined) return; // another view's command
     const dialog = key ? dialogs.get(key) : undefined;
@@ -183,7 +199,7 @@ export function renderAgentView(
       header,
       transcriptBox,
       usage,
-      options.steerBox === false ? null : renderSteerBox((text) => send(commands.steer(text))),
+      steerBox?.el ?? null,
       notice,
     ),
   );

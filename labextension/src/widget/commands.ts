@@ -28,6 +28,17 @@ export interface SetModeMessage {
   readonly id: string;
   readonly mode: string;
 }
+export interface SlashMessage {
+  readonly type: "slash";
+  readonly id: string;
+  readonly text: string;
+  readonly client_id: string | null;
+  readonly label: string | null;
+}
+export interface ListCommandsMessage {
+  readonly type: "list_commands";
+  readonly id: string;
+}
 type WithId<T> = T & { readonly id: string };
 export type OutgoingCommand =
   | WithId<PermissionResponseCommand>
@@ -35,7 +46,9 @@ export type OutgoingCommand =
   | AbortMessage
   | SteerMessage
   | InjectMessage
-  | SetModeMessage;
+  | SetModeMessage
+  | SlashMessage
+  | ListCommandsMessage;
 
 const PAGE_CLIENT_ID = `widget-${randomId()}`;
 let counter = 0;
@@ -103,4 +116,15 @@ export const setMode = (mode: string): SetModeMessage => ({
   type: "set_mode",
   id: nextCommandId(),
   mode,
+});
+/** A `/` command: its output arrives as a `command_output` event in every client's transcript. */
+export const slash = (
+  text: string,
+  clientId: string | null = null,
+  label: string | null = null,
+): SlashMessage => ({ type: "slash", id: nextCommandId(), text, client_id: clientId, label });
+/** Ask the agent for its slash commands: the reply's `data.commands` lists them. */
+export const listCommands = (): ListCommandsMessage => ({
+  type: "list_commands",
+  id: nextCommandId(),
 });

@@ -5,6 +5,7 @@ import { renderMarkdown } from "../render/markdown";
 import { renderToolCard } from "./tool-card";
 import type {
   AssistantItem,
+  CommandItem,
   ContextItem,
   Item,
   NoticeItem,
@@ -29,6 +30,8 @@ export function renderPlainItem(item: PlainItem, ownClientId: string | null): HT
       return renderSteer(item);
     case "context":
       return renderContext(item);
+    case "command":
+      return renderCommand(item);
   }
 }
 
@@ -63,6 +66,24 @@ export function renderContext(item: ContextItem): HTMLElement {
     { class: "shard-msg shard-msg-user shard-context-item" },
     h("summary", { class: "shard-msg-role" }, `Context (${what}) — sent with the next request`),
     h("pre", { class: "shard-msg-text" }, item.text),
+  );
+}
+
+/** A `/` command and its output (markdown), or its error; who ran it when it was not a cell. */
+export function renderCommand(item: CommandItem): HTMLElement {
+  const output = item.ok
+    ? renderMarkdown(item.markdown)
+    : h("div", { class: "shard-command-error", attrs: { role: "alert" } }, item.markdown);
+  return h(
+    "div",
+    { class: `shard-msg shard-command-item${item.ok ? "" : " shard-command-failed"}` },
+    h(
+      "div",
+      { class: "shard-msg-role" },
+      h("code", { class: "shard-command-text" }, item.text),
+      item.by ? h("span", { class: "shard-command-by" }, ` — ${item.by}`) : null,
+    ),
+    output,
   );
 }
 

@@ -1,7 +1,7 @@
 // Python → browser custom messages: a `reply` to one command (shard_core.protocol.CommandReply),
 // and the transcript's `append` / `delta` operations (see transcript-ops.ts).
 import { isRecord, isString } from "../render/guards";
-import type { CommandReply } from "../wire";
+import type { CommandReply, SlashCommandInfo } from "../wire";
 
 export function asReply(message: unknown): CommandReply | null {
   if (!isRecord(message) || message["type"] !== "reply") return null;
@@ -14,4 +14,14 @@ export function asReply(message: unknown): CommandReply | null {
     message: isString(message["message"]) ? message["message"] : "",
     data: isRecord(message["data"]) ? { ...message["data"] } : {},
   };
+}
+
+/** The slash commands a `list_commands` reply names (each checked; a malformed one is left out). */
+export function commandsOf(reply: CommandReply): SlashCommandInfo[] {
+  const listed = reply.data["commands"];
+  if (reply.command !== "list_commands" || !reply.ok || !Array.isArray(listed)) return [];
+  return listed.filter(
+    (c): c is SlashCommandInfo =>
+      isRecord(c) && isString(c["name"]) && isString(c["description"]) && isString(c["extension"]),
+  );
 }

@@ -77,7 +77,16 @@ export interface ContextItem extends Base {
   readonly label: string | null;
   readonly text: string;
 }
+/** A `/` command someone ran (in any client) and its output, or why it failed. */
+export interface CommandItem extends Base {
+  readonly kind: "command";
+  readonly text: string;
+  readonly ok: boolean;
+  readonly markdown: string;
+  readonly by: string | null;
+}
 export type Item =
+  | CommandItem
   | UserItem
   | AssistantItem
   | ToolItem
@@ -196,6 +205,16 @@ class ItemBuilder {
           contextKind: e.kind,
           label: e.label ?? null,
           text: e.text,
+        });
+      case "command_output":
+        return void this.put({
+          kind: "command",
+          key: `command:${e.seq}`,
+          sig: `${e.seq}`,
+          text: e.text,
+          ok: e.ok,
+          markdown: e.markdown,
+          by: e.label ?? e.client_id ?? null,
         });
       case "compaction":
         return this.notice(

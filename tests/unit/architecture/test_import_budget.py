@@ -76,8 +76,7 @@ def test_the_summaries_are_what_each_command_registers() -> None:
 
 
 KERNEL_SHARD_MODULES = {
-    "shard_core", "shard_core.contracts", "shard_core.contracts.codeintel",
-    "shard_core.contracts.tool", "shard_core.contracts.ui", "shard_core.engine",
+    "shard_core", "shard_core.contracts", "shard_core.contracts.ui", "shard_core.engine",
     "shard_core.engine.event_log", "shard_core.engine.events", "shard_core.engine.plurals",
     "shard_core.engine.state",
     "shard_core.protocol", "shard_core.protocol.commands", "shard_core.protocol.events",
@@ -91,7 +90,7 @@ KERNEL_SHARD_MODULES = {
     "shard_kernel.cell_output", "shard_kernel.clients", "shard_kernel.comm_commands",
     "shard_kernel.event_batch", "shard_kernel.iopub_hold", "shard_kernel.kernel",
     "shard_kernel.plain_text",
-    "shard_kernel.slash", "shard_kernel.terminal", "shard_kernel.terminal.escape",
+    "shard_kernel.terminal", "shard_kernel.terminal.escape",
     "shard_kernel.terminal.render", "shard_kernel.ui_bridge", "shard_kernel.widget_host",
 }  # fmt: skip
 """What the kernel needs to answer kernel_info and carry events: the wire types, the protocol,

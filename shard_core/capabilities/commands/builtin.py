@@ -1,0 +1,160 @@
+"""BuiltinCommands: the extension `shard.commands`. Its commands act on the agent they are
+bound to after assembly (`bind`): the ExtensionApi registers them, the agent they steer exists
+only once every extension is installed."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from shard_core.capabilities.commands.markdown import extensions_table, fenced, literal
+from shard_core.contracts import ExtensionApi, ToolContext
+from shard_core.engine.extension_host import ExtensionHost
+from shard_core.engine.permissions.gate import RuleGate
+from shard_core.engine.plurals import counted
+from shard_core.engine.session import AgentSession
+from shard_core.types.errors import ConfigError
+
+HELP_HEADING = "**Shard cell commands** (anything else is a prompt to the agent)"
+
+
+class CommandTarget(Protocol):
+    """What the bundled commands use of an agent (the SDK's Agent is one)."""
+
+    session: AgentSession
+    host: ExtensionHost
+    gate: RuleGate
+
+    @property
+    def title(self) -> str | None: ...
+
+    def set_title(self, title: str) -> str: ...
+
+    def set_mode(self, name: str) -> None: ...
+
+    def fork(self, entry_id: str | None = None) -> str: ...
+
+
+Handler = Callable[[CommandTarget, list[str]], "str | Awaitable[str]"]
+
+
+class BuiltinCommands:
+    """`host.install("shard.commands", commands)`, then `commands.bind(agent)`."""
+
+    def __init__(self) -> None:
+        self.target: CommandTarget | None = None
+
+    def bind(self, target: CommandTarget) -> None:
+        self.target = target
+
+    def __call__(self, api: ExtensionApi) -> None:
+        table: list[tuple[str, str, Handler]] = [
+            (
+                "mode",
+                "show the mode; `/mode plan` (read-only tools, ends with a plan) or `/mode build`"
+                " switches it",
+                _mode,
+            ),
+            ("compact", "compact the conversation now (deterministic, no model call)", _compact),
+            ("recall", "`/recall QUERY`: search everything this agent ever did", _recall),
+            ("fork", "`/fork [ENTRY_ID]`: copy the conversation into a new session", _fork),
+            (
+                "grants",
+                'list the "always allow" grants; `/grants revoke RULE` revokes one',
+                _grants,
+            ),
+            (
+                "extensions",
+                "the extensions installed and what each registered, replaced or failed",
+                lambda agent, _args: extensions_table(agent.host),
+            ),
+            ("title", "show the session's title; `/title TEXT` sets it", _title),
+            ("help", "this table", lambda agent, _args: help_text(agent.host)),
+        ]
+        for name, description, handler in table:
+            api.register_command(name, description, self._bound(handler))
+
+    def _bound(self, handler: Handler) -> Callable[[list[str]], str | Awaitable[str]]:
+        def run(args: list[str]) -> str | Awaitable[str]:
+            if self.target is None:
+                raise ConfigError("the agent is still starting: try again in a moment")
+            return handler(self.target, args)
+
+        return run
+
+
+def help_text(host: ExtensionHost) -> str:
+    """Every registered command, the bundled ones and each extension's, by name."""
+    rows = [
+        f"| `/{c.name}` | {literal(c.description)} (extension {literal(c.extension)}) |"
+        for c in host.commands()
+    ]
+    return f"{HELP_HEADING}\n\n| command | what it does |\n|---|---|\n" + "\n".join(rows) + "\n"
+
+
+async def _compact(agent: CommandTarget, args: list[str]) -> str:
+    if agent.session.running:
+        return "Busy: compaction runs between turns; try again when the turn has ended."
+    event = await agent.session.compact("manual")
+    if event is None:
+        tokens = agent.session.meter.context_tokens
+        return (
+            f"Nothing worth folding: a summary would not make the context "
+            f"(~{tokens:,} tokens) smaller."
+        )
+    return (
+        f"Compaction {event.index}: {counted(event.entries_folded, 'entry')} folded, "
+        f"{event.tokens_before} → {event.tokens_after} tokens."
+    )
+
+
+def _fork(agent: CommandTarget, args: list[str]) -> str:
+    session_id = agent.fork(args[0] if args else None)
+    return f"Forked into `{session_id}`; continue it with `shard run --resume {session_id}`."
+
+
+def _title(agent: CommandTarget, args: list[str]) -> str:
+    if not args:
+        return f"Title: {literal(agent.title)}" if agent.title else "No title yet."
+    return f"Title set: {literal(agent.set_title(' '.join(args)))}"
+
+
+def _mode(agent: CommandTarget, args: list[str]) -> str:
+    modes = ", ".join(f"`{m}`" for m in sorted(agent.session.modes))
+    if not args:
+        return f"Mode: **{agent.session.mode}** (available: {modes})"
+    agent.set_mode(args[0])
+    return f"Mode: **{agent.session.mode}**"
+
+
+async def _recall(agent: CommandTarget, args: list[str]) -> str:
+    tool = agent.session.tools.get("recall")
+    if tool is None:
+        return "Recall is not available for this agent."
+    s = agent.session
+    ctx = ToolContext(
+        cwd=s.config.cwd,
+        roots=s.config.roots,
+        agent_id=s.agent_id,
+        session_id=s.store.session_id,
+        call_id="slash-recall",
+    )
+    query = " ".join(args)
+    arguments: dict[str, object] = {"scope": "all"}
+    if query:
+        arguments["query"] = query
+    result = await tool.execute(arguments, ctx)
+    return fenced(result.text)
+
+
+def _grants(agent: CommandTarget, args: list[str]) -> str:
+    store = agent.gate.grants
+    if args[:1] == ["revoke"]:
+        if len(args) != 2:
+            raise ConfigError("usage: /grants revoke RULE")
+        removed = store.revoke(args[1])
+        return f"Revoked `{args[1]}`." if removed else f"No grant `{args[1]}`."
+    grants = store.grants()
+    if not grants:
+        return "No grants: nothing is always allowed for this agent."
+    return "\n".join(f"- `{g.text}` (granted by {g.granted_by})" for g in grants)
