@@ -56,7 +56,7 @@ def test_status_and_an_extension_command_show_in_the_chat_tab(
         menu = chat.locator(".shard-slash-menu")
         for name in ("/status", "/greet", "/extensions", "/title", "/help"):
             expect(menu.locator(f'li[data-command="{name}"]')).to_be_visible(timeout=30_000)
-        box.press_sequentially("gr")
+        box.press_sequentially("gre")
         expect(menu.locator("li")).to_have_count(1)
         expect(menu).to_contain_text("greets NAME")
 
