@@ -138,7 +138,7 @@ def test_valid_commands_reach_the_controller_and_are_acknowledged(
                 "invalid message: Input tag 'launch_missiles' found using 'type' does not match "
                 "any of the expected tags: 'prompt', 'steer', 'abort', 'attach', 'sync', "
                 "'heartbeat', 'permission_response', 'ui_response', 'set_mode', 'session_op', "
-                "'inject', 'set_title', 'relay_ask', 'slash', 'list_commands'",
+                "'inject', 'set_title', 'rewind', 'relay_ask', 'slash', 'list_commands'",
             ),
         ),
         (
