@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from shard_core.contracts.access import CommandAccess
+from shard_core.engine.access import access_for
 from shard_core.engine.event_log import EventLog
 from shard_core.protocol.events import (
     Event,
@@ -44,7 +46,9 @@ def find_dangling(events: list[Event]) -> Dangling:
         elif isinstance(event, TurnEndEvent):
             state = Dangling()
         elif isinstance(event, ToolCallEvent):
-            command = event.call.input.get("command") if event.call.name == "bash" else None
+            access = access_for(event.call.name)
+            arg = access.arg if isinstance(access, CommandAccess) else None
+            command = event.call.input.get(arg) if arg else None
             state.calls[event.call.id] = f"a running {event.call.name}" + (
                 f": {command}" if command else ""
             )

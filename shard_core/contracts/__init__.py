@@ -12,6 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from shard_core.contracts.access import CommandAccess, PathAccess, ToolAccess, access_of
     from shard_core.contracts.codeintel import CodeIntelligenceProvider, Symbol
     from shard_core.contracts.compactor import (
         CompactionInput,
@@ -60,6 +61,10 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "CommandAccess": "access",
+    "PathAccess": "access",
+    "ToolAccess": "access",
+    "access_of": "access",
     "CodeIntelligenceProvider": "codeintel",
     "Symbol": "codeintel",
     "CompactionInput": "compactor",
@@ -118,6 +123,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "CodeIntelligenceProvider",
+    "CommandAccess",
     "CommandHandler",
     "CompactionInput",
     "Compactor",
@@ -136,6 +142,7 @@ __all__ = [
     "ModeContext",
     "ModelFamily",
     "ModelParser",
+    "PathAccess",
     "PermissionAnswer",
     "PermissionGate",
     "PermissionOutcome",
@@ -153,11 +160,13 @@ __all__ = [
     "SkillLoader",
     "Symbol",
     "Tool",
+    "ToolAccess",
     "ToolContext",
     "ToolRegistry",
     "UiBridge",
     "WebError",
     "WebFetcher",
     "WireBody",
+    "access_of",
     "tool_spec",
 ]

@@ -42,6 +42,10 @@ class ToolContext:
 
 @runtime_checkable
 class Tool(Protocol):
+    """A tool. Optionally it declares `access` (access.py: PathAccess, CommandAccess): the shape
+    the permission gate judges a call by; without one the call is judged by name and
+    `read_only` alone."""
+
     name: str
     description: str
     input_schema: JsonObject

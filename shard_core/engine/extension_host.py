@@ -45,6 +45,7 @@ from shard_core.contracts import (
     UiBridge,
     WebFetcher,
 )
+from shard_core.engine.access import declare_tool
 from shard_core.engine.compaction.registered import BudgetedExtractor
 from shard_core.engine.events import EventStream
 from shard_core.engine.extension_events import EventHandlers, Handler
@@ -133,6 +134,7 @@ class ExtensionHost:
     def register_tool(self, tool: Tool) -> None:
         self._claim(f"tool:{tool.name}")
         self.snapshot.tools.register(tool)
+        declare_tool(tool)  # its permission shape, for what knows only the name (rules)
 
     def register_mode(self, mode: Mode) -> None:
         self._claim(f"mode:{mode.name}")

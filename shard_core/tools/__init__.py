@@ -23,14 +23,15 @@ if TYPE_CHECKING:
     from shard_core.tools.write import WriteTool
 
 _WHERE = {
-    "BashTool": "bash",
-    "EditTool": "edit",
-    "FindTool": "find",
-    "GrepTool": "grep",
-    "LsTool": "ls",
     "ReadTool": "read",
     "WriteTool": "write",
+    "EditTool": "edit",
+    "BashTool": "bash",
+    "GrepTool": "grep",
+    "FindTool": "find",
+    "LsTool": "ls",
 }
+"""Each tool class → its module, in the order the model sees them."""
 
 
 def __getattr__(name: str) -> Any:
@@ -40,6 +41,12 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value
     return value
+
+
+def builtin_tool_types() -> list[type]:
+    """The built-in tools' classes, in the order the model sees them (their `name` and
+    `access` are class attributes: what the permission rules know before any agent exists)."""
+    return [__getattr__(name) for name in _WHERE]
 
 
 def builtin_tools(

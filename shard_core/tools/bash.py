@@ -10,6 +10,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from shard_core.contracts import ToolContext
+from shard_core.contracts.access import CommandAccess, ToolAccess
 from shard_core.tools.environment import OWNER_VARIABLE, scrubbed_env, tool_environment
 from shard_core.tools.guard import guarded
 from shard_core.tools.process import (
@@ -78,6 +79,7 @@ class BashTool:
     }
     read_only: bool = False
     kind: str = "execute"  # ToolKind: what an ACP host shows
+    access: ToolAccess = CommandAccess()
 
     def __init__(
         self,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from shard_core.contracts import ToolContext
+from shard_core.contracts.access import PathAccess, ToolAccess
 from shard_core.engine.plurals import counted
 from shard_core.tools.atomic import write_atomic
 from shard_core.tools.diffs import diff_texts
@@ -61,6 +62,7 @@ class EditTool:
     }
     read_only: bool = False
     kind: str = "edit"  # ToolKind: what an ACP host shows
+    access: ToolAccess = PathAccess(writes=True)
 
     @guarded
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:

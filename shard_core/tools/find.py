@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from shard_core.contracts import ToolContext
+from shard_core.contracts.access import PathAccess, ToolAccess
 from shard_core.tools.globs import glob_regex
 from shard_core.tools.guard import guarded
 from shard_core.tools.ignore import walk_files
@@ -38,6 +39,7 @@ class FindTool:
     }
     read_only: bool = True
     kind: str = "search"  # ToolKind: what an ACP host shows
+    access: ToolAccess = PathAccess(default=".")
 
     @guarded
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from shard_core.contracts import ToolContext
+from shard_core.contracts.access import PathAccess, ToolAccess
 from shard_core.tools.guard import guarded
 from shard_core.tools.pysearch import search_with_python
 from shard_core.tools.ripgrep import find_rg, search_with_rg
@@ -44,6 +45,7 @@ class GrepTool:
     }
     read_only: bool = True
     kind: str = "search"  # ToolKind: what an ACP host shows
+    access: ToolAccess = PathAccess(default=".")
 
     def __init__(self, *, use_ripgrep: bool = True) -> None:
         # Looked up once: the binary does not move while a kernel runs.

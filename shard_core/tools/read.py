@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from shard_core.contracts import ToolContext
+from shard_core.contracts.access import PathAccess, ToolAccess
 from shard_core.engine.plurals import counted
 from shard_core.tools.encoding import decode_text, split_lines
 from shard_core.tools.guard import guarded
@@ -54,6 +55,7 @@ class ReadTool:
     }
     read_only: bool = True
     kind: str = "read"  # ToolKind: what an ACP host shows
+    access: ToolAccess = PathAccess()
 
     @guarded
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 from shard_core.contracts import ToolContext
+from shard_core.contracts.access import PathAccess, ToolAccess
 from shard_core.tools.atomic import write_atomic
 from shard_core.tools.diffs import diff_texts
 from shard_core.tools.encoding import decode_text
@@ -35,6 +36,7 @@ class WriteTool:
     }
     read_only: bool = False
     kind: str = "edit"  # ToolKind: what an ACP host shows
+    access: ToolAccess = PathAccess(writes=True, rule="Edit")
 
     @guarded
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:

@@ -18,14 +18,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from shard_core.contracts import PermissionQuery
+from shard_core.contracts import PathAccess, PermissionQuery
+from shard_core.engine.access import access_for
 from shard_core.engine.config import load_config
 from shard_core.engine.modes import bundled_modes
 from shard_core.engine.permissions import Explanation, GrantStore, explain, load_rules
 from shard_core.types.errors import ConfigError
 from shard_kernel.exit_codes import ExitCode
 
-READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
 _EXAMPLES = """examples:
   shard rules check bash '{"command": "git add x && git push"}' --allow 'Bash(git add:*)'
   shard rules check edit '{"path": ".git/config"}' --json
@@ -82,6 +82,9 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> tuple[Explanation, tuple[str, ...]]:
+    from shard_kernel.notebook_tools.extension import declare_notebook_tools
+
+    declare_notebook_tools()  # their rules parse here as in an agent that has them
     payload = _input(args.input)
     cwd = Path(os.path.realpath(args.cwd or Path.cwd()))
     if not cwd.is_dir():
@@ -97,10 +100,11 @@ def _explain(args: argparse.Namespace) -> tuple[Explanation, tuple[str, ...]]:
     grants = GrantStore(args.agent).rules() if args.agent else []
     mode = next((m for m in bundled_modes() if m.name == args.mode), None)
     tool = args.tool if args.tool.startswith("mcp__") else args.tool.lower()
+    access = access_for(tool)
     query = PermissionQuery(
         tool=tool,
         input=payload,
-        read_only=args.read_only or tool in READ_ONLY_TOOLS,
+        read_only=args.read_only or (isinstance(access, PathAccess) and not access.writes),
         cwd=cwd,
         call_id="rules-check",
         turn_id="rules-check",

@@ -230,6 +230,9 @@ def _check_model(model: str) -> None:
 
 
 def _check_rules(command: AgentCreateCommand) -> None:
+    from shard_kernel.notebook_tools.extension import declare_notebook_tools
+
+    declare_notebook_tools()  # the agent will have them: `NotebookEdit(…)` rules are valid
     permissions = command.permissions
     if permissions.ask:
         raise BadRequestError(

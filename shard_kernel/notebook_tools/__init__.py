@@ -5,7 +5,11 @@
 
 from shard_kernel.notebook_tools.context import NotebookSetup
 from shard_kernel.notebook_tools.document import NotebookError, NotebookFile
-from shard_kernel.notebook_tools.extension import EXTENSION_NAME, notebook_extension
+from shard_kernel.notebook_tools.extension import (
+    EXTENSION_NAME,
+    declare_notebook_tools,
+    notebook_extension,
+)
 from shard_kernel.notebook_tools.workspace_kernel import Execution, KernelError, WorkspaceKernel
 
 __all__ = [
@@ -16,5 +20,6 @@ __all__ = [
     "NotebookFile",
     "NotebookSetup",
     "WorkspaceKernel",
+    "declare_notebook_tools",
     "notebook_extension",
 ]

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 from shard_core.contracts import ToolContext
+from shard_core.contracts.access import PathAccess, ToolAccess
 from shard_core.engine.plurals import counted
 from shard_core.tools.diffs import diff_texts
 from shard_core.tools.guard import check_input, guarded
@@ -24,6 +25,7 @@ Saved = Callable[[Path], Awaitable[None]]
 class NotebookEditTool:
     name: str = "notebook_edit"
     read_only: bool = False
+    access: ToolAccess = PathAccess(writes=True)
 
     def __init__(
         self,

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 from shard_core.contracts import Disposer, Extension, ExtensionApi
 from shard_core.contracts.extension import CommandHandler
+from shard_core.engine.access import declare_tools
 from shard_core.engine.config import SandboxConfig
 from shard_core.engine.prompt import PROMPT_SECTIONS_EVENT
 from shard_core.sdk import sandbox_policy
@@ -35,6 +36,16 @@ from shard_kernel.notebook_tools.workspace_kernel import KernelError, WorkspaceK
 
 EXTENSION_NAME = "shard.notebook"
 KERNEL_USAGE = "usage: /kernel [status|restart|interrupt]"
+TOOL_TYPES = (
+    NotebookReadTool, NotebookEditTool, NotebookRunTool, PythonExecTool, PythonInspectTool,
+    KernelRestartTool,
+)  # fmt: skip
+
+
+def declare_notebook_tools() -> None:
+    """Make the notebook tools' permission shapes known where no agent installs them: rules
+    such as `NotebookEdit(*.ipynb)` then parse (`shard rules check`, the gateway's checks)."""
+    declare_tools(TOOL_TYPES)
 
 
 def notebook_extension(

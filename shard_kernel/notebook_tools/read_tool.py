@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from shard_core.contracts import ToolContext
+from shard_core.contracts.access import PathAccess, ToolAccess
 from shard_core.engine.plurals import counted
 from shard_core.tools.guard import guarded
 from shard_core.types import JsonObject, TextBlock, ToolResult
@@ -21,6 +22,7 @@ DEFAULT_LIMIT = 100
 class NotebookReadTool:
     name: str = "notebook_read"
     read_only: bool = True
+    access: ToolAccess = PathAccess()
 
     def __init__(self, setup: NotebookSetup, store: NotebookStore | None = None) -> None:
         self.store = store or NotebookStore()

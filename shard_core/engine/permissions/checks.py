@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from shard_core.contracts.access import ToolAccess
 from shard_core.engine.permissions.command_forms import rule_forms
 from shard_core.engine.permissions.paths import PROTECTED_FILES, PathTarget
 from shard_core.engine.permissions.rules import Rule
@@ -61,6 +62,9 @@ class Check:
     argv: tuple[str, ...] | None = None
     reaches: tuple[str, ...] = ()
     """Places outside the workspace the call reads without a path (a ReachingTool's reach)."""
+    access: ToolAccess | None = None
+    """The shape the tool declared (None: the one declared for its name): which rules of
+    another name (`Read`, `Edit`, `Bash`) also cover it."""
 
     @property
     def writes(self) -> bool:
@@ -120,7 +124,7 @@ def rule_matches(rule: Rule, check: Check, *, as_written: bool = False) -> bool:
     `as_written` (deny and ask rules) also tries the path as written and every form the command
     could mean (command_forms.py); allow rules see the real path and the narrow forms.
     """
-    if not rule.covers_tool(check.tool):
+    if not rule.covers_tool(check.tool, check.access):
         return False
     if check.argv is not None:
         forms = rule_forms(check.argv, broad=as_written)

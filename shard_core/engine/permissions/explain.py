@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from shard_core.contracts import Mode, PermissionQuery, ReachingTool, Tool, ToolContext
+from shard_core.contracts.access import CommandAccess, PathAccess
+from shard_core.engine.access import call_access
 from shard_core.engine.permissions.checks import (
     AskKind,
     Check,
@@ -33,15 +35,13 @@ from shard_core.engine.permissions.checks import (
     evaluate_check,
 )
 from shard_core.engine.permissions.paths import resolve_target
-from shard_core.engine.permissions.rules import PATH_TOOLS, Rule
+from shard_core.engine.permissions.rules import Rule
 from shard_core.engine.permissions.shell_policy import BashPart, judge_bash
 from shard_core.engine.permissions.sources import RuleSet, SourcedRule
 from shard_core.engine.permissions.suggest import single, suggest_path, suggest_tool
 from shard_core.types import Ask, Decision, Deny, JsonObject, ToolResult
 
 __all__ = ["Explanation", "Part", "canonical_tool", "explain"]
-
-_DIR_TOOLS = frozenset({"grep", "find", "ls"})
 
 
 @dataclass(frozen=True)
@@ -119,8 +119,11 @@ def _layered(
     query: PermissionQuery, book: RuleBook, mode: Mode | None, tool: Tool | None
 ) -> Explanation:
     name = canonical_tool(query.tool)
-    bash = name == "bash"
-    base = _explain_bash(query, book) if bash else _explain_tool(name, query, book, tool)
+    access = call_access(name, tool)
+    if isinstance(access, CommandAccess):
+        base = _explain_bash(name, query.input.get(access.arg), query, book)
+    else:
+        base = _explain_tool(name, query, book, tool, access)
     if mode is None or base.decision == "deny":
         return base
     vote = mode.vote(tool or _QueriedTool(query.tool, query.read_only), dict(query.input))
@@ -146,23 +149,28 @@ def _apply_vote(base: Explanation, vote: Decision, mode: str) -> Explanation:
 
 
 def _explain_tool(
-    name: str, query: PermissionQuery, book: RuleBook, tool: Tool | None
+    name: str,
+    query: PermissionQuery,
+    book: RuleBook,
+    tool: Tool | None,
+    access: PathAccess | None,
 ) -> Explanation:
     read_only = query.read_only
-    if name not in PATH_TOOLS:
+    if access is None:
         reaches = _reach(tool, query)
         check = Check(name, name, read_only=read_only, reaches=reaches)
         default = read_only and not name.startswith("mcp__")
         suggestion = None if reaches else suggest_tool(name)
         return _from_verdict(evaluate_check(check, book, default_allow=default), suggestion)
-    raw = query.input.get("path", "." if name in _DIR_TOOLS else None)
+    raw = query.input.get(access.arg, access.default)
     try:
         target = resolve_target(raw, query.cwd)
     except ValueError as exc:
         return Explanation("ask", f"{name}: {exc}", ask="unclear")
-    check = Check(name, f"{name} {target.raw}", read_only=read_only, target=target)
+    label = f"{name} {target.raw}"
+    check = Check(name, label, read_only=read_only, target=target, access=access)
     verdict = evaluate_check(check, book, default_allow=read_only)
-    found = _from_verdict(verdict, suggest_path(name, target))
+    found = _from_verdict(verdict, suggest_path(name, target, access))
     return found if target.inside else replace(found, outside=target.resolved)
 
 
@@ -185,8 +193,10 @@ def _from_verdict(verdict: Verdict, suggestion: str | None) -> Explanation:
     )
 
 
-def _explain_bash(query: PermissionQuery, book: RuleBook) -> Explanation:
-    judged = judge_bash(query.input.get("command"), query.cwd, book)
+def _explain_bash(
+    name: str, command: object, query: PermissionQuery, book: RuleBook
+) -> Explanation:
+    judged = judge_bash(command, query.cwd, book, tool=name)
     parts = tuple(_part(p) for p in judged.parts)
     pairs = list(zip(judged.parts, parts, strict=True))
     denied = next(((b, p) for b, p in pairs if b.verdict.decision == "deny"), None)

@@ -15,8 +15,11 @@ The forms, and what each one matches:
 - `mcp__server__tool`, `mcp__server__*` and `mcp__server` (every tool of that server).
 
 Tool names are case-insensitive, and CamelCase names the snake_case tool (`PythonExec` is
-`python_exec`). As in Claude Code, an `Edit` rule also covers `write` (and `notebook_edit`), and a
-`Read` rule also covers `grep`, `find`, `ls` (and `notebook_read`).
+`python_exec`). Which rules take a specifier, and what it means, is what the tool declares as
+its `access` (contracts/access.py, looked up in engine/access.py): a path tool's rules take path
+patterns, a command tool's command words. As in Claude Code, `Read` rules also cover every
+reading path tool (`grep`, `find`, `ls`, `notebook_read`, a third party's), `Edit` rules every
+writing one (`write`, `notebook_edit`), and `Bash` rules every command tool.
 """
 
 from __future__ import annotations
@@ -29,39 +32,28 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
+from shard_core.contracts.access import CommandAccess, PathAccess, ToolAccess
+from shard_core.engine.access import access_for, declared
 from shard_core.engine.permissions.shell_words import command_name
 from shard_core.types.errors import ConfigError
 
-__all__ = [
-    "DISPLAY_NAMES",
-    "PATH_TOOLS",
-    "PathPattern",
-    "Rule",
-    "parse_rule",
-]
+__all__ = ["PathPattern", "Rule", "parse_rule", "rule_name"]
 
-PATH_TOOLS = frozenset(
-    {"read", "write", "edit", "grep", "find", "ls", "notebook_read", "notebook_edit"}
-)
-DISPLAY_NAMES = {
-    "bash": "Bash",
-    "read": "Read",
-    "write": "Write",
-    "edit": "Edit",
-    "grep": "Grep",
-    "find": "Find",
-    "ls": "Ls",
-    "notebook_read": "NotebookRead",
-    "notebook_edit": "NotebookEdit",
-    "notebook_run": "NotebookRun",
-    "python_exec": "PythonExec",
-}
-# Which query tools a rule written for a tool also covers (Claude Code semantics); a notebook
-# edit is an edit of that path, a notebook read a read of it.
-_COVERS = {
-    "edit": frozenset({"edit", "write", "notebook_edit"}),
-    "read": frozenset({"read", "grep", "find", "ls", "notebook_read"}),
-}
+
+def _reads(access: ToolAccess | None) -> bool:
+    return isinstance(access, PathAccess) and not access.writes
+
+
+def _writes(access: ToolAccess | None) -> bool:
+    return isinstance(access, PathAccess) and access.writes
+
+
+def _runs(access: ToolAccess | None) -> bool:
+    return isinstance(access, CommandAccess)
+
+
+_FAMILIES = {"read": _reads, "edit": _writes, "bash": _runs}
+"""The rules that also cover other tools, by the shape those declare (Claude Code semantics)."""
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _RULE = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_\-]*\*?)(?:\((?P<spec>.*)\))?", re.DOTALL)
 _MCP = re.compile(r"mcp__(?P<server>[A-Za-z0-9_\-]+?)(?:__(?P<tool>[A-Za-z0-9_\-]+|\*))?")
@@ -110,10 +102,16 @@ class Rule:
     def bare(self) -> bool:
         return self.words is None and self.path is None
 
-    def covers_tool(self, tool: str) -> bool:
+    def covers_tool(self, tool: str, access: ToolAccess | None = None) -> bool:
+        """Whether the rule is about `tool`; `access` is the shape it is judged by (None: the
+        one declared for its name)."""
         if self.tool.startswith("mcp__"):
             return _mcp_covers(self.tool, tool)
-        return tool.lower() in _COVERS.get(self.tool, frozenset({self.tool}))
+        name = tool.lower()
+        if name == self.tool:
+            return True
+        family = _FAMILIES.get(self.tool)
+        return family is not None and family(access or access_for(name))
 
     def matches_argv(self, argv: tuple[str, ...]) -> bool:
         if self.words is None:
@@ -172,17 +170,26 @@ def _build(text: str, name: str, spec: str | None) -> Rule:
         raise ValueError("'*' is only allowed in mcp__server__* rules")
     # `PythonExec` names the tool `python_exec`: rules are written in CamelCase, tools in snake.
     tool = _WORD_BOUNDARY.sub("_", name).lower()
-    if spec is None or (spec.strip() == "*" and tool == "bash"):
+    access = access_for(tool)
+    if spec is None or (spec.strip() == "*" and isinstance(access, CommandAccess)):
         return Rule(text, tool)
-    if tool == "bash":
+    if isinstance(access, CommandAccess):
         words, prefix = _command_words(spec)
         return Rule(text, tool, words=words, prefix=prefix)
-    if tool in PATH_TOOLS:
+    if isinstance(access, PathAccess):
         return Rule(text, tool, path=parse_path_pattern(spec))
-    raise ValueError(
-        f"{name}(…) takes no specifier; only Bash, Read, Edit, Write, Grep, Find, Ls, "
-        "NotebookRead and NotebookEdit do"
-    )
+    named = [rule_name(t) for t in declared()]
+    only = ", ".join(named[:-1]) + f" and {named[-1]}" if len(named) > 1 else "".join(named)
+    raise ValueError(f"{name}(…) takes no specifier; only {only} do")
+
+
+def rule_name(tool: str) -> str:
+    """How rules name a tool: `python_exec` → `PythonExec` (MCP names as they are); the name
+    itself when the CamelCase form would not name it again."""
+    if tool.startswith("mcp__"):
+        return tool
+    camel = "".join(part[:1].upper() + part[1:] for part in tool.split("_"))
+    return camel if _WORD_BOUNDARY.sub("_", camel).lower() == tool.lower() else tool
 
 
 def _command_words(spec: str) -> tuple[tuple[str, ...], bool]:

@@ -70,8 +70,9 @@ class BashJudgement:
     problems: tuple[str, ...] = ()
 
 
-def judge_bash(command: object, cwd: Path, book: RuleBook) -> BashJudgement:
-    """Analyse `command` and judge each part; unanalysable input gives `ok=False`, no parts."""
+def judge_bash(command: object, cwd: Path, book: RuleBook, *, tool: str = "bash") -> BashJudgement:
+    """Analyse `command` and judge each part; unanalysable input gives `ok=False`, no parts.
+    `tool` is the command tool that runs it (its own rules and Bash rules cover it)."""
     if not isinstance(command, str) or not command.strip():
         return BashJudgement((), False, ("no command given",))
     try:
@@ -79,13 +80,18 @@ def judge_bash(command: object, cwd: Path, book: RuleBook) -> BashJudgement:
     except Exception as exc:  # the analyser's failure is an ask, whatever it was
         return BashJudgement((), False, (f"could not analyse the command: {exc!r}",))
     moves = any(c.argv[:1] and c.argv[0] in _CHANGES_DIRECTORY for c in analysis.commands)
-    parts = tuple(_judge_part(c, analysis, cwd, book, moves) for c in analysis.commands)
+    parts = tuple(_judge_part(c, analysis, cwd, book, moves, tool) for c in analysis.commands)
     problems = analysis.problems or (() if parts else ("no command found",))
     return BashJudgement(parts, analysis.ok and bool(parts), problems)
 
 
 def _judge_part(
-    command: SimpleCommand, analysis: ShellAnalysis, cwd: Path, book: RuleBook, moves: bool
+    command: SimpleCommand,
+    analysis: ShellAnalysis,
+    cwd: Path,
+    book: RuleBook,
+    moves: bool,
+    tool: str,
 ) -> BashPart:
     verdicts: list[Verdict] = []
     suggestions: list[str | None] = []
@@ -95,12 +101,12 @@ def _judge_part(
         default = readonly and is_read_only_command(
             command.argv, words[1:], cwd, _guarded_read(book)
         )
-        check = Check("bash", f"`{command.text}`", argv=command.argv)
+        check = Check(tool, f"`{command.text}`", argv=command.argv)
         verdicts.append(evaluate_check(check, book, default_allow=default))
         suggestions.append(suggest_command(command.argv, book.rules.deny))
-    for tool, paths in (("read", command.reads), ("write", command.writes)):
+    for as_tool, paths in (("read", command.reads), ("write", command.writes)):
         for raw in paths:
-            verdict, suggestion = _path_verdict(tool, raw, cwd, book, moves)
+            verdict, suggestion = _path_verdict(as_tool, raw, cwd, book, moves)
             verdicts.append(verdict)
             suggestions.append(suggestion)
     return BashPart(command.text, command.argv, tuple(verdicts), tuple(suggestions))

@@ -4,9 +4,10 @@
   cargo, …), else `Bash(<cmd>:*)`; the exact command for interpreters, shells and `sudo`, whose
   arguments are code. A candidate that would also cover something a deny rule denies is skipped
   for a narrower one (down to the exact command).
-- A file: `Edit(<path relative to the cwd>)` for writes, `Read(<path>)` and friends for reads,
-  absolute outside the workspace; glob characters escaped.
-- Anything else: the bare tool name (`mcp__server__tool`).
+- A file: the rule the path tool declares (`rule`: `write` names `Edit`), else its own name —
+  `Edit(<path relative to the cwd>)`, `Read(<path>)`, `Grep(<dir>)` — absolute outside the
+  workspace; glob characters escaped.
+- Anything else: the bare tool name as rules write it (`PythonExec`, `mcp__server__tool`).
 
 One call gets one suggestion; when different parts of a shell call would need different rules,
 there is none (a grant must cover the whole call).
@@ -18,9 +19,11 @@ import re
 import shlex
 from collections.abc import Iterable
 
+from shard_core.contracts.access import PathAccess
+from shard_core.engine.access import access_for
 from shard_core.engine.permissions.checks import Check, rule_matches
 from shard_core.engine.permissions.paths import PathTarget
-from shard_core.engine.permissions.rules import DISPLAY_NAMES, Rule, parse_rule
+from shard_core.engine.permissions.rules import Rule, parse_rule, rule_name
 from shard_core.engine.permissions.shell_words import is_interpreter
 from shard_core.engine.permissions.sources import SourcedRule
 from shard_core.types.errors import ConfigError
@@ -61,20 +64,24 @@ def suggest_command(argv: tuple[str, ...], deny: Iterable[SourcedRule]) -> str |
     return None
 
 
-def suggest_path(tool: str, target: PathTarget) -> str | None:
-    """`Edit(rel)` for a write, `<Tool>(path)` for a read; None if it would not match again."""
-    rule_tool = "Edit" if tool in ("edit", "write") else DISPLAY_NAMES.get(tool, tool)
+def suggest_path(tool: str, target: PathTarget, access: PathAccess | None = None) -> str | None:
+    """`<Rule>(path)` for a path tool (`access`: its shape, None: the one declared for its
+    name); None if it would not match the call again."""
+    shape = access or access_for(tool)
+    if not isinstance(shape, PathAccess):
+        return None
+    rule_tool = shape.rule or rule_name(tool)
     rel = target.rel
     shown = "." if rel == "" else _escape(str(target.resolved) if rel is None else rel)
     text = f"{rule_tool}({shown})"
     rule = _parsed(text)
-    check = Check(tool, text, read_only=tool not in ("edit", "write"), target=target)
+    check = Check(tool, text, read_only=not shape.writes, target=target, access=shape)
     return text if rule is not None and rule_matches(rule, check) else None
 
 
 def suggest_tool(tool: str) -> str | None:
     """A bare rule for a tool without a specifier form."""
-    text = tool if tool.startswith("mcp__") else DISPLAY_NAMES.get(tool, tool)
+    text = rule_name(tool)
     return text if _parsed(text) is not None else None
 
 

@@ -11,6 +11,8 @@ import json
 import re
 from dataclasses import dataclass
 
+from shard_core.contracts.access import CommandAccess
+from shard_core.engine.access import access_for
 from shard_core.types import (
     CheckpointEntry,
     CompactionEntry,
@@ -61,8 +63,9 @@ def call_paths(call: ToolCallBlock) -> tuple[str, ...]:
 
 
 def _call_text(call: ToolCallBlock) -> str:
-    command = call.input.get("command")
-    if call.name == "bash" and isinstance(command, str):
+    access = access_for(call.name)
+    command = call.input.get(access.arg) if isinstance(access, CommandAccess) else None
+    if isinstance(command, str):
         return f"$ {command}"
     return f"{call.name} {json.dumps(call.input, ensure_ascii=False, sort_keys=True)}"
 

@@ -44,6 +44,7 @@ def warm_facts(
     the span's last turns need (transcript lines, outstanding findings) are left to the
     boundary: most blocks never get there."""
     tools = ToolIndex(blocks)
+    changing = files.changing_tools()
     for block in blocks:
         if block.kind == "user":
             facts.of(intent.block_preferences, block, None)
@@ -53,7 +54,7 @@ def warm_facts(
             facts.of(turns.runs_tests, block, None)
             if "git" in block.command:
                 facts.of(vcs.commits_of, block, None)
-        elif block.kind == "tool_call" and block.name in files.CHANGING_TOOLS:
+        elif block.kind == "tool_call" and block.name in changing:
             facts.of(files.file_change, block, tools.result_of(block))
         elif block.kind == "tool_result" and block.name in catalog.READ_TOOLS:
             path = tools.path_of(block)

@@ -12,12 +12,14 @@ from collections.abc import Sequence
 from shard_core.contracts.compactor import ExtractorContext
 from shard_core.engine.compaction.context import facts_of, tool_index
 from shard_core.engine.compaction.excerpts import clip, clip_all
-from shard_core.engine.compaction.extractors.files import CHANGING_TOOLS
+from shard_core.engine.compaction.extractors.files import changing_tools
 from shard_core.types import NormalizedBlock, ToolResultNBlock
 
 log_ = logging.getLogger("shard.compaction")
 
 READ_TOOLS = frozenset({"read", "Read", "read_file", "view"})
+"""Tools whose result is a file's text as `read` gives it (numbered lines): a fact of that output
+format, not of a permission shape (a path tool's result may be anything)."""
 MAX_PATHS = 15
 MAX_SIGNATURES = 8
 SIGNATURE_CHARS = 110
@@ -82,7 +84,7 @@ class TypeCatalog:
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         tools = tool_index(blocks, ctx)
         # With a code index, files the agent changed count too: it knows their signatures.
-        names = READ_TOOLS if ctx.code_index is None else READ_TOOLS | CHANGING_TOOLS
+        names = READ_TOOLS if ctx.code_index is None else READ_TOOLS | changing_tools()
         newest: dict[str, ToolResultNBlock] = {}  # path → its latest read, newest first
         for block in tools.newest("tool_result"):
             if block.kind == "tool_result" and block.name in names and not block.is_error:

@@ -1,7 +1,9 @@
 """Files And Changes: files created, modified or deleted, from tool arguments and results.
 
-write/edit count only when their result succeeded (`(new file)` in a write result means
-created). Successful bash `rm`, `git rm`, `mv` and `git mv` count as deletions and creations.
+A call of a tool that declares it writes the path it names (`PathAccess(writes=True)`: write,
+edit, notebook_edit, a third party's) counts only when its result succeeded (`(new file)` in the
+result means created). Successful bash `rm`, `git rm`, `mv` and `git mv` count as deletions and
+creations.
 """
 
 from __future__ import annotations
@@ -11,14 +13,13 @@ import shlex
 from collections.abc import Sequence
 from operator import itemgetter
 
+from shard_core.contracts.access import PathAccess
 from shard_core.contracts.compactor import ExtractorContext
+from shard_core.engine.access import access_for, path_tools
 from shard_core.engine.compaction.context import call_path, facts_of, tool_index
 from shard_core.engine.compaction.excerpts import with_crumb
 from shard_core.types import BashBlock, NormalizedBlock, ToolCallNBlock, ToolResultNBlock
 
-WRITE_TOOLS = frozenset({"write", "Write", "write_file", "create_file"})
-EDIT_TOOLS = frozenset({"edit", "Edit", "MultiEdit", "edit_file", "str_replace"})
-CHANGING_TOOLS = WRITE_TOOLS | EDIT_TOOLS
 MAX_FILES = 40
 MAX_CRUMBS = 3
 _SEGMENTS = re.compile(r"&&|\|\||[;|\n]")
@@ -85,12 +86,26 @@ def shell_file_ops(command: str) -> list[tuple[str, str]]:
     return ops
 
 
+def changing_tools() -> frozenset[str]:
+    """The tools whose calls change the file their path argument names (as declared)."""
+    return path_tools(writes=True)
+
+
+def changed_path(call: ToolCallNBlock) -> str | None:
+    """The path a changing call names: its declared argument, else the usual keys."""
+    access = access_for(call.name)
+    value = call.args.get(access.arg) if isinstance(access, PathAccess) else None
+    if isinstance(value, str) and value:
+        return value.removeprefix("./")
+    return call_path(call)
+
+
 def file_change(call: ToolCallNBlock, result: ToolResultNBlock | None) -> FileChange | None:
-    """(path, created or modified, the result's entry index) of a write or edit that
+    """(path, created or modified, the result's entry index) of a changing call that
     succeeded; None for one that failed, has no result or names no path."""
-    if result is None or result.is_error or (path := call_path(call)) is None:
+    if result is None or result.is_error or (path := changed_path(call)) is None:
         return None
-    created = call.name in WRITE_TOOLS and "(new file)" in result.text
+    created = "(new file)" in result.text
     return path, "created" if created else "modified", result.entry_index
 
 
@@ -109,7 +124,7 @@ class FilesAndChanges:
         ]
         found: list[tuple[int, BashBlock | ToolCallNBlock]] = [
             *moves,
-            *tools.calls_named(CHANGING_TOOLS),
+            *tools.calls_named(changing_tools()),
         ]
         if moves:
             found.sort(key=itemgetter(0))  # log order: the changes as they were made

@@ -19,12 +19,11 @@ from shard_core.engine.compaction.context import (
     NO_FACTS,
     Facts,
     ToolIndex,
-    call_path,
     facts_of,
     tool_index,
 )
 from shard_core.engine.compaction.excerpts import clip, squash, with_crumb
-from shard_core.engine.compaction.extractors.files import EDIT_TOOLS, WRITE_TOOLS
+from shard_core.engine.compaction.extractors.files import changed_path, changing_tools
 from shard_core.types import BashBlock, NormalizedBlock, ToolResultNBlock, UserBlock
 
 TAIL_BLOCKS = 25
@@ -178,13 +177,13 @@ class Fix:
     path: str | None = None
 
 
-def _fix(block: NormalizedBlock, tools: ToolIndex) -> Fix | None:
+def _fix(block: NormalizedBlock, tools: ToolIndex, changing: frozenset[str]) -> Fix | None:
     if block.kind == "bash" and block.exit_code == 0:
         return Fix(command=squash(block.command))
     if block.kind == "tool_result" and not block.is_error:
         call = tools.call_of(block)
-        if call is not None and (call.name in WRITE_TOOLS or call.name in EDIT_TOOLS):
-            return Fix(path=call_path(call))
+        if call is not None and call.name in changing:
+            return Fix(path=changed_path(call))
     return None
 
 
@@ -226,8 +225,9 @@ def classify(
     (`python -m x` after `python -m pkg.x`), or a file the finding names was written."""
     tail = _tail(blocks)
     findings: list[Finding] = []
+    changing = changing_tools()
     for block in tail:
-        fix = _fix(block, tools)
+        fix = _fix(block, tools, changing)
         if fix is not None:
             findings = [
                 replace(f, resolved=True)

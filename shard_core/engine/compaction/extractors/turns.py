@@ -24,7 +24,7 @@ from shard_core.engine.compaction.excerpts import (
     with_crumb,
 )
 from shard_core.engine.compaction.extractors.catalog import READ_TOOLS
-from shard_core.engine.compaction.extractors.files import CHANGING_TOOLS, file_change
+from shard_core.engine.compaction.extractors.files import changing_tools, file_change
 from shard_core.engine.compaction.extractors.outstanding import family, key_line, last_line
 from shard_core.engine.plurals import counted
 from shard_core.types import (
@@ -74,10 +74,11 @@ def _acts(
     paths: list[str] = []
     tested: BashBlock | None = None
     said: AssistantBlock | None = None
+    changing = changing_tools()
     for block in turn:
         if block.kind == "tool_call":
             calls += 1
-            if block.name in CHANGING_TOOLS:
+            if block.name in changing:
                 change = facts.of(file_change, block, tools.result_of(block))
                 if change is not None:
                     paths.append(change[0])

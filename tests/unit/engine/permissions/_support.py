@@ -6,8 +6,13 @@ import asyncio
 
 from shard_core.engine.permissions import RuleGate, RuleSet
 from shard_core.types import PermissionDetails
+from shard_kernel.notebook_tools import declare_notebook_tools
 
 READ_ONLY = frozenset({"read", "grep", "find", "ls"})
+
+# The notebook tools (L4) declare their own permission shapes; an agent learns them when their
+# extension registers them, these tests as the gateway and `shard rules check` do.
+declare_notebook_tools()
 
 
 def rules(
