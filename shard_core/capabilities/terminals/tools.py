@@ -18,6 +18,7 @@ from typing import cast
 
 from shard_core.capabilities.terminals.terminal import Terminal
 from shard_core.contracts import ToolContext
+from shard_core.contracts.access import CommandAccess, ToolAccess
 from shard_core.tools.environment import tool_environment
 from shard_core.tools.sandbox import Sandbox
 from shard_core.tools.workspace import resolve_in_workspace
@@ -159,6 +160,8 @@ class TerminalOpenTool:
     }
     read_only = False
     kind = "execute"
+    access: ToolAccess = CommandAccess("command")
+    """judged like bash; without a command (a shell) the call is asked"""
 
     def __init__(self, terminals: Terminals) -> None:
         self.terminals = terminals
@@ -191,6 +194,8 @@ class TerminalSendTool:
     })  # fmt: skip
     read_only = False
     kind = "execute"
+    access: ToolAccess = CommandAccess("text")
+    """the typed line is judged like a bash command (`Bash(…)` rules); keys alone are asked"""
 
     def __init__(self, terminals: Terminals) -> None:
         self.terminals = terminals

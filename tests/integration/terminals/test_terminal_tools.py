@@ -64,14 +64,14 @@ async def test_a_python_repl_is_driven_like_a_person_would(tmp_path: Path, mode:
         opened = await _call(agent, "terminal_open", command="python3 -i -q", name="repl")
         assert not opened.is_error, opened.text
         tid = opened.details["terminal"]
-        ready = await _call(agent, "terminal_wait", id=tid, pattern=r">>> $", timeout=60)
+        ready = await _call(agent, "terminal_wait", id=tid, pattern=r"^>>>\s*$", timeout=60)
         assert "matched" in ready.text, ready.text
         await _call(agent, "terminal_send", id="repl", text="x = 6*7")
         await _call(agent, "terminal_send", id=tid, text="print(x)")
         answer = await _call(agent, "terminal_wait", id=tid, pattern=r"^42\s*$", timeout=30)
         assert "matched" in answer.text, answer.text
         screen = answer.text.split("--- screen ---", 1)[1]
-        assert ">>> print(x)\n42\n>>>" in screen
+        assert ">>> print(x)\n42" in screen
         assert "\x1b" not in answer.text, "the model reads the rendered screen, not escape bytes"
         listed = await _call(agent, "terminal_list")
         assert f"{tid}  repl  running  python3 -i -q" in listed.text
@@ -90,7 +90,7 @@ async def test_ctrl_c_stops_a_sleep_and_the_shell_goes_on(tmp_path: Path) -> Non
         opened = await _call(agent, "terminal_open")
         tid = opened.details["terminal"]
         await _call(agent, "terminal_send", id=tid, text="export PS1='READY> '")
-        await _call(agent, "terminal_wait", id=tid, pattern="READY> $", timeout=30)
+        await _call(agent, "terminal_wait", id=tid, pattern=r"READY>\s*$", timeout=30)
         await _call(agent, "terminal_send", id=tid, text="sleep 100; echo after-sleep")
         busy = await _call(agent, "terminal_wait", id=tid, quiet=0.5, timeout=10)
         assert "quiet for 0.5 s" in busy.text
@@ -193,3 +193,46 @@ def test_a_killed_agent_process_leaves_no_terminal_behind(tmp_path: Path) -> Non
     for pid in survivors:  # never leave one behind, even when the test fails
         os.kill(pid, signal.SIGKILL)
     assert survivors == []
+
+
+async def test_each_line_sent_is_judged_like_a_bash_command(tmp_path: Path) -> None:
+    """Through the gate (headless deny): `Bash(…)` rules decide the typed lines; a line no rule
+    allows, and a `Bash(rm:*)` deny, never reach the shell."""
+    from shard_core.contracts import ExtensionApi
+    from shard_core.protocol.events import ToolResultEvent
+    from tests.fixtures.function_provider import FunctionProvider, scripted
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    canary = tmp_path / "canary"  # outside the workspace, never in a private /tmp
+    calls = [
+        ("terminal_open", {"command": "bash --norc -i", "name": "sh"}),
+        ("terminal_send", {"id": "sh", "text": "echo allowed-$((6*7))"}),
+        ("terminal_send", {"id": "sh", "text": f"rm -rf {canary}"}),
+        ("terminal_send", {"id": "sh", "text": f"touch {workspace}/unruled"}),
+        ("terminal_wait", {"id": "sh", "pattern": "allowed-42", "timeout": 30}),
+    ]
+    steps = [{"tool_calls": [call]} for call in calls]
+    provider = FunctionProvider(scripted(*steps))
+
+    def extension(api: ExtensionApi) -> None:
+        api.register_provider("fn", lambda _model: provider)
+
+    canary.mkdir()
+    agent = await create_agent(
+        cwd=workspace, model="fn/any", home=tmp_path / "home", env={"PATH": os.environ["PATH"]},
+        config=ShardConfig.model_validate({"sandbox": {"mode": "off"}}),
+        allow=["Bash(bash --norc -i)", "Bash(echo:*)"], deny=["Bash(rm:*)"],
+        headless_policy="deny", extensions=[("test.fn", extension)],
+    )  # fmt: skip
+    try:
+        events = [e async for e in agent.prompt("drive the terminal")]
+    finally:
+        await agent.close()
+    results = [e.result for e in events if isinstance(e, ToolResultEvent)]
+    assert [r.is_error for r in results] == [False, False, True, True, False], [
+        r.text for r in results
+    ]
+    assert "matched 'allowed-42'" in results[4].text
+    assert canary.exists(), "the denied rm never ran"
+    assert not (workspace / "unruled").exists()
