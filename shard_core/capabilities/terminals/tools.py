@@ -142,6 +142,24 @@ def view(terminal: Terminal, *, new: bool = True, note: str = "") -> ToolResult:
                          pid=terminal.pid, sandbox=terminal.sandbox)  # fmt: skip
 
 
+class _OnTerminal:
+    """A tool that acts on one terminal named by `id`: the lookup and its error, then `run`."""
+
+    name: str
+
+    def __init__(self, terminals: Terminals) -> None:
+        self.terminals = terminals
+
+    async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
+        terminal = self.terminals.get(input)
+        if isinstance(terminal, str):
+            return ToolResult.error(f"{self.name}: {terminal}")
+        return await self.run(terminal, input, ctx)
+
+    async def run(self, terminal: Terminal, input: JsonObject, ctx: ToolContext) -> ToolResult:
+        raise NotImplementedError
+
+
 class TerminalOpenTool:
     name = "terminal_open"
     description = (
@@ -179,7 +197,7 @@ class TerminalOpenTool:
         return view(terminal, note=f"opened in {terminal.cwd} (sandbox: {terminal.sandbox})")
 
 
-class TerminalSendTool:
+class TerminalSendTool(_OnTerminal):
     name = "terminal_send"
     description = (
         "Type into a terminal: `text` (sent with Enter unless `enter` is false), then `keys` "
@@ -197,17 +215,11 @@ class TerminalSendTool:
     access: ToolAccess = CommandAccess("text")
     """the typed line is judged like a bash command (`Bash(…)` rules); keys alone are asked"""
 
-    def __init__(self, terminals: Terminals) -> None:
-        self.terminals = terminals
-
     async def preview(self, input: JsonObject, ctx: ToolContext) -> list[RenderDescriptor]:
         shown = describe_send(input)
         return [TextDescriptor(text=shown, format="code", language="bash")] if shown else []
 
-    async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
-        terminal = self.terminals.get(input)
-        if isinstance(terminal, str):
-            return ToolResult.error(f"terminal_send: {terminal}")
+    async def run(self, terminal: Terminal, input: JsonObject, ctx: ToolContext) -> ToolResult:
         payload = send_bytes(input)
         if isinstance(payload, str):
             return ToolResult.error(f"terminal_send: {payload}")
@@ -256,24 +268,18 @@ def describe_send(input: JsonObject) -> str:
     return " ".join(str(p) for p in parts)
 
 
-class TerminalReadTool:
+class TerminalReadTool(_OnTerminal):
     name = "terminal_read"
     description = "Read a terminal: its screen now, and the output since the last read."
     input_schema: JsonObject = _id_schema()
     read_only = True
     kind = "read"
 
-    def __init__(self, terminals: Terminals) -> None:
-        self.terminals = terminals
-
-    async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
-        terminal = self.terminals.get(input)
-        if isinstance(terminal, str):
-            return ToolResult.error(f"terminal_read: {terminal}")
+    async def run(self, terminal: Terminal, input: JsonObject, ctx: ToolContext) -> ToolResult:
         return view(terminal)
 
 
-class TerminalWaitTool:
+class TerminalWaitTool(_OnTerminal):
     name = "terminal_wait"
     description = (
         "Wait on a terminal until `pattern` (a regular expression) appears in its new output or "
@@ -288,13 +294,7 @@ class TerminalWaitTool:
     read_only = True
     kind = "read"
 
-    def __init__(self, terminals: Terminals) -> None:
-        self.terminals = terminals
-
-    async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
-        terminal = self.terminals.get(input)
-        if isinstance(terminal, str):
-            return ToolResult.error(f"terminal_wait: {terminal}")
+    async def run(self, terminal: Terminal, input: JsonObject, ctx: ToolContext) -> ToolResult:
         pattern = input.get("pattern")
         try:
             regex = re.compile(pattern, re.MULTILINE) if isinstance(pattern, str) else None
@@ -350,20 +350,14 @@ async def wait_for(
             progress()
 
 
-class TerminalCloseTool:
+class TerminalCloseTool(_OnTerminal):
     name = "terminal_close"
     description = "Close a terminal: its process and everything it started end."
     input_schema: JsonObject = _id_schema()
     read_only = False
     kind = "execute"
 
-    def __init__(self, terminals: Terminals) -> None:
-        self.terminals = terminals
-
-    async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
-        terminal = self.terminals.get(input)
-        if isinstance(terminal, str):
-            return ToolResult.error(f"terminal_close: {terminal}")
+    async def run(self, terminal: Terminal, input: JsonObject, ctx: ToolContext) -> ToolResult:
         was_alive = terminal.alive
         await terminal.close()
         self.terminals.by_id.pop(terminal.id, None)
