@@ -248,9 +248,15 @@ class AgentSession:
         self._warmed = True
 
     async def stop_follow_ups(self) -> None:
-        for task in list(self.follow_ups):
+        """Cancel every follow-up and wait for those of this loop (the kernel may close the
+        agent from another loop than the turn's: those are only cancelled)."""
+        loop = asyncio.get_running_loop()
+        tasks = list(self.follow_ups)
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self.follow_ups, return_exceptions=True)
+        mine = [task for task in tasks if task.get_loop() is loop]
+        if mine:
+            await asyncio.gather(*mine, return_exceptions=True)
 
     def set_title(self, title: str, source: TitleSource = "user") -> str:
         """Name the session (logged; the newest title wins, forks inherit it)."""
