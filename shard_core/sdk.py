@@ -210,9 +210,13 @@ class Agent:
     async def close(self) -> None:
         if self.session.running:
             self.session.abort()
-        await self.session.stop_follow_ups()  # before the language server they may wait on
-        await self.host.shutdown()
-        self.session.store.close()
+        try:
+            await self.session.stop_follow_ups()  # before the language server they may wait on
+        finally:
+            try:  # the disposers end background tasks and terminals, whatever came before
+                await self.host.shutdown()
+            finally:
+                self.session.store.close()
 
 
 def _bundled(
