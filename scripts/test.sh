@@ -53,12 +53,14 @@ prereq_status=0
 wait "$prereq" || prereq_status=$?
 cat "$prereq_log"; rm -f "$prereq_log"
 [ "$prereq_status" -eq 0 ] || { echo "a test prerequisite could not be built" >&2; exit 1; }
-# A worker per core (SHARD_TEST_WORKERS overrides); every test keeps its own ports (a range per
-# worker: tests/fixtures/ports.py), temp dirs and SHARD_HOME; a module whose module-scoped
-# fixture is expensive is one xdist_group, run whole by one worker.
+# Serial by default: run in parallel, some tests fail by the order they meet in one worker (seen:
+# tests/integration/sdk/test_modes_and_compaction.py and the papermill notebooks, which pass
+# alone). SHARD_TEST_WORKERS=auto (or N) runs a worker per core; every test keeps its own ports
+# (a range per worker: tests/fixtures/ports.py), temp dirs and SHARD_HOME, and a module whose
+# module-scoped fixture is expensive is one xdist_group, run whole by one worker.
 echo "== pytest"
 status=0
-.venv/bin/python -m pytest -m "not e2e" -n "${SHARD_TEST_WORKERS:-auto}" --dist loadgroup "$@" || status=$?
+.venv/bin/python -m pytest -m "not e2e" -n "${SHARD_TEST_WORKERS:-0}" --dist loadgroup "$@" || status=$?
 if [ "$status" -eq 5 ]; then
   echo "pytest collected no tests: that is a failure of the suite" >&2
   exit 1
