@@ -15,6 +15,7 @@ one status line.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import shutil
 import sys
@@ -71,6 +72,14 @@ def find_server() -> list[str] | None:
         if found:
             return [found, *args]
     return None
+
+
+async def _cancel_the_rest() -> None:
+    """On the language server's loop: cancel and await every other task there."""
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _new_server(diagnostics: Diagnostics, command: list[str]) -> LanguageServer:
@@ -180,6 +189,11 @@ class Diagnostics:
                 log.warning("language server did not stop in %s s", STOP_SECONDS)
         loop, thread, self._loop, self._thread = self._loop, self._thread, None, None
         if loop is not None and thread is not None:
+            # Work still queued there (a warm-up whose caller was cancelled) is cancelled and
+            # awaited first, so no task is destroyed pending when the loop closes.
+            with contextlib.suppress(Exception):
+                drained = asyncio.run_coroutine_threadsafe(_cancel_the_rest(), loop)
+                await asyncio.wait_for(asyncio.wrap_future(drained), STOP_SECONDS)
             loop.call_soon_threadsafe(loop.stop)
             await asyncio.to_thread(thread.join, 10)
             if not thread.is_alive():
