@@ -13,6 +13,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
@@ -91,9 +92,7 @@ class Terminals:
         )
         env["TERM"] = "xterm"
         argv = [self.shell, "-i"] if command is None else [self.shell, "-c", command]
-        sub = ToolContext(cwd=cwd, roots=ctx.roots, agent_id=ctx.agent_id,
-                          session_id=ctx.session_id, call_id=ctx.call_id, env=ctx.env)  # fmt: skip
-        launch = await self.sandbox.launch(argv, sub, env)
+        launch = await self.sandbox.launch(argv, replace(ctx, cwd=cwd), env)
         if isinstance(launch, str):
             return launch
         self._count += 1
