@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -137,8 +138,12 @@ class LabServer:
             method=method,
             headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
         )
-        with urllib.request.urlopen(request, timeout=10) as response:
-            text = response.read()
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                text = response.read()
+        except urllib.error.HTTPError as exc:
+            exc.close()  # it holds the response's socket until closed
+            raise
         return json.loads(text) if text else None
 
     def notebook(self, name: str, kernel: str, cells: list[str]) -> str:

@@ -96,4 +96,5 @@ def test_the_defaults_route_needs_the_token(served_lab: LabServer) -> None:
 
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(f"{served_lab.url}/shard/api/defaults", timeout=10)
+    refused.value.close()  # an HTTPError holds the response's socket until closed
     assert refused.value.code in (401, 403)
