@@ -24,6 +24,7 @@ from typing import Any
 from shard_core.capabilities.checkpoints import CheckpointsCapability
 from shard_core.capabilities.code_index import CodeIndexCapability
 from shard_core.capabilities.commands import BuiltinCommands
+from shard_core.capabilities.goals import GoalsCapability
 from shard_core.capabilities.mcp import install_mcp
 from shard_core.capabilities.skills import SkillsCapability, default_roots
 from shard_core.capabilities.subagents import SubagentsCapability
@@ -423,6 +424,7 @@ async def create_agent(
             tasks_running=lambda: any(t.running for t in tasks.all()),
         )
         await host.install("shard.checkpoints", checkpoints)
+        await host.install("shard.goals", GoalsCapability(store=lambda: store))
         # MCP last: the transports extensions registered are known, and its grants are this agent's.
         await install_mcp(host, config, cwd=root, home=home, env=env, trusted=opts.trust_project,
                           agent_id=agent_id, diagnostics=opts.diagnostics,

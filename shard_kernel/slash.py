@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from shard_core.capabilities.commands import fenced, literal
 from shard_core.capabilities.commands.builtin import help_text as _help_text
+from shard_core.capabilities.goals import latest_goal
+from shard_core.capabilities.goals.capability import describe as describe_goal
 from shard_core.contracts import Extension, ExtensionApi
 from shard_core.engine.slash_commands import command_names as _names
 from shard_core.engine.slash_commands import run_command
@@ -70,6 +72,7 @@ def status_table(host: AgentHost) -> str:
         ("usage", format_usage(meter.total)),
         ("clients", clients_line(host)),
         ("pending asks", str(len(host.pending))),
+        ("goal", describe_goal(latest_goal(s.store.branch()))),
     ]
     table = "| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows)
     notes = "".join(f"\n- {literal(line)}" for line in s.diagnostics)

@@ -158,6 +158,16 @@ class TitleCheckpoint(WireModel):
     source: Literal["prompt", "user", "model"] = "prompt"
 
 
+class GoalCheckpoint(WireModel):
+    """The session's objective as the user set it (`/goal`); the newest one on the branch wins.
+    `status` "active" is a goal being worked on, "done" one reported met, "cleared" none."""
+
+    kind: Literal["goal"] = "goal"
+    text: str | None = Field(default=None, description="the goal, verbatim; None when cleared")
+    status: Literal["active", "done", "cleared"] = "active"
+    source: Literal["user", "model"] = "user"
+
+
 class ContextCheckpoint(WireModel):
     """The system prompt and tool set behind a hash, written the first time the hash is used."""
 
@@ -213,6 +223,7 @@ CheckpointDetails = Annotated[
     | SkillCheckpoint
     | ContextCheckpoint
     | TitleCheckpoint
+    | GoalCheckpoint
     | FilesCheckpoint,
     Field(discriminator="kind"),
 ]
