@@ -26,6 +26,7 @@ from shard_core.capabilities.code_index import CodeIndexCapability
 from shard_core.capabilities.commands import BuiltinCommands
 from shard_core.capabilities.goals import GoalsCapability
 from shard_core.capabilities.mcp import install_mcp
+from shard_core.capabilities.prompt_commands import install_prompt_commands, send_turn
 from shard_core.capabilities.skills import SkillsCapability, default_roots
 from shard_core.capabilities.subagents import SubagentsCapability
 from shard_core.capabilities.terminals import TerminalsCapability
@@ -51,7 +52,7 @@ from shard_core.engine.recall import RecallTool
 from shard_core.engine.registry import AllowedTools
 from shard_core.engine.session import AgentSession, SessionConfig
 from shard_core.engine.session_store import SessionStore, find_session, load_lineage
-from shard_core.engine.slash_commands import run_command, split_command
+from shard_core.engine.slash_commands import PromptTurn, run_command, split_command
 from shard_core.engine.state import config_dir, shard_home, write_private
 from shard_core.engine.usage_history import USAGE_FILE
 from shard_core.protocol.events import CommandOutputEvent, Event, TurnEndEvent
@@ -194,6 +195,8 @@ class Agent:
             markdown, ok = await run_command(self.host, text), True
         except ConfigError as exc:
             markdown, ok = str(exc), False
+        if isinstance(markdown, PromptTurn):
+            markdown = send_turn(self.session, markdown)
         try:
             name = split_command(text)[0]
         except ConfigError:
@@ -329,6 +332,7 @@ async def _install(
     await host.install_entry_points()
     await host.install_folder(home / "extensions", trusted=True)
     await host.install_folder(cwd / ".shard" / "extensions", trusted=opts.trust_project)
+    opts.diagnostics.extend(await install_prompt_commands(host, cwd, home, opts.trust_project))
     # Last, so the skill loaders every other extension registered are consulted.
     user_home = Path(env.get("HOME") or Path.home())
     roots = default_roots(cwd, shard_home=home, user_home=user_home)

@@ -421,9 +421,11 @@ class ShardKernel(KernelOverrides):
         """The cell's output is the command's own display, and no event: a cell's IOPub stays
         what any Jupyter client validates (the chat tab and the widget send `slash` commands,
         whose output is a `command_output` event)."""
-        from shard_core.engine.slash_commands import run_command  # with the agent
+        from shard_core.engine.slash_commands import PromptTurn, run_command  # with the agent
 
         markdown = await run_command(agent.host, text)
+        if isinstance(markdown, PromptTurn):  # a prompt command: its text is this cell's turn
+            return await self._turn(agent, str(markdown), parent)
         self.send_output(
             "display_data",
             {

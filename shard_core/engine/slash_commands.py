@@ -14,6 +14,19 @@ from shard_core.engine.extension_host import ExtensionHost
 from shard_core.types.errors import ConfigError
 
 
+class PromptTurn(str):
+    """What a prompt command returns: the expanded text, sent as the user turn (a surface that
+    knows it runs a turn; one that does not shows the text as the command's output)."""
+
+    command: str = ""
+
+
+def prompt_turn(text: str, command: str) -> PromptTurn:
+    turn = PromptTurn(text)
+    turn.command = command
+    return turn
+
+
 def split_command(text: str) -> tuple[str, list[str]]:
     """`/name` and the words after it (shell-style quoting), or a ConfigError saying why not."""
     try:

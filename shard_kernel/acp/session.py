@@ -36,6 +36,7 @@ from acp.schema import (
 )
 
 from shard_core.engine.modes import latest_plan
+from shard_core.engine.slash_commands import PromptTurn
 from shard_core.protocol.events import (
     Event,
     StatusEvent,
@@ -281,6 +282,9 @@ class AcpSession:
             markdown = await result if asyncio.iscoroutine(result) else result
         except Exception as exc:  # a command's failure is its output
             markdown = f"{name} failed: {type(exc).__name__}: {exc}"
+        if isinstance(markdown, PromptTurn):  # a prompt command: its text is the turn
+            self.turn = asyncio.ensure_future(self.agent.run(str(markdown)))
+            return await self._finish(await asyncio.shield(self.turn))
         self.send(text_chunk(str(markdown)))
         await self.flush()
         return PromptResponse(stop_reason="end_turn")

@@ -1,0 +1,80 @@
+"""PromptCommands: the extension `shard.prompt_commands`. Each file found is one command,
+registered through `api.register_command`, so `/help`, completion, the Lab composer, the
+widget and ACP list it with no list of their own."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from shard_core.capabilities.prompt_commands.expand import expand
+from shard_core.capabilities.prompt_commands.files import (
+    PromptFile,
+    command_roots,
+    load_prompt_files,
+)
+from shard_core.contracts import ExtensionApi, ToolContext
+from shard_core.engine.extension_host import ExtensionHost
+from shard_core.engine.session import AgentSession
+from shard_core.engine.slash_commands import PromptTurn, prompt_turn
+from shard_core.engine.state import config_dir
+
+TURNS: set[asyncio.Task[object]] = set()
+"""turns a prompt command started from a surface that does not wait for them (kept alive)"""
+
+
+class PromptCommands:
+    """`host.install("shard.prompt_commands", PromptCommands(roots, ...))`; `diagnostics`
+    holds one line per file left out (shown where start notes are shown)."""
+
+    def __init__(self, roots: list[Path], cwd: Path, untrusted: list[Path] | None = None) -> None:
+        loaded = load_prompt_files(roots)
+        self.files = loaded.files
+        self.cwd = cwd
+        self.diagnostics = loaded.diagnostics
+        if untrusted:
+            where = ", ".join(str(p) for p in untrusted)
+            self.diagnostics.append(
+                f"project prompt commands in {where} were not loaded: the project is not trusted"
+            )
+
+    def __call__(self, api: ExtensionApi) -> None:
+        for file in self.files.values():
+            api.register_command(file.name, describe(file), self._handler(file))
+
+    def _handler(self, file: PromptFile) -> Callable[[list[str]], PromptTurn]:
+        def run(args: list[str]) -> PromptTurn:
+            ctx = ToolContext(
+                cwd=self.cwd, roots=[self.cwd], agent_id="", session_id="", call_id="prompt"
+            )
+            return prompt_turn(expand(file.body, args, ctx), f"/{file.name}")
+
+        return run
+
+
+def describe(file: PromptFile) -> str:
+    """The listing line: the argument hint first (completion and ACP show it), then what it does."""
+    what = file.description or f"the prompt in {file.path.name}"
+    return f"`/{file.name} {file.argument_hint}`: {what}" if file.argument_hint else what
+
+
+async def install_prompt_commands(
+    host: ExtensionHost, cwd: Path, home: Path, trusted: bool
+) -> list[str]:
+    """Install every prompt command this agent can see; the start notes for what was left out."""
+    roots, untrusted = command_roots(cwd, config=config_dir(), home=home, trusted=trusted)
+    commands = PromptCommands(roots, cwd, untrusted)
+    await host.install("shard.prompt_commands", commands)
+    return commands.diagnostics
+
+
+def send_turn(session: AgentSession, turn: PromptTurn) -> str:
+    """A prompt command's text becomes the user turn (a steer while one runs); the command's
+    output says which. Its events reach every client of the agent."""
+    if session.running:
+        return f"`{turn.command}` sent to the running turn as a steer ({session.steer(turn)})."
+    task: asyncio.Task[object] = asyncio.ensure_future(session.run(str(turn)))
+    TURNS.add(task)
+    task.add_done_callback(TURNS.discard)
+    return f"`{turn.command}` sent as the prompt."
