@@ -12,7 +12,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from shard_core.contracts.access import CommandAccess, PathAccess, ToolAccess, access_of
+    from shard_core.contracts.access import (
+        CommandAccess,
+        DomainAccess,
+        PathAccess,
+        ToolAccess,
+        access_of,
+    )
     from shard_core.contracts.codeintel import CodeIntelligenceProvider, Symbol
     from shard_core.contracts.compactor import (
         CompactionInput,
@@ -62,6 +68,7 @@ if TYPE_CHECKING:
 
 _WHERE: dict[str, str] = {
     "CommandAccess": "access",
+    "DomainAccess": "access",
     "PathAccess": "access",
     "ToolAccess": "access",
     "access_of": "access",
@@ -128,6 +135,7 @@ __all__ = [
     "CompactionInput",
     "Compactor",
     "Disposer",
+    "DomainAccess",
     "EventBus",
     "EventHandler",
     "ExtensibleCompactor",

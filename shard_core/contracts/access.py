@@ -8,6 +8,10 @@
   "allow always" suggests (`write` suggests `Edit(…)`); None: the tool's own name.
 - `CommandAccess`: one argument is a shell command, judged part by part like `bash`'s; `Bash(…)`
   rules cover it.
+- `DomainAccess`: one argument is a URL the call reaches; the gate judges its host. Rules take
+  `domain:` specifiers (`WebFetch(domain:docs.python.org)`, `WebFetch(domain:*.python.org)`
+  for the subdomains), and `WebFetch(…)` rules cover every tool that declares it. Asked by
+  default, read-only or not.
 - Nothing (no `access`): the gate knows only the name and `read_only` — a read-only tool is
   allowed inside the workspace, anything else is asked, and no rule takes a specifier for it.
 
@@ -20,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CommandAccess", "PathAccess", "ToolAccess", "access_of"]
+__all__ = ["CommandAccess", "DomainAccess", "PathAccess", "ToolAccess", "access_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +42,17 @@ class CommandAccess:
     kind: Literal["command"] = "command"
 
 
-ToolAccess = PathAccess | CommandAccess
+@dataclass(frozen=True, slots=True)
+class DomainAccess:
+    arg: str = "url"
+    rule: str | None = None
+    kind: Literal["domain"] = "domain"
+
+
+ToolAccess = PathAccess | CommandAccess | DomainAccess
 
 
 def access_of(tool: object) -> ToolAccess | None:
     """The shape `tool` declares; None for one that declares none (or something else)."""
     found = getattr(tool, "access", None)
-    return found if isinstance(found, PathAccess | CommandAccess) else None
+    return found if isinstance(found, PathAccess | CommandAccess | DomainAccess) else None

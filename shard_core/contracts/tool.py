@@ -42,9 +42,9 @@ class ToolContext:
 
 @runtime_checkable
 class Tool(Protocol):
-    """A tool. Optionally it declares `access` (access.py: PathAccess, CommandAccess): the shape
-    the permission gate judges a call by; without one the call is judged by name and
-    `read_only` alone."""
+    """A tool. Optionally it declares `access` (access.py: PathAccess, CommandAccess,
+    DomainAccess): the shape the permission gate judges a call by; without one the call is
+    judged by name and `read_only` alone."""
 
     name: str
     description: str

@@ -230,9 +230,11 @@ def _check_model(model: str) -> None:
 
 
 def _check_rules(command: AgentCreateCommand) -> None:
+    from shard_core.capabilities.web import declare_web_tools
     from shard_kernel.notebook_tools.extension import declare_notebook_tools
 
     declare_notebook_tools()  # the agent will have them: `NotebookEdit(…)` rules are valid
+    declare_web_tools()  # and `WebFetch(domain:…)` rules
     permissions = command.permissions
     if permissions.ask:
         raise BadRequestError(

@@ -1,5 +1,5 @@
 """The web capability: `web_fetch` and `web_search` behind the fetcher and search registries."""
 
-from shard_core.capabilities.web.extension import WebCapability
+from shard_core.capabilities.web.extension import WebCapability, declare_web_tools
 
-__all__ = ["WebCapability"]
+__all__ = ["WebCapability", "declare_web_tools"]

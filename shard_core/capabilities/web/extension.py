@@ -25,6 +25,7 @@ from shard_core.capabilities.web.search import (
 from shard_core.capabilities.web.tools import WebFetchTool, WebSearchTool
 from shard_core.contracts import ExtensionApi
 from shard_core.contracts.web import FetchLimits, SearchProvider, WebError, WebFetcher
+from shard_core.engine.access import declare_tools
 from shard_core.engine.config import WebConfig
 
 KeyResolver = Callable[[str | None, str], str]
@@ -32,6 +33,12 @@ KeyResolver = Callable[[str | None, str], str]
 ConfigError (or WebError) saying which is missing."""
 
 _KEY_VARIABLES = {"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY"}
+
+
+def declare_web_tools() -> None:
+    """Make the web tools' permission shapes known where no agent installs them: rules such as
+    `WebFetch(domain:docs.python.org)` then parse (`shard rules check`, the gateway's checks)."""
+    declare_tools((WebFetchTool, WebSearchTool))
 
 
 class WebRegistry(Protocol):

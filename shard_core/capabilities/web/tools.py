@@ -16,6 +16,7 @@ from typing import cast
 from shard_core.capabilities.web.convert import Page, to_text
 from shard_core.capabilities.web.guard import DomainPolicy
 from shard_core.contracts import ToolContext
+from shard_core.contracts.access import DomainAccess, ToolAccess
 from shard_core.contracts.web import (
     FetchLimits,
     SearchProvider,
@@ -78,6 +79,7 @@ class WebFetchTool:
     }
     read_only = False
     kind = "fetch"
+    access: ToolAccess = DomainAccess("url")  # `WebFetch(domain:docs.python.org)` rules
 
     def __init__(
         self,

@@ -60,6 +60,8 @@ class Check:
     read_only: bool = False
     target: PathTarget | None = None
     argv: tuple[str, ...] | None = None
+    host: str | None = None
+    """The host of the URL a DomainAccess tool is given."""
     reaches: tuple[str, ...] = ()
     """Places outside the workspace the call reads without a path (a ReachingTool's reach)."""
     access: ToolAccess | None = None
@@ -129,6 +131,8 @@ def rule_matches(rule: Rule, check: Check, *, as_written: bool = False) -> bool:
     if check.argv is not None:
         forms = rule_forms(check.argv, broad=as_written)
         return any(rule.matches_argv(form) for form in forms)
+    if rule.domain is not None:
+        return check.host is not None and rule.domain.matches(check.host)
     if rule.path is None:
         return True
     target = check.target

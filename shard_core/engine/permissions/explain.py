@@ -6,13 +6,14 @@ Layers, first match wins, except that a deny anywhere wins:
     → the mode's allow vote → default policy → ask
 
 The default policy allows read-only tools inside the workspace (MCP tools excepted) and the
-read-only shell commands of readonly.py. Paths outside the workspace and writes to a protected
-place (`.git/`, `.shard/`, `.agents/`, `.mcp.json`, `SHARD.md`, `AGENTS.md`) ask unless a rule
-names them (checks.py); so does a call a tool says reaches outside the workspace without a path
-(`ReachingTool.reach`: recall into another project's sessions). A Bash call is judged part by
-part (shell_policy.py). An ask also records whether the call would be allowed with the ask layer
-ignored — what the headless policy `allow_if_rule_matches` needs. `RuleGate` acts on the result;
-`shard rules check` prints it.
+read-only shell commands of readonly.py; a URL tool (`DomainAccess`: web_fetch) is asked unless
+a `WebFetch(domain:…)` rule or grant allows its host. Paths outside the workspace and writes to
+a protected place (`.git/`, `.shard/`, `.agents/`, `.mcp.json`, `SHARD.md`, `AGENTS.md`) ask
+unless a rule names them (checks.py); so does a call a tool says reaches outside the workspace
+without a path (`ReachingTool.reach`: recall into another project's sessions). A Bash call is
+judged part by part (shell_policy.py). An ask also records whether the call would be allowed
+with the ask layer ignored — what the headless policy `allow_if_rule_matches` needs. `RuleGate`
+acts on the result; `shard rules check` prints it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from shard_core.contracts import Mode, PermissionQuery, ReachingTool, Tool, ToolContext
-from shard_core.contracts.access import CommandAccess, PathAccess
+from shard_core.contracts.access import CommandAccess, DomainAccess, PathAccess
 from shard_core.engine.access import call_access
 from shard_core.engine.permissions.checks import (
     AskKind,
@@ -34,11 +35,17 @@ from shard_core.engine.permissions.checks import (
     Verdict,
     evaluate_check,
 )
+from shard_core.engine.permissions.domains import url_host
 from shard_core.engine.permissions.paths import resolve_target
 from shard_core.engine.permissions.rules import Rule
 from shard_core.engine.permissions.shell_policy import BashPart, judge_bash
 from shard_core.engine.permissions.sources import RuleSet, SourcedRule
-from shard_core.engine.permissions.suggest import single, suggest_path, suggest_tool
+from shard_core.engine.permissions.suggest import (
+    single,
+    suggest_domain,
+    suggest_path,
+    suggest_tool,
+)
 from shard_core.types import Ask, Decision, Deny, JsonObject, ToolResult
 
 __all__ = ["Explanation", "Part", "canonical_tool", "explain"]
@@ -122,6 +129,8 @@ def _layered(
     access = call_access(name, tool)
     if isinstance(access, CommandAccess):
         base = _explain_bash(name, query.input.get(access.arg), query, book)
+    elif isinstance(access, DomainAccess):
+        base = _explain_domain(name, query, book, access)
     else:
         base = _explain_tool(name, query, book, tool, access)
     if mode is None or base.decision == "deny":
@@ -172,6 +181,18 @@ def _explain_tool(
     verdict = evaluate_check(check, book, default_allow=read_only)
     found = _from_verdict(verdict, suggest_path(name, target, access))
     return found if target.inside else replace(found, outside=target.resolved)
+
+
+def _explain_domain(
+    name: str, query: PermissionQuery, book: RuleBook, access: DomainAccess
+) -> Explanation:
+    """A URL tool: judged by the URL's host, asked when no rule allows it (read-only or not)."""
+    host = url_host(query.input.get(access.arg))
+    if host is None:
+        return Explanation("ask", f"{name}: `{access.arg}` names no host", ask="unclear")
+    check = Check(name, f"{name} {host}", read_only=query.read_only, host=host, access=access)
+    verdict = evaluate_check(check, book, default_allow=False)
+    return _from_verdict(verdict, suggest_domain(name, host, access))
 
 
 def _reach(tool: Tool | None, query: PermissionQuery) -> tuple[str, ...]:

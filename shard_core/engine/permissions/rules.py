@@ -12,14 +12,17 @@ The forms, and what each one matches:
   (`/etc/hosts`, `//etc/hosts`), or under the home directory (`~/notes/**`).
 - A bare `Read` matches any input. As an allow rule it still stops at the workspace edge: a path
   outside needs a rule that names it with an absolute or `~` pattern.
+- `WebFetch(domain:docs.python.org)` — that host exactly; `WebFetch(domain:*.python.org)` —
+  its subdomains (domains.py). A bare `WebFetch` matches any URL.
 - `mcp__server__tool`, `mcp__server__*` and `mcp__server` (every tool of that server).
 
 Tool names are case-insensitive, and CamelCase names the snake_case tool (`PythonExec` is
 `python_exec`). Which rules take a specifier, and what it means, is what the tool declares as
 its `access` (contracts/access.py, looked up in engine/access.py): a path tool's rules take path
-patterns, a command tool's command words. As in Claude Code, `Read` rules also cover every
-reading path tool (`grep`, `find`, `ls`, `notebook_read`, a third party's), `Edit` rules every
-writing one (`write`, `notebook_edit`), and `Bash` rules every command tool.
+patterns, a command tool's command words, a URL tool's `domain:` hosts. As in Claude Code,
+`Read` rules also cover every reading path tool (`grep`, `find`, `ls`, `notebook_read`, a third
+party's), `Edit` rules every writing one (`write`, `notebook_edit`), `Bash` rules every command
+tool, and `WebFetch` rules every tool that declares `DomainAccess`.
 """
 
 from __future__ import annotations
@@ -32,8 +35,9 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
-from shard_core.contracts.access import CommandAccess, PathAccess, ToolAccess
+from shard_core.contracts.access import CommandAccess, DomainAccess, PathAccess, ToolAccess
 from shard_core.engine.access import access_for, declared
+from shard_core.engine.permissions.domains import DomainPattern, parse_domain_pattern
 from shard_core.engine.permissions.shell_words import command_name
 from shard_core.types.errors import ConfigError
 
@@ -52,7 +56,11 @@ def _runs(access: ToolAccess | None) -> bool:
     return isinstance(access, CommandAccess)
 
 
-_FAMILIES = {"read": _reads, "edit": _writes, "bash": _runs}
+def _fetches(access: ToolAccess | None) -> bool:
+    return isinstance(access, DomainAccess)
+
+
+_FAMILIES = {"read": _reads, "edit": _writes, "bash": _runs, "web_fetch": _fetches}
 """The rules that also cover other tools, by the shape those declare (Claude Code semantics)."""
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _RULE = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_\-]*\*?)(?:\((?P<spec>.*)\))?", re.DOTALL)
@@ -97,10 +105,11 @@ class Rule:
     words: tuple[str, ...] | None = None
     prefix: bool = False
     path: PathPattern | None = None
+    domain: DomainPattern | None = None
 
     @property
     def bare(self) -> bool:
-        return self.words is None and self.path is None
+        return self.words is None and self.path is None and self.domain is None
 
     def covers_tool(self, tool: str, access: ToolAccess | None = None) -> bool:
         """Whether the rule is about `tool`; `access` is the shape it is judged by (None: the
@@ -178,6 +187,8 @@ def _build(text: str, name: str, spec: str | None) -> Rule:
         return Rule(text, tool, words=words, prefix=prefix)
     if isinstance(access, PathAccess):
         return Rule(text, tool, path=parse_path_pattern(spec))
+    if isinstance(access, DomainAccess):
+        return Rule(text, tool, domain=parse_domain_pattern(spec))
     named = [rule_name(t) for t in declared()]
     only = ", ".join(named[:-1]) + f" and {named[-1]}" if len(named) > 1 else "".join(named)
     raise ValueError(f"{name}(…) takes no specifier; only {only} do")

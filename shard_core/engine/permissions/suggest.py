@@ -7,6 +7,7 @@
 - A file: the rule the path tool declares (`rule`: `write` names `Edit`), else its own name —
   `Edit(<path relative to the cwd>)`, `Read(<path>)`, `Grep(<dir>)` — absolute outside the
   workspace; glob characters escaped.
+- A URL: `WebFetch(domain:<host>)` (or the rule the tool declares), that host only.
 - Anything else: the bare tool name as rules write it (`PythonExec`, `mcp__server__tool`).
 
 One call gets one suggestion; when different parts of a shell call would need different rules,
@@ -19,7 +20,7 @@ import re
 import shlex
 from collections.abc import Iterable
 
-from shard_core.contracts.access import PathAccess
+from shard_core.contracts.access import DomainAccess, PathAccess
 from shard_core.engine.access import access_for
 from shard_core.engine.permissions.checks import Check, rule_matches
 from shard_core.engine.permissions.paths import PathTarget
@@ -28,7 +29,14 @@ from shard_core.engine.permissions.shell_words import is_interpreter
 from shard_core.engine.permissions.sources import SourcedRule
 from shard_core.types.errors import ConfigError
 
-__all__ = ["SUBCOMMAND_TOOLS", "single", "suggest_command", "suggest_path", "suggest_tool"]
+__all__ = [
+    "SUBCOMMAND_TOOLS",
+    "single",
+    "suggest_command",
+    "suggest_domain",
+    "suggest_path",
+    "suggest_tool",
+]
 
 SUBCOMMAND_TOOLS = frozenset(
     {
@@ -76,6 +84,14 @@ def suggest_path(tool: str, target: PathTarget, access: PathAccess | None = None
     text = f"{rule_tool}({shown})"
     rule = _parsed(text)
     check = Check(tool, text, read_only=not shape.writes, target=target, access=shape)
+    return text if rule is not None and rule_matches(rule, check) else None
+
+
+def suggest_domain(tool: str, host: str, access: DomainAccess) -> str | None:
+    """`<Rule>(domain:host)` for a URL tool; None if it would not match the call again."""
+    text = f"{access.rule or rule_name(tool)}(domain:{host})"
+    rule = _parsed(text)
+    check = Check(tool, text, host=host, access=access)
     return text if rule is not None and rule_matches(rule, check) else None
 
 

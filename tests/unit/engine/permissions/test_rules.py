@@ -70,7 +70,7 @@ def test_home_patterns_expand(monkeypatch, tmp_path) -> None:
         ("Read()", "empty path pattern"),
         ("Read(!secret)", "negated patterns ('!') are not supported"),
         ("Read(../x)", "'..' in a relative pattern"),
-        ("WebFetch(x)", "WebFetch(…) takes no specifier"),
+        ("WebSearch(x)", "WebSearch(…) takes no specifier"),
         ("Read*", "'*' is only allowed in mcp__server__* rules"),
         ("mcp__srv__tool(x)", "MCP rules take no specifier"),
         ("Bash git", "expected Tool, Tool(specifier) or mcp__server__tool"),
