@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from shard_core.capabilities import prompt_commands
 from shard_core.capabilities.checkpoints import CheckpointsCapability
 from shard_core.capabilities.code_index import CodeIndexCapability
 from shard_core.capabilities.commands import BuiltinCommands
 from shard_core.capabilities.goals import GoalsCapability
 from shard_core.capabilities.mcp import install_mcp
-from shard_core.capabilities.prompt_commands import install_prompt_commands, send_turn
 from shard_core.capabilities.skills import SkillsCapability, default_roots
 from shard_core.capabilities.subagents import SubagentsCapability
 from shard_core.capabilities.terminals import TerminalsCapability
@@ -196,7 +196,7 @@ class Agent:
         except ConfigError as exc:
             markdown, ok = str(exc), False
         if isinstance(markdown, PromptTurn):
-            markdown = send_turn(self.session, markdown)
+            markdown = prompt_commands.send_turn(self.session, markdown)
         try:
             name = split_command(text)[0]
         except ConfigError:
@@ -312,7 +312,7 @@ async def _install(
     config: ShardConfig,
     store: SessionStore,
     tasks: BackgroundTasks,
-) -> None:
+) -> prompt_commands.PromptCommands:
     env = opts.env if opts.env is not None else os.environ
     home = (opts.home or shard_home()).expanduser()
     cwd = Path(opts.cwd).expanduser().resolve()
@@ -332,7 +332,8 @@ async def _install(
     await host.install_entry_points()
     await host.install_folder(home / "extensions", trusted=True)
     await host.install_folder(cwd / ".shard" / "extensions", trusted=opts.trust_project)
-    opts.diagnostics.extend(await install_prompt_commands(host, cwd, home, opts.trust_project))
+    prompts = await prompt_commands.install_prompt_commands(host, cwd, home, opts.trust_project)
+    opts.diagnostics.extend(prompts.diagnostics)
     # Last, so the skill loaders every other extension registered are consulted.
     user_home = Path(env.get("HOME") or Path.home())
     roots = default_roots(cwd, shard_home=home, user_home=user_home)
@@ -347,6 +348,7 @@ async def _install(
     )
     await host.install("shard.skills", skills)
     opts.diagnostics.extend(str(d) for d in skills.registry.diagnostics if d.level != "info")
+    return prompts
 
 
 def _web(config: ShardConfig, env: Mapping[str, str], host: ExtensionHost) -> WebCapability:
@@ -420,7 +422,7 @@ async def create_agent(
     commands = BuiltinCommands()  # first: any extension may replace a bundled command
     try:
         await host.install("shard.commands", commands)
-        await _install(host, opts, config, store, tasks)
+        prompts = await _install(host, opts, config, store, tasks)
         checkpoints = CheckpointsCapability(
             root,
             home=home,
@@ -439,6 +441,7 @@ async def create_agent(
         checkpoints.bind(events=agent.events, running=lambda: agent.session.running)
         agent.checkpoints = checkpoints
         commands.bind(agent)
+        prompts.bind(agent.session)
         # queue: a task that finishes while the agent is idle reaches its next turn
         tasks.notify = lambda text: agent.session.steer(text, queue=True)
         return agent

@@ -12,18 +12,13 @@ from shard_core.types.errors import ConfigError
 
 ARGUMENT = re.compile(r"\$(ARGUMENTS|[1-9])")
 INCLUDE = re.compile(r"(?<![\w`])@([\w./-]+[\w/])")
-SHELL_LINE = re.compile(r"!`[^`]+`")
+SHELL_LINE = re.compile(r"!`([^`]+)`")
 MAX_INCLUDE = 256_000
 
 
 def expand(body: str, args: list[str], ctx: ToolContext) -> str:
-    """The text sent as the turn, or a ConfigError saying why not (an include outside the
-    workspace, a `!` command line)."""
-    if SHELL_LINE.search(body):
-        raise ConfigError(
-            "this command has a !`cmd` line: running commands from a prompt file is not"
-            " supported yet, so nothing was sent"
-        )
+    """The text sent as the turn (its !`cmd` lines still to run), or a ConfigError saying
+    why not (an include outside the workspace)."""
 
     def argument(match: re.Match[str]) -> str:
         key = match.group(1)

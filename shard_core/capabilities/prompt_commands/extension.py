@@ -5,20 +5,21 @@ widget and ACP list it with no list of their own."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from shard_core.capabilities.prompt_commands.expand import expand
+from shard_core.capabilities.prompt_commands.expand import SHELL_LINE, expand
 from shard_core.capabilities.prompt_commands.files import (
     PromptFile,
     command_roots,
     load_prompt_files,
 )
-from shard_core.contracts import ExtensionApi, ToolContext
+from shard_core.contracts import ExtensionApi, PermissionQuery, ToolContext
 from shard_core.engine.extension_host import ExtensionHost
 from shard_core.engine.session import AgentSession
 from shard_core.engine.slash_commands import PromptTurn, prompt_turn
 from shard_core.engine.state import config_dir
+from shard_core.types.errors import ConfigError
 
 TURNS: set[asyncio.Task[object]] = set()
 """turns a prompt command started from a surface that does not wait for them (kept alive)"""
@@ -33,6 +34,7 @@ class PromptCommands:
         self.files = loaded.files
         self.cwd = cwd
         self.diagnostics = loaded.diagnostics
+        self.session: AgentSession | None = None
         if untrusted:
             where = ", ".join(str(p) for p in untrusted)
             self.diagnostics.append(
@@ -43,14 +45,51 @@ class PromptCommands:
         for file in self.files.values():
             api.register_command(file.name, describe(file), self._handler(file))
 
-    def _handler(self, file: PromptFile) -> Callable[[list[str]], PromptTurn]:
-        def run(args: list[str]) -> PromptTurn:
+    def bind(self, session: AgentSession) -> None:
+        self.session = session
+
+    def _handler(self, file: PromptFile) -> Callable[[list[str]], Awaitable[PromptTurn]]:
+        async def run(args: list[str]) -> PromptTurn:
             ctx = ToolContext(
                 cwd=self.cwd, roots=[self.cwd], agent_id="", session_id="", call_id="prompt"
             )
-            return prompt_turn(expand(file.body, args, ctx), f"/{file.name}")
+            text = expand(file.body, args, ctx)
+            if SHELL_LINE.search(text):
+                text = await self._run_shell_lines(text, f"/{file.name}")
+            return prompt_turn(text, f"/{file.name}")
 
         return run
+
+    async def _run_shell_lines(self, text: str, name: str) -> str:
+        """Each !`cmd` asked through the gate like a bash call, run by the bash tool, replaced
+        by its output; a refusal sends nothing (and runs none of the later lines)."""
+        session = self.session
+        bash = session.tools.get("bash") if session is not None else None
+        if session is None or bash is None:
+            raise ConfigError(f"{name}: its !`cmd` lines need the bash tool; nothing was sent")
+        outputs: list[str] = []
+        for index, match in enumerate(SHELL_LINE.finditer(text)):
+            command = match.group(1)
+            ctx = ToolContext(
+                cwd=session.config.cwd,
+                roots=session.config.roots,
+                agent_id=session.agent_id,
+                session_id=session.store.session_id,
+                call_id=f"prompt-command-{index}",
+            )
+            query = PermissionQuery(tool="bash", input={"command": command}, read_only=False,
+                                    cwd=ctx.cwd, call_id=ctx.call_id, turn_id="prompt-command",
+                                    agent_id=session.agent_id, context=ctx)  # fmt: skip
+            outcome = await session.gate.authorize(query)
+            if outcome.decision.kind == "deny":
+                raise ConfigError(
+                    f"{name}: !`{command}` was not allowed ({outcome.decision.reason}); "
+                    "nothing ran after it and nothing was sent"
+                )
+            result = await bash.execute({"command": command}, ctx)
+            outputs.append(session.config.secrets.redact_result(result).text)
+        parts = iter(outputs)
+        return SHELL_LINE.sub(lambda _m: next(parts), text)
 
 
 def describe(file: PromptFile) -> str:
@@ -61,12 +100,13 @@ def describe(file: PromptFile) -> str:
 
 async def install_prompt_commands(
     host: ExtensionHost, cwd: Path, home: Path, trusted: bool
-) -> list[str]:
-    """Install every prompt command this agent can see; the start notes for what was left out."""
+) -> PromptCommands:
+    """Install every prompt command this agent can see (`diagnostics`: what was left out);
+    `bind` it to the session once assembled."""
     roots, untrusted = command_roots(cwd, config=config_dir(), home=home, trusted=trusted)
     commands = PromptCommands(roots, cwd, untrusted)
     await host.install("shard.prompt_commands", commands)
-    return commands.diagnostics
+    return commands
 
 
 def send_turn(session: AgentSession, turn: PromptTurn) -> str:

@@ -4,6 +4,7 @@ sends the expanded body as the user turn (function provider, a real agent)."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from pathlib import Path
 from typing import Any, cast
 
@@ -114,20 +115,39 @@ async def test_at_include_inside_and_refused_outside_the_workspace(tmp_path: Pat
     assert not TURNS
 
 
-async def test_shell_lines_are_refused_and_never_run(tmp_path: Path) -> None:
+async def test_shell_lines_go_through_the_gate(tmp_path: Path) -> None:
+    """`!`git status`` is a bash call to the gate: allowed by a rule it runs and its output is
+    inlined; denied (a deny rule, or asked with nobody to answer) nothing runs or is sent."""
     marker = tmp_path / "ran"
-    _write(tmp_path / "home" / "commands", "git-state.md", f"State:\n!`touch {marker}`\n")
+    commands = tmp_path / "home" / "commands"
+    _write(commands, "state.md", "State:\n!`git status --short`\nEnd")
+    _write(commands, "touchy.md", f"!`touch {marker}`")
+    ws = tmp_path / "ws"
+    _write(ws, "new.txt", "x")
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
     provider = FunctionProvider(scripted("x"))
-    agent = await _agent(tmp_path, provider)
+    agent = await _agent(tmp_path, provider, allow=["Bash(git status:*)"], deny=["Bash(touch:*)"])
     try:
-        event = await agent.command("/git-state")
+        turn = await run_command(agent.host, "/state")
+        denied = await agent.command("/touchy")
     finally:
         await agent.close()
-    assert not event.ok
-    assert "!`cmd` line" in event.markdown
-    assert "nothing was sent" in event.markdown
+    assert turn.startswith("State:\n")
+    assert turn.endswith("\nEnd")
+    assert "?? new.txt" in turn  # the line became its output
+    assert not denied.ok
+    assert "!`touch" in denied.markdown
+    assert "was not allowed" in denied.markdown
     assert not marker.exists()
     assert provider.requests == []
+
+    asked = await _agent(tmp_path, FunctionProvider(scripted("x")))
+    try:
+        with pytest.raises(ConfigError, match="was not allowed"):
+            await run_command(asked.host, "/touchy")
+    finally:
+        await asked.close()
+    assert not marker.exists()
 
 
 async def test_untrusted_project_commands_are_ignored_with_a_note(tmp_path: Path) -> None:
