@@ -86,6 +86,18 @@ def test_path_tools_and_the_suggestion(ws: Path, capsys) -> None:
     assert "suggest:  Edit(.git/config)" in out
 
 
+def test_web_fetch_is_judged_by_its_host(ws: Path, capsys) -> None:
+    url = '{"url": "https://docs.python.org/3/"}'
+    assert check(ws, "web_fetch", url, "--allow", "WebFetch(domain:*.python.org)") == 0
+    allowed = capsys.readouterr().out
+    assert check(ws, "web_fetch", '{"url": "https://evil.test/"}') == 10
+    asked = capsys.readouterr().out
+
+    assert "allowed by WebFetch(domain:*.python.org) (--allow flag)" in allowed
+    assert "no rule allows web_fetch evil.test" in asked
+    assert "suggest:  WebFetch(domain:evil.test)" in asked
+
+
 def test_json_for_an_allowed_read(ws: Path, capsys) -> None:
     assert check(ws, "read", '{"path": "README.md"}', "--json") == 0
 
