@@ -16,9 +16,12 @@ from shard_core.capabilities.prompt_commands.files import (
 )
 from shard_core.contracts import ExtensionApi, PermissionQuery, ToolContext
 from shard_core.engine.extension_host import ExtensionHost
+from shard_core.engine.permissions.gate import RuleGate
+from shard_core.engine.permissions.sources import RuleSet
 from shard_core.engine.session import AgentSession
 from shard_core.engine.slash_commands import PromptTurn, prompt_turn
 from shard_core.engine.state import config_dir
+from shard_core.protocol.events import Event, TurnEndEvent
 from shard_core.types.errors import ConfigError
 
 TURNS: set[asyncio.Task[object]] = set()
@@ -54,11 +57,30 @@ class PromptCommands:
                 cwd=self.cwd, roots=[self.cwd], agent_id="", session_id="", call_id="prompt"
             )
             text = expand(file.body, args, ctx)
+            self._allow_for_one_turn(file)
             if SHELL_LINE.search(text):
                 text = await self._run_shell_lines(text, f"/{file.name}")
             return prompt_turn(text, f"/{file.name}")
 
         return run
+
+    def _allow_for_one_turn(self, file: PromptFile) -> None:
+        """`allowed-tools` join the gate's allow rules, with this file as their source, until
+        the next turn ends (a deny rule is judged first, so they never beat one)."""
+        gate = self.session.gate if self.session is not None else None
+        if not file.allowed_tools or not isinstance(gate, RuleGate) or self.session is None:
+            return
+        source = f"prompt command /{file.name} ({file.path})"
+        before = gate.rules
+        gate.rules = before + RuleSet.parse(source, allow=file.allowed_tools)
+        events = self.session.events
+
+        def restore(event: Event) -> None:
+            if isinstance(event, TurnEndEvent):
+                gate.rules = before
+                unsubscribe()
+
+        unsubscribe = events.subscribe(restore)
 
     async def _run_shell_lines(self, text: str, name: str) -> str:
         """Each !`cmd` asked through the gate like a bash call, run by the bash tool, replaced

@@ -15,6 +15,7 @@ from shard_core.contracts import ExtensionApi
 from shard_core.engine.config import ShardConfig
 from shard_core.engine.slash_commands import PromptTurn, run_command
 from shard_core.sdk import Agent, create_agent
+from shard_core.types import ToolResultEntry
 from shard_core.types.errors import ConfigError
 from shard_kernel.agent_commands import list_commands
 from tests.fixtures.function_provider import FunctionProvider, scripted
@@ -194,3 +195,42 @@ async def test_bad_front_matter_is_one_diagnostic_and_the_rest_work(tmp_path: Pa
         "['allowed-tools', 'argument-hint', 'description', 'model']); it was left out"
     )
     assert turn == "Good one"
+
+
+async def test_allowed_tools_hold_for_one_turn_and_never_beat_a_deny(tmp_path: Path) -> None:
+    made, kept = tmp_path / "ws" / "made.txt", tmp_path / "ws" / "kept.txt"
+    _write(
+        tmp_path / "home" / "commands",
+        "make.md",
+        "---\nallowed-tools: Bash(touch:*), Bash(rm:*)\n---\nMake it",
+    )
+    _write(tmp_path / "ws", "kept.txt", "x")
+    provider = FunctionProvider(
+        scripted(
+            {"tool_calls": [("bash", {"command": f"touch {made}"})]},
+            {"tool_calls": [("bash", {"command": f"rm {kept}"})]},
+            "done",
+            {"tool_calls": [("bash", {"command": f"touch {made}.again"})]},
+            "done",
+        )
+    )
+    agent = await _agent(tmp_path, provider, deny=["Bash(rm:*)"])
+    try:
+        rules_before = agent.gate.rules
+        turn = await run_command(agent.host, "/make")
+        during = [f"{r.text} from {r.source}" for r in agent.gate.rules.allow]
+        await agent.run(str(turn))
+        after = agent.gate.rules
+        await agent.run("touch it again")
+        results = [e for e in agent.session.store.branch() if isinstance(e, ToolResultEntry)]
+    finally:
+        await agent.close()
+    source = f"prompt command /make ({tmp_path / 'home' / 'commands' / 'make.md'})"
+    assert during == [f"Bash(touch:*) from {source}", f"Bash(rm:*) from {source}"]
+    assert made.exists()
+    assert kept.exists()  # the deny rule held
+    assert after is rules_before
+    assert not Path(f"{made}.again").exists()  # the next turn is asked, and nobody answers
+    texts = [r.details.result.text for r in results]
+    assert "permission denied" in texts[1]
+    assert "permission denied" in texts[2]
