@@ -38,11 +38,15 @@ PROTOCOL_VERSION = "5.3"
 V1_SUBPROTOCOL = "v1.kernel.websocket.jupyter.org"
 
 
-async def close_websocket(conn: WebSocketClientConnection, within: float = 1.0) -> None:
+async def close_websocket(
+    conn: WebSocketClientConnection, within: float = 1.0, *, stream: Any = None
+) -> None:
     """Close with the handshake and wait for the TCP socket to go; if the server has not answered
     within `within` seconds, or the wait is cancelled, drop it: tornado's `close()` alone leaves
-    the socket to a handshake that a loop stopped or closed next never finishes."""
-    stream: Any = getattr(conn.protocol, "stream", None)
+    the socket to a handshake that a loop stopped or closed next never finishes. `stream`: the
+    connection's IOStream as kept at open, for a connection `close()` was already called on
+    (tornado then forgets its protocol, and with it the stream)."""
+    stream = stream if stream is not None else getattr(conn.protocol, "stream", None)
     try:
         conn.close()
         deadline = time.monotonic() + within
@@ -59,6 +63,8 @@ class KernelSocket:
         self.conn = conn
         self.session_id = session_id
         self.subprotocol: str | None = conn.selected_subprotocol
+        self._stream: Any = getattr(conn.protocol, "stream", None)
+        """kept for `aclose`: after `close()`, tornado no longer says which stream it was"""
         """`V1_SUBPROTOCOL` when the server selected it, else None (plain JSON)."""
         self._unpacked: deque[dict[str, Any]] = deque()
         self.frames = 0
@@ -162,7 +168,7 @@ class KernelSocket:
         self.conn.close()
 
     async def aclose(self, within: float = 1.0) -> None:
-        await close_websocket(self.conn, within)
+        await close_websocket(self.conn, within, stream=self._stream)
 
     # ------------------------------------------------------------ Shard over Jupyter
 

@@ -1,10 +1,11 @@
 """RemoteAgent: one gateway agent's kernel as the AgentController its AgentWidgets are bound to.
 
 It resumes the agent through the gateway, opens the kernel's channels, attaches on the `shard`
-comm as an interactive client (heartbeats keep it counted as a responder), pushes every event
-it reads to its widgets in stream order, and answers the widget's clicks by sending the same
-commands on that comm. Network work runs on the LoopThread; the controller methods block the
-caller (the kernel's main thread) for at most COMMAND_TIMEOUT seconds and never raise.
+comm as an interactive client through an AgentLink (heartbeats keep it counted as a responder;
+a gap in seq is synced before the events after it), pushes every event to its widgets in seq
+order, and answers the widget's clicks by sending the same commands on that comm. Network work
+runs on the LoopThread; the controller methods block the caller (the kernel's main thread) for
+at most COMMAND_TIMEOUT seconds and never raise.
 """
 
 from __future__ import annotations
@@ -17,19 +18,14 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
-
 from shard_core.protocol import (
     AbortCommand,
     AgentInfo,
-    AttachCommand,
     ClientRole,
     Command,
     CommandReply,
-    HeartbeatCommand,
     PermissionResponseCommand,
     PromptCommand,
-    Reply,
     SetModeCommand,
     SnapshotReply,
     SteerCommand,
@@ -43,14 +39,10 @@ from shard_core.protocol.commands import (
     SlashCommand,
 )
 from shard_core.protocol.events import TurnEndEvent
+from shard_core.protocol.link import SYNC_LIMIT_MAX, AgentLink
 from shard_core.types import ContextKind
-from shard_kernel.gateway.client import (
-    KernelSocket,
-    comm_reply,
-    msg_type,
-    parent_id,
-    shard_event,
-)
+from shard_kernel.agent_client import AgentConnection, LinkError, SocketTransport
+from shard_kernel.gateway.client import KernelSocket, msg_type, parent_id
 from shard_kernel.remote.link import START_TIMEOUT, GatewayError, GatewayLink
 from shard_kernel.remote.loop import LoopThread
 from shard_widgets import AgentWidget
@@ -58,13 +50,10 @@ from shard_widgets._controller import PermissionDecision, UiValue
 from shard_widgets._transcript import DEFAULT_MAX_EVENTS
 
 log = logging.getLogger("shard_kernel.remote")
-REPLIES: TypeAdapter[Reply] = TypeAdapter(Reply)
 COMMAND_TIMEOUT = 10.0
 DETACH_WAIT = 2.0
 """Longest a detach waits for the kernel to confirm it (a kernel that is gone never does)."""
-HEARTBEAT_EVERY = 20.0
-"""Well inside the kernel's 60 s responder TTL (shard_kernel/clients.py)."""
-PAGE = 5000
+PAGE = SYNC_LIMIT_MAX
 CONNECT_TIMEOUT = START_TIMEOUT + 3 * COMMAND_TIMEOUT
 
 OnReply = Callable[[CommandReply | SnapshotReply], None]
@@ -80,16 +69,15 @@ class RemoteAgent:
         self.role: ClientRole = "interactive"
         self.widgets: list[AgentWidget] = []
         self.connected = False
-        self.last_seq = -1
+        self.agent_link = AgentLink(self.client_id, backlog=DEFAULT_MAX_EVENTS)
+        """the protocol side, kept across connections (it holds the last seq seen)"""
         self.state: dict[str, Any] = {"status": info.status, "mode": info.mode, "model": info.model}
         self.latest: dict[str, dict[str, Any]] = {}
         """the newest status and usage events, to seed a new widget"""
         self._sock: KernelSocket | None = None
-        self._comm_id = ""
-        self._replies: dict[str, tuple[asyncio.Future[Any], OnReply | None]] = {}
+        self._conn: AgentConnection | None = None
         self._turns: dict[str, tuple[Future[TurnEndEvent], int | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._heartbeat: asyncio.Task[None] | None = None
         self._confirming: dict[str, asyncio.Future[None]] = {}
         """kernel_info requests sent after a comm_close, by msg_id: their reply confirms it"""
 
@@ -217,6 +205,10 @@ class RemoteAgent:
 
     # ------------------------------------------------------------ connection (on the loop)
 
+    @property
+    def last_seq(self) -> int:
+        return self.agent_link.last_seq
+
     async def connect(self) -> None:
         await self._drop_socket()
         self.info = await self.link.attach(self.info.id)
@@ -234,34 +226,37 @@ class RemoteAgent:
                 f"{type(exc).__name__}: {exc}"
             ) from None
         self._sock = sock
-        self._spawn(self._read(sock))
+        conn = AgentConnection(
+            SocketTransport(sock, self.agent_link, comm_prefix="notebook"),
+            sock.recv,
+            on_events=self._on_events,
+            on_attached=self._take_snapshot,
+            on_other=self._route,
+        )
+        conn.on_closed = lambda: self._connection_closed(conn, sock)
+        self._conn = conn
+        conn.start()
         await self._attach()
         self.connected = True
-        if self._heartbeat is None or self._heartbeat.done():
-            self._heartbeat = self._spawn(self._beat())
 
     async def _attach(self) -> None:
         """Attach on a fresh comm; its snapshot (and the pages after it) catch the widgets up."""
-        sock = self._sock
-        if sock is not None and self._comm_id:  # one comm per client: close the previous one
-            with contextlib.suppress(Exception):
-                sock.comm_close(self._comm_id)
-        command = AttachCommand(
-            id=_new_id(), client_id=self.client_id, since=self.last_seq, role=self.role
-        )
-        snapshot = await self._send(command, on_reply=self._take_snapshot, opening=True)
-        if isinstance(snapshot, SnapshotReply):
-            await self._page(snapshot, list(self.widgets))
-        elif isinstance(snapshot, CommandReply) and not snapshot.ok:
-            raise GatewayError(f"agent {self.name} refused the attach: {snapshot.message}")
+        conn = self._conn
+        if conn is None:
+            raise GatewayError(f"agent {self.name} is not connected: %shard attach {self.name}")
+        try:
+            await conn.attach(self.role, within=COMMAND_TIMEOUT)
+        except LinkError as exc:
+            if conn.closed or "did not answer" in str(exc):
+                raise GatewayError(f"agent {self.name}: {exc}") from None
+            raise GatewayError(f"agent {self.name} refused the attach: {exc}") from None
 
-    def _take_snapshot(self, reply: CommandReply | SnapshotReply) -> None:
-        if not isinstance(reply, SnapshotReply):
-            return
+    def _take_snapshot(self, reply: SnapshotReply) -> None:
+        """An attach's state and pending asks (its events came just before, as events)."""
         self.state.update(status=reply.status, mode=reply.mode, model=reply.model)
-        self.last_seq = max(self.last_seq, reply.last_seq)
+        state = reply.model_copy(update={"events": []})
         for widget in list(self.widgets):
-            widget.apply_snapshot(reply)
+            widget.apply_snapshot(state)
 
     async def _replay(self, widget: AgentWidget) -> None:
         """Recent history into a new widget, which then joins the live stream in order."""
@@ -295,15 +290,21 @@ class RemoteAgent:
             await self._set_role("observer")
             end.add_done_callback(lambda _: self._spawn(self._set_role("interactive")))
         command = PromptCommand(id=_new_id(), text=text)
-        assert command.id is not None
-        self._turns[command.id] = (end, None)
+        key = command.id
+        assert key is not None
+
+        def started(reply: CommandReply | SnapshotReply) -> None:
+            if key in self._turns and isinstance(reply, CommandReply) and reply.ok:
+                self._turns[key] = (end, self.last_seq)  # its turn_end comes later
+
+        self._turns[key] = (end, None)
         try:
-            reply = await self._send(command)
+            reply = await self._send(command, on_reply=started)
         except BaseException:
-            self._turns.pop(command.id, None)
+            self._turns.pop(key, None)
             raise
         if isinstance(reply, CommandReply) and not reply.ok:
-            self._turns.pop(command.id, None)
+            self._turns.pop(key, None)
             raise GatewayError(f"agent {self.name}: {reply.message}")
 
     async def _set_role(self, role: ClientRole) -> None:
@@ -328,75 +329,45 @@ class RemoteAgent:
         """Leave: close the comm, and with `confirm` wait (briefly) until the kernel has
         handled it, so the agent's client count is true when this returns."""
         sock, self._sock = self._sock, None
-        if sock is None:
+        conn, self._conn = self._conn, None
+        if sock is None or conn is None:
             return
-        if self._comm_id:
-            with contextlib.suppress(Exception):  # a socket the server already closed
-                sock.comm_close(self._comm_id)
-                if confirm:  # shell requests are answered in order: this reply follows it
-                    asked = sock.send("shell", "kernel_info_request", {})
-                    done = self._confirming[asked] = asyncio.get_running_loop().create_future()
-                    try:
-                        await asyncio.wait_for(done, DETACH_WAIT)
-                    finally:
-                        self._confirming.pop(asked, None)
-                await asyncio.sleep(0)  # let the comm_close go out first
+        with contextlib.suppress(Exception):  # a socket the server already closed
+            conn.detach()
+            if confirm:  # shell requests are answered in order: this reply follows it
+                asked = sock.send("shell", "kernel_info_request", {})
+                done = self._confirming[asked] = asyncio.get_running_loop().create_future()
+                try:
+                    await asyncio.wait_for(done, DETACH_WAIT)
+                finally:
+                    self._confirming.pop(asked, None)
+            await asyncio.sleep(0)  # let the comm_close go out first
+        await conn.aclose()
         await sock.aclose()  # closes the TCP socket whatever happens
         self._disconnected(f"agent {self.name} was detached")
+
+    def _connection_closed(self, conn: AgentConnection, sock: KernelSocket) -> None:
+        sock.close()  # closed by the other end, the socket still holds its half
+        if conn is self._conn:
+            self._conn, self._sock = None, None
+            self._disconnected(f"the connection to agent {self.name} closed")
 
     # ------------------------------------------------------------ commands and replies
 
     async def _send(
-        self, command: Command, *, on_reply: OnReply | None = None, opening: bool = False
+        self, command: Command, *, on_reply: OnReply | None = None
     ) -> CommandReply | SnapshotReply:
-        sock = self._sock
-        if sock is None:
+        conn = self._conn
+        if conn is None or conn.closed:
             raise GatewayError(f"agent {self.name} is not connected: %shard attach {self.name}")
-        command_id = command.id or _new_id()
-        data = command.model_copy(update={"id": command_id}).model_dump(mode="json")
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._replies[command_id] = (future, on_reply)
         try:
-            if opening:
-                self._comm_id = sock.open_comm(data)
-            else:
-                sock.comm_send(self._comm_id, data)
-            return await asyncio.wait_for(future, COMMAND_TIMEOUT)
-        except TimeoutError:
-            raise GatewayError(
-                f"agent {self.name} did not answer {command.type} within {COMMAND_TIMEOUT:g} s"
-            ) from None
-        except OSError as exc:  # tornado's WebSocketClosedError among them
-            raise GatewayError(f"the connection to agent {self.name} is closed ({exc})") from None
-        finally:
-            self._replies.pop(command_id, None)
-
-    async def _read(self, sock: KernelSocket) -> None:
-        try:
-            while True:
-                try:
-                    message = await sock.recv()
-                except ValueError:  # a frame that does not decode: skip it, keep the stream
-                    log.warning("shard: agent %s sent a frame that does not decode", self.name)
-                    continue
-                if message is None:
-                    break
-                try:
-                    self._route(message)
-                except Exception:  # one bad message must not stop the stream
-                    log.exception("shard: agent %s: a message could not be handled", self.name)
-        finally:
-            sock.close()  # closed by the other end, the socket still holds its half
-            if sock is self._sock:
-                self._sock = None
-                self._disconnected(f"the connection to agent {self.name} closed")
+            return await conn.request(command, within=COMMAND_TIMEOUT, on_reply=on_reply)
+        except LinkError as exc:
+            raise GatewayError(f"agent {self.name}: {exc}") from None
 
     def _route(self, message: dict[str, Any]) -> None:
-        if (event := shard_event(message)) is not None:
-            self._on_event(event)
-        elif self._comm_id and (data := comm_reply(message, self._comm_id)) is not None:
-            self._on_reply(data)
-        elif msg_type(message) == "kernel_info_reply":
+        """A message that is not the link's."""
+        if msg_type(message) == "kernel_info_reply":
             done = self._confirming.get(parent_id(message) or "")
             if done is not None and not done.done():
                 done.set_result(None)
@@ -415,29 +386,13 @@ class RemoteAgent:
             widget.status = "stopped"
             widget.pending, widget.pending_ui = [], []
 
-    def _on_reply(self, data: Any) -> None:
-        try:
-            reply = REPLIES.validate_python(data)
-        except ValidationError:
-            log.warning("shard: agent %s sent a reply that does not fit the protocol", self.name)
-            return
-        key = reply.command_id or ""
-        if key in self._turns and isinstance(reply, CommandReply) and reply.ok:
-            self._turns[key] = (self._turns[key][0], self.last_seq)  # its turn_end comes later
-        future, on_reply = self._replies.pop(key, (None, None))
-        if future is None or future.done():
-            return
-        if on_reply is not None:
-            on_reply(reply)  # here, in stream order: no live event slips in between
-        future.set_result(reply)
+    def _on_events(self, events: list[dict[str, Any]]) -> None:
+        """Events in seq order, each once (the link synced any gap before them)."""
+        for event in events:
+            self._on_event(event)
 
     def _on_event(self, event: dict[str, Any]) -> None:
-        seq, kind = event.get("seq"), event.get("type")
-        if not isinstance(seq, int):
-            return
-        if self.connected and self.last_seq >= 0 and seq > self.last_seq + 1:
-            self._spawn(self._fill_gap(self.last_seq, seq - 1))
-        self.last_seq = max(self.last_seq, seq)
+        seq, kind = event["seq"], event.get("type")
         if kind == "status":
             self.state.update({k: event[k] for k in ("status", "mode", "model", "demo")})
         if kind in ("status", "usage"):
@@ -452,15 +407,6 @@ class RemoteAgent:
             # the engine's next status says the same; a `--wait` ends before it arrives
             self.state["status"] = "error" if event.get("reason") == "error" else "idle"
             self._end_turns(seq, event)
-        elif kind == "restarted" and self.connected:
-            self._spawn(self._reattach())
-
-    async def _reattach(self) -> None:
-        """A new kernel process resumed the agent: our comm died with the old one."""
-        try:
-            await self._attach()
-        except GatewayError as exc:
-            log.warning("shard: %s", exc)
 
     def _end_turns(self, seq: int, event: dict[str, Any]) -> None:
         for key, (end, after) in list(self._turns.items()):
@@ -469,29 +415,9 @@ class RemoteAgent:
                 if not end.done():
                     end.set_result(TurnEndEvent.model_validate(event))
 
-    async def _fill_gap(self, since: int, until: int) -> None:
-        with contextlib.suppress(GatewayError):
-            page = await self._send(SyncCommand(since=since, until=until, limit=PAGE))
-            if isinstance(page, SnapshotReply):
-                for widget in list(self.widgets):
-                    widget.push_many(page.events)
-
-    async def _beat(self) -> None:
-        while True:
-            await asyncio.sleep(HEARTBEAT_EVERY)
-            sock = self._sock
-            if sock is not None and self._comm_id:
-                with contextlib.suppress(Exception):
-                    beat = HeartbeatCommand(client_id=self.client_id)
-                    sock.comm_send(self._comm_id, beat.model_dump(mode="json"))
-
     def _disconnected(self, why: str) -> None:
         self.connected = False
         error = GatewayError(why)
-        for future, _ in list(self._replies.values()):
-            if not future.done():
-                future.set_exception(error)
-        self._replies.clear()
         for end, _ in list(self._turns.values()):
             if not end.done():
                 end.set_exception(error)

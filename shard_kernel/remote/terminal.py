@@ -5,9 +5,10 @@ observer), prints every live event with the terminal renderer and asks each perm
 stdin — first answer wins, so a prompt another client answers first is shown as decided and the
 line typed later is refused by the agent, harmlessly. With a prompt it sends it and returns when
 the cell is answered (a turn's end, or a `/command`'s output, which it prints as text); without
-one it follows the agent until the user interrupts. It heartbeats while attached (so it counts
-as someone who can answer), and leaves by closing its comm and waiting until the kernel has
-handled that: the agent's client count is true once the command returns.
+one it follows the agent until the user interrupts. The protocol side is an AgentLink (events
+in seq order, gaps synced, heartbeats so it counts as someone who can answer); it leaves by
+closing its comm and waiting until the kernel has handled that: the agent's client count is
+true once the command returns.
 """
 
 from __future__ import annotations
@@ -21,27 +22,27 @@ from typing import Any, TextIO
 from pydantic import TypeAdapter, ValidationError
 
 from shard_core.protocol import (
-    AttachCommand,
     ClientRole,
-    HeartbeatCommand,
+    CommandReply,
     PermissionRequestEvent,
     PermissionResponseCommand,
+    SnapshotReply,
     TurnEndEvent,
     TurnStartEvent,
 )
 from shard_core.protocol.events import Event
+from shard_core.protocol.link import AgentLink, Attached, Output, Replied
 from shard_core.protocol.mime import PERMISSION_MIME, RENDER_MIME
+from shard_kernel.agent_client import SocketTransport
 from shard_kernel.denials import DenialWatch
 from shard_kernel.exit_codes import ExitCode, for_turn
-from shard_kernel.gateway.client import KernelSocket, comm_reply, msg_type, parent_id, shard_event
+from shard_kernel.gateway.client import KernelSocket, msg_type, parent_id
 from shard_kernel.remote.link import TIMEOUT, GatewayError, GatewayLink
 from shard_kernel.terminal.escape import terminal_safe
 from shard_kernel.terminal.render import TerminalRenderer
 
 EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
 CHOICES = {"y": "allow", "yes": "allow", "a": "allow_always", "always": "allow_always"}
-HEARTBEAT_EVERY = 20.0
-"""Well inside the kernel's 60 s responder TTL (shard_kernel/clients.py)."""
 SHOWN_OUTPUTS = ("display_data", "execute_result", "stream", "error")
 
 
@@ -63,7 +64,7 @@ class TerminalSession:
         self.render = TerminalRenderer(self.out)
         self.client_id = f"terminal-{uuid.uuid4().hex[:10]}"
         self._sock: KernelSocket | None = None
-        self._comm = ""
+        self._transport: SocketTransport | None = None
         self._asking: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._cell: str | None = None
@@ -85,48 +86,69 @@ class TerminalSession:
         self._sock = sock = await KernelSocket.open(
             self.link.url, info.kernel_id, token=self.link.token, within=TIMEOUT
         )
+        link = AgentLink(self.client_id, role=self.role, since=since)
+        self._transport = transport = SocketTransport(sock, link, comm_prefix="terminal")
         try:
-            attach = AttachCommand(client_id=self.client_id, since=since, role=self.role)
-            self._comm = sock.open_comm(attach.model_dump(mode="json"))
-            self._spawn(self._beat(sock))
+            link.attach()
+            transport.flush()
+            self._spawn(self._timers(transport))
             self._say(f"attached to {info.name} ({info.id}) as {self.role}; {info.status}")
             if prompt is not None:
                 self._cell = sock.execute(prompt)
-            return await self._follow(sock)
+            return await self._follow(sock, transport)
         finally:
             for task in self._tasks:
                 task.cancel()
             with contextlib.suppress(Exception):  # a socket the server already closed
-                await sock.detach(self._comm)
+                comm = transport.comm_id
+                link.lost()
+                await sock.detach(comm)
             await sock.aclose()
 
-    async def _follow(self, sock: KernelSocket) -> int:
+    async def _follow(self, sock: KernelSocket, transport: SocketTransport) -> int:
         while True:
             message = await sock.recv()
             if message is None:
                 raise GatewayError("the connection to the agent closed")
-            reply = comm_reply(message, self._comm)
-            if reply is not None:
-                self._on_reply(reply)
-                continue
-            data = shard_event(message)  # a turn's events carry its cell as their parent too
-            if data is None:
+            outputs = transport.feed(message)  # a turn's events carry its cell as parent too
+            if outputs is None:
                 if self._cell is not None and parent_id(message) == self._cell:
                     done = self._on_cell(message)
                     if done is not None:
                         return done
+                    if self._replied is not None:  # the turn's end may have been lost
+                        transport.link.catch_up()
+                        transport.flush()
                 continue
-            try:
-                event = EVENTS.validate_python(data)
-            except ValidationError:
-                continue
-            self.render(event)
-            self._denials(event)
-            if isinstance(event, PermissionRequestEvent) and self.role == "interactive":
-                self._ask(event)
-            ended = self._on_turn(event)
+            ended = self._on_outputs(outputs)
             if ended is not None:
                 return ended
+
+    def _on_outputs(self, outputs: list[Output]) -> int | None:
+        for output in outputs:
+            if isinstance(output, Attached):
+                self._on_snapshot(output.snapshot)
+            elif isinstance(output, Replied):
+                reply = output.reply
+                if isinstance(reply, CommandReply) and not reply.ok:
+                    self._say(f"the agent refused: {reply.message}")
+            else:
+                for data in output.events:
+                    ended = self._on_event(data)
+                    if ended is not None:
+                        return ended
+        return None
+
+    def _on_event(self, data: dict[str, Any]) -> int | None:
+        try:
+            event = EVENTS.validate_python(data)
+        except ValidationError:
+            return None
+        self.render(event)
+        self._denials(event)
+        if isinstance(event, PermissionRequestEvent) and self.role == "interactive":
+            self._ask(event)
+        return self._on_turn(event)
 
     def _on_turn(self, event: Event) -> int | None:
         """Track the prompt's turn; its exit code once both the turn and the cell are done."""
@@ -160,26 +182,27 @@ class TerminalSession:
             return for_turn(self._turn.reason, blocked=self._denials.blocked)
         return ExitCode.OK if self._replied == "ok" else ExitCode.FAILED  # a `/command`
 
-    async def _beat(self, sock: KernelSocket) -> None:
-        """Heard from often enough to count as attached and as someone who can answer."""
+    async def _timers(self, transport: SocketTransport) -> None:
+        """The link's heartbeats (heard from often enough to count as attached and as someone
+        who can answer) and its give-up on a sync that never came."""
+        link = transport.link
         while True:
-            await asyncio.sleep(HEARTBEAT_EVERY)
-            sock.comm_send(self._comm, HeartbeatCommand(client_id=self.client_id).model_dump())
+            due = link.next_timer()
+            await asyncio.sleep(1.0 if due is None else max(0.0, min(1.0, due - link.clock())))
+            if due is not None and link.clock() >= due:
+                self._on_outputs(link.handle_timer())
+                transport.flush()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _on_reply(self, reply: dict[str, Any]) -> None:
-        if reply.get("type") == "snapshot":
-            for pending in reply.get("pending_permissions") or []:
-                event = PermissionRequestEvent.model_validate(pending)
-                self.render(event)
-                if self.role == "interactive":
-                    self._ask(event)
-        elif reply.get("ok") is False:
-            self._say(f"the agent refused: {reply.get('message')}")
+    def _on_snapshot(self, snapshot: SnapshotReply) -> None:
+        for event in snapshot.pending_permissions:
+            self.render(event)
+            if self.role == "interactive":
+                self._ask(event)
 
     def _ask(self, event: PermissionRequestEvent) -> None:
         if event.request_id in self._asking:
@@ -204,8 +227,9 @@ class TerminalSession:
             rule=event.suggested_rule if decision == "allow_always" else None,
             label="terminal",
         )
-        if self._sock is not None:
-            self._sock.comm_send(self._comm, answer.model_dump(mode="json"))
+        if self._transport is not None:
+            self._transport.link.command(answer)
+            self._transport.flush()
 
     def _say(self, text: str) -> None:
         print(self.render.style(text, "dim"), file=self.out, flush=True)

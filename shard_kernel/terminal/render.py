@@ -15,6 +15,7 @@ from shard_core.protocol.events import (
     CompactionEvent,
     ErrorEvent,
     Event,
+    MessageCompleteEvent,
     MessageDeltaEvent,
     PermissionRequestEvent,
     PermissionResolvedEvent,
@@ -55,6 +56,10 @@ class TerminalRenderer:
         self.out = out or sys.stdout
         self.color = self.out.isatty() if color is None else color
         self._in_text = False
+        self._streamed = False
+        """a text delta of the message under way was shown (else its `message_complete` shows
+        the text: deltas are ephemeral, so a client that synced a gap or attached late never
+        gets them)"""
 
     def style(self, text: str, *names: str) -> str:
         """`text`, made safe, in Shard's colours."""
@@ -71,10 +76,16 @@ class TerminalRenderer:
         if isinstance(event, MessageDeltaEvent):
             if event.channel == "text":
                 self.out.write(terminal_safe(event.delta))
-                self._in_text = True
+                self._in_text = self._streamed = True
                 self.out.flush()
             return
         self._end_text()
+        if isinstance(event, MessageCompleteEvent):
+            streamed, self._streamed = self._streamed, False
+            text = event.message.text
+            if not streamed and text.strip():
+                print(terminal_safe(text.rstrip("\n")), file=self.out, flush=True)
+            return
         line = self._line(event)
         if line is not None:
             print(line, file=self.out, flush=True)

@@ -15,7 +15,7 @@ import pytest
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
-from shard_kernel.gateway.client import close_websocket
+from shard_kernel.gateway.client import KernelSocket, close_websocket
 from shard_kernel.remote import EventFeed, GatewayLink
 
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455 §1.3
@@ -85,4 +85,18 @@ async def test_the_event_feed_closes_its_socket(deaf_server: str) -> None:
     stream = conn.protocol.stream
     await feed.close()
     assert stream is not None
+    assert stream.closed()
+
+
+async def test_a_kernel_socket_closed_first_still_drops_its_socket_on_aclose(
+    deaf_server: str,
+) -> None:
+    """`close()` (a connection the other end closed) then `aclose()`: tornado forgets the
+    protocol at `close()`, so `aclose` must use the stream kept at open (%shard attach's
+    RemoteAgent leaked one this way when a loop stopped before the handshake ended)."""
+    conn, stream = await _connect(deaf_server)
+    sock = KernelSocket(conn, "session")
+    sock.close()
+    assert conn.protocol is None
+    await sock.aclose(within=0.2)
     assert stream.closed()

@@ -6,8 +6,13 @@ import io
 
 import pytest
 
-from shard_core.protocol.events import PermissionResolvedEvent, TurnEndEvent
-from shard_core.types import Usage
+from shard_core.protocol.events import (
+    MessageCompleteEvent,
+    MessageDeltaEvent,
+    PermissionResolvedEvent,
+    TurnEndEvent,
+)
+from shard_core.types import AssistantMessage, TextBlock, Usage
 from shard_kernel.terminal.render import TerminalRenderer, format_usage, resolved_text
 
 
@@ -50,3 +55,24 @@ def test_who_decided_in_words(fields: dict[str, str], text: str) -> None:
         {"agent_id": "a", "seq": 1, "ts": 0, "request_id": "r", "decision": "allow", **fields}
     )
     assert resolved_text(event) == text
+
+
+def _message(seq: int, text: str) -> MessageCompleteEvent:
+    message = AssistantMessage(content=[TextBlock(text=text)])
+    return MessageCompleteEvent(
+        agent_id="a", seq=seq, ts=0, turn_id="t", entry_id="e", message=message
+    )
+
+
+def test_a_message_whose_deltas_were_not_seen_is_shown_whole_once() -> None:
+    """Deltas are ephemeral (not in the log): a client that synced a gap or attached mid-message
+    gets only the `message_complete`, and must still show the text; a streamed one is not
+    shown twice."""
+    out = io.StringIO()
+    render = TerminalRenderer(out, color=False)
+    render(_message(1, "I could not write it."))
+    render(MessageDeltaEvent(agent_id="a", seq=2, ts=0, turn_id="t", delta="Stre", channel="text"))
+    render(MessageDeltaEvent(agent_id="a", seq=3, ts=0, turn_id="t", delta="amed.", channel="text"))
+    render(_message(4, "Streamed."))
+    render(_message(5, "\x1b]0;title\x07Again"))
+    assert out.getvalue() == "I could not write it.\nStreamed.\n\\x1b]0;title\\x07Again\n"
