@@ -30,6 +30,7 @@ from shard_core.capabilities.mcp import install_mcp
 from shard_core.capabilities.skills import SkillsCapability, default_roots
 from shard_core.capabilities.subagents import SubagentsCapability
 from shard_core.capabilities.terminals import TerminalsCapability
+from shard_core.capabilities.todos import TodosCapability
 from shard_core.capabilities.web import WebCapability
 from shard_core.contracts import Extension, ExtensionApi, ProviderSpec, UiBridge
 from shard_core.contracts.tool import HostFiles
@@ -431,6 +432,7 @@ async def create_agent(
         )
         await host.install("shard.checkpoints", checkpoints)
         await host.install("shard.goals", GoalsCapability(store=lambda: store))
+        await host.install("shard.todos", TodosCapability(store=lambda: store))
         # MCP last: the transports extensions registered are known, and its grants are this agent's.
         await install_mcp(host, config, cwd=root, home=home, env=env, trusted=opts.trust_project,
                           agent_id=agent_id, diagnostics=opts.diagnostics,

@@ -74,6 +74,8 @@ from shard_core.types.session import (
     SessionHeaderEntry,
     SkillCheckpoint,
     TitleCheckpoint,
+    TodoItem,
+    TodosCheckpoint,
     ToolResultDetails,
     ToolResultEntry,
 )
@@ -138,6 +140,8 @@ __all__ = [
     "ThinkingDelta",
     "ThinkingNBlock",
     "TitleCheckpoint",
+    "TodoItem",
+    "TodosCheckpoint",
     "ToolCallBlock",
     "ToolCallDelta",
     "ToolCallNBlock",

@@ -168,6 +168,20 @@ class GoalCheckpoint(WireModel):
     source: Literal["user", "model"] = "user"
 
 
+class TodoItem(WireModel):
+    id: str = Field(min_length=1)
+    content: str = Field(min_length=1)
+    status: Literal["pending", "in_progress", "done"] = "pending"
+
+
+class TodosCheckpoint(WireModel):
+    """The agent's todo list as its last `todo_write` left it (each call replaces it whole)."""
+
+    kind: Literal["todos"] = "todos"
+    items: list[TodoItem]
+    source_entry_id: str | None = Field(default=None, description="the todo_write result")
+
+
 class ContextCheckpoint(WireModel):
     """The system prompt and tool set behind a hash, written the first time the hash is used."""
 
@@ -224,6 +238,7 @@ CheckpointDetails = Annotated[
     | ContextCheckpoint
     | TitleCheckpoint
     | GoalCheckpoint
+    | TodosCheckpoint
     | FilesCheckpoint,
     Field(discriminator="kind"),
 ]

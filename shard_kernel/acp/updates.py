@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from acp.schema import (
     AgentMessageChunk,
@@ -41,7 +41,7 @@ from shard_core.protocol.events import (
     UsageEvent,
 )
 from shard_core.types import DiffDescriptor, JsonObject, RenderDescriptor, ToolResult
-from shard_core.types.session import PlanCheckpoint
+from shard_core.types.session import PlanCheckpoint, TodoItem
 
 Update = (
     AgentMessageChunk
@@ -196,7 +196,8 @@ class UpdateMapper:
                 event.tool_call_id, event.name, event.result, _status(event.result)
             )
             self.inputs.pop(event.tool_call_id, None)
-            return [update]
+            todos = todos_update(event)
+            return [update] if todos is None else [update, todos]
         if isinstance(event, UsageEvent) and event.context_window:
             return [
                 UsageUpdate(
@@ -221,6 +222,25 @@ class UpdateMapper:
             content=result_content(name, input, result, self.cwd),
             raw_output=raw,
         )
+
+
+ACP_STATUS: dict[str, Literal["pending", "in_progress", "completed"]] = {
+    "pending": "pending",
+    "in_progress": "in_progress",
+    "done": "completed",
+}
+
+
+def todos_update(event: ToolResultEvent) -> AgentPlanUpdate | None:
+    """A successful `todo_write`'s list (the whole of it, as ACP plans are) as plan entries."""
+    raw = event.result.details.get("todos")
+    if event.name != "todo_write" or event.result.is_error or not isinstance(raw, list):
+        return None
+    items = [TodoItem.model_validate(item) for item in raw]
+    entries = [
+        PlanEntry(content=i.content, priority="medium", status=ACP_STATUS[i.status]) for i in items
+    ]
+    return AgentPlanUpdate(session_update="plan", entries=entries)
 
 
 def plan_update(plan: PlanCheckpoint) -> AgentPlanUpdate:

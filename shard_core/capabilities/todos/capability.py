@@ -1,0 +1,120 @@
+"""The todos capability: `todo_write` and the `TodosCheckpoint` written after its result.
+
+    todos = TodosCapability(store=lambda: session_store)
+    await host.install("shard.todos", todos)
+
+A call's list replaces the previous one whole. A list with a duplicate id, an empty content or
+an unknown status is an error result for the model; the list kept before stays. The checkpoint
+follows the tool's result (the `tool_result` hook), like the files checkpoints do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import cast
+
+from pydantic import ValidationError
+
+from shard_core.contracts import ExtensionApi, ToolContext
+from shard_core.engine.session_store import SessionStore
+from shard_core.protocol.events import ToolResultEvent
+from shard_core.types import (
+    CheckpointEntry,
+    JsonObject,
+    SessionEntry,
+    TodoItem,
+    TodosCheckpoint,
+    ToolResult,
+)
+
+NAME = "todo_write"
+MARKS = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}
+DESCRIPTION = (
+    "Write your todo list for this task: the whole list each call (it replaces the previous "
+    "one). Each item has a unique `id`, a `content` and a `status` (pending, in_progress, "
+    "done). Keep one item in_progress while you work on it; mark items done as you finish."
+)
+SCHEMA: JsonObject = {
+    "type": "object",
+    "properties": {
+        "todos": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "content": {"type": "string"},
+                    "status": {"type": "string", "enum": list(MARKS)},
+                },
+                "required": ["id", "content", "status"],
+            },
+        }
+    },
+    "required": ["todos"],
+}
+
+
+def checklist(items: Iterable[TodoItem]) -> str:
+    """The list as text lines, one per item: `[x] content` (done), `[~]` in progress, `[ ]`."""
+    lines = [f"{MARKS[i.status]} {i.content}" for i in items]
+    return "\n".join(lines) if lines else "(empty list)"
+
+
+def latest_todos(entries: Iterable[SessionEntry]) -> TodosCheckpoint | None:
+    found: TodosCheckpoint | None = None
+    for entry in entries:
+        if isinstance(entry, CheckpointEntry) and isinstance(entry.details, TodosCheckpoint):
+            found = entry.details
+    return found
+
+
+def parse_items(input: JsonObject) -> list[TodoItem] | str:
+    """The items of a call, or the message saying what is wrong with them."""
+    raw = input.get("todos")
+    if not isinstance(raw, list):
+        return "`todos` must be a list of {id, content, status} items"
+    try:
+        items = [TodoItem.model_validate(item) for item in cast("list[object]", raw)]
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return f"a todo item is not valid ({where}: {first['msg']}); the list was not changed"
+    ids = [i.id for i in items]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        listed = ", ".join(dupes)
+        return f"duplicate todo ids {listed}: each id must be unique; the list was not changed"
+    return items
+
+
+class TodoWriteTool:
+    name = NAME
+    description = DESCRIPTION
+    input_schema = SCHEMA
+    read_only = True  # it changes no file: the plan is the agent's own state
+
+    async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
+        items = parse_items(input)
+        if isinstance(items, str):
+            return ToolResult.error(items)
+        done = sum(i.status == "done" for i in items)
+        text = f"Todo list ({done}/{len(items)} done):\n{checklist(items)}"
+        return ToolResult.ok(text, todos=[i.model_dump() for i in items])
+
+
+class TodosCapability:
+    def __init__(self, *, store: Callable[[], SessionStore | None]) -> None:
+        self._store = store
+
+    def __call__(self, api: ExtensionApi) -> None:
+        api.register_tool(TodoWriteTool())
+        api.on("tool_result", self._tool_result)
+
+    def _tool_result(self, event: ToolResultEvent) -> None:
+        store = self._store()
+        if store is None or event.name != NAME or event.result.is_error:
+            return
+        raw = event.result.details.get("todos")
+        listed = cast("list[object]", raw) if isinstance(raw, list) else []
+        items = [TodoItem.model_validate(i) for i in listed]
+        store.append(CheckpointEntry, TodosCheckpoint(items=items, source_entry_id=event.entry_id))
