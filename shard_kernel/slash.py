@@ -12,14 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from shard_core.capabilities.commands import fenced, literal
 from shard_core.capabilities.commands.builtin import help_text as _help_text
-from shard_core.capabilities.goals import latest_goal
-from shard_core.capabilities.goals.capability import describe as describe_goal
-from shard_core.capabilities.todos import latest_todos
-from shard_core.capabilities.todos.capability import MARKS
 from shard_core.contracts import Extension, ExtensionApi
 from shard_core.engine.slash_commands import command_names as _names
 from shard_core.engine.slash_commands import run_command
-from shard_core.types import SessionEntry
 from shard_kernel.terminal.render import format_usage
 
 if TYPE_CHECKING:
@@ -75,20 +70,11 @@ def status_table(host: AgentHost) -> str:
         ("usage", format_usage(meter.total)),
         ("clients", clients_line(host)),
         ("pending asks", str(len(host.pending))),
-        ("goal", describe_goal(latest_goal(s.store.branch()))),
-        ("todos", todos_line(s.store.branch())),
+        *agent.host.status_rows(),  # the capabilities' own: a goal, todos, terminals, ...
     ]
     table = "| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows)
     notes = "".join(f"\n- {literal(line)}" for line in s.diagnostics)
     return table + (f"\n\nAt start:{notes}" if notes else "")
-
-
-def todos_line(branch: list[SessionEntry]) -> str:
-    """The todo list as one table cell: `[x] a; [~] b; [ ] c`, or none."""
-    todos = latest_todos(branch)
-    if todos is None or not todos.items:
-        return "none"
-    return "; ".join(f"{MARKS[i.status]} {literal(i.content)}" for i in todos.items)
 
 
 def clients_line(host: AgentHost) -> str:

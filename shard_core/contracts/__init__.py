@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         McpTransportFactory,
         ProviderFactory,
         SkillLoader,
+        StatusRow,
     )
     from shard_core.contracts.gate import PermissionGate, PermissionOutcome, PermissionQuery
     from shard_core.contracts.mode import Mode, ModeContext
@@ -88,6 +89,7 @@ _WHERE: dict[str, str] = {
     "McpTransportFactory": "extension",
     "ProviderFactory": "extension",
     "SkillLoader": "extension",
+    "StatusRow": "extension",
     "PermissionGate": "gate",
     "PermissionOutcome": "gate",
     "PermissionQuery": "gate",
@@ -166,6 +168,7 @@ __all__ = [
     "SearchProvider",
     "SearchRequest",
     "SkillLoader",
+    "StatusRow",
     "Symbol",
     "Tool",
     "ToolAccess",

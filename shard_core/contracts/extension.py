@@ -23,6 +23,8 @@ McpTransportFactory = Callable[[dict[str, Any]], Any]
 CommandHandler = Callable[[list[str]], Awaitable[str] | str]
 """A slash command: given the words after its name, returns markdown for the cell output."""
 Disposer = Callable[[], Awaitable[None] | None]
+StatusRow = Callable[[], str | None]
+"""One `/status` row of an extension: its text now (markdown, one line), or None to show none."""
 
 
 class ExtensionApi(Protocol):
@@ -53,6 +55,11 @@ class ExtensionApi(Protocol):
     def register_command(self, name: str, description: str, handler: CommandHandler) -> None:
         """A slash command (`/name ARGS`) in every surface that takes them (kernel cells,
         `/help`, completion). `name` is lowercase letters, digits, `-`, `_` and `:`."""
+        ...
+
+    def register_status(self, label: str, row: StatusRow) -> None:
+        """A row of `/status` this extension owns (a goal, a todo list, open terminals):
+        `label`, then what `row()` says each time status is asked; None hides the row."""
         ...
 
     def register_search_provider(self, provider: SearchProvider) -> None:

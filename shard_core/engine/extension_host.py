@@ -41,6 +41,7 @@ from shard_core.contracts import (
     ProviderSpec,
     SearchProvider,
     SkillLoader,
+    StatusRow,
     Tool,
     UiBridge,
     WebFetcher,
@@ -97,6 +98,10 @@ class Snapshot:
     handlers: list[Handler] = field(default_factory=list[Handler])
     commands: dict[str, Command] = field(default_factory=dict[str, Command])
     search_providers: dict[str, SearchProvider] = field(default_factory=dict[str, SearchProvider])
+    status_rows: dict[str, tuple[StatusRow, str]] = field(
+        default_factory=dict[str, tuple[StatusRow, str]]
+    )
+    """by label: the row and the extension that owns it, in registration order"""
     web_fetcher: WebFetcher | None = None
 
 
@@ -184,6 +189,12 @@ class ExtensionHost:
         self._claim(f"command:/{name}")
         self.snapshot.commands[name] = Command(name, description, handler, self._current)
 
+    def register_status(self, label: str, row: StatusRow) -> None:
+        if not label.strip():
+            raise ValueError("a status row needs a label")
+        self._claim(f"status:{label}")
+        self.snapshot.status_rows[label] = (row, self._current)
+
     def register_search_provider(self, provider: SearchProvider) -> None:
         self._claim(f"search_provider:{provider.name}")
         self.snapshot.search_providers[provider.name] = provider
@@ -247,6 +258,19 @@ class ExtensionHost:
     def commands(self) -> list[Command]:
         """Registered slash commands, by name."""
         return sorted(self.snapshot.commands.values(), key=lambda c: c.name)
+
+    def status_rows(self) -> list[tuple[str, str]]:
+        """The extensions' `/status` rows, as they are now: a row that fails says so (with its
+        extension), and the others still show."""
+        rows: list[tuple[str, str]] = []
+        for label, (row, owner) in self.snapshot.status_rows.items():
+            try:
+                text = row()
+            except Exception as exc:
+                text = f"({owner} could not say: {type(exc).__name__}: {exc})"
+            if text is not None:
+                rows.append((label, text))
+        return rows
 
     def mcp_transport(self, name: str) -> McpTransportFactory | None:
         return self.snapshot.mcp_transports.get(name)

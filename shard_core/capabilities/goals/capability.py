@@ -33,6 +33,11 @@ class GoalsCapability:
     def __call__(self, api: ExtensionApi) -> None:
         api.register_command("goal", GOAL_HELP, self.command)
         api.register_extractor(GoalSection(self.current))
+        api.register_status("goal", self.status)
+
+    def status(self) -> str | None:
+        store = self._store()
+        return None if store is None else describe(latest_goal(store.branch()))
 
     def current(self) -> GoalCheckpoint | None:
         store = self._store()

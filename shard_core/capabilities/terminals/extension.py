@@ -18,6 +18,7 @@ from shard_core.capabilities.terminals.tools import (
     Terminals,
     TerminalSendTool,
     TerminalWaitTool,
+    status_line,
     table,
 )
 from shard_core.contracts import Disposer, ExtensionApi
@@ -35,4 +36,5 @@ class TerminalsCapability:
             api.register_tool(tool(self.terminals))
         api.register_command("terminals", "the agent's terminals: id, name, state, command",
                              lambda _args: table(self.terminals))  # fmt: skip
+        api.register_status("terminals", lambda: status_line(self.terminals))
         return self.terminals.close_all

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
+from shard_core.capabilities.commands import literal
 from shard_core.capabilities.terminals.terminal import Terminal
 from shard_core.contracts import ToolContext
 from shard_core.contracts.access import CommandAccess, ToolAccess
@@ -377,6 +378,17 @@ class TerminalListTool:
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
         text = table(self.terminals)
         return ToolResult.ok(text, count=len(self.terminals.by_id))
+
+
+def status_line(terminals: Terminals) -> str:
+    """The terminals as one `/status` cell: `t1 server (running: npm run dev); t2 ...`."""
+    if not terminals.by_id:
+        return "none"
+    parts: list[str] = []
+    for t in terminals.by_id.values():
+        state = "running" if t.alive else f"exited {t.exit_status}"
+        parts.append(f"{t.id} {literal(t.name)} ({state}: {literal(t.command)})")
+    return "; ".join(parts)
 
 
 def table(terminals: Terminals) -> str:

@@ -15,6 +15,7 @@ from typing import cast
 
 from pydantic import ValidationError
 
+from shard_core.capabilities.commands import literal
 from shard_core.contracts import ExtensionApi, ToolContext
 from shard_core.engine.session_store import SessionStore
 from shard_core.protocol.events import ToolResultEvent
@@ -109,6 +110,17 @@ class TodosCapability:
     def __call__(self, api: ExtensionApi) -> None:
         api.register_tool(TodoWriteTool())
         api.on("tool_result", self._tool_result)
+        api.register_status("todos", self.status)
+
+    def status(self) -> str | None:
+        """The list as one line: `[x] a; [~] b; [ ] c`, or none."""
+        store = self._store()
+        if store is None:
+            return None
+        todos = latest_todos(store.branch())
+        if todos is None or not todos.items:
+            return "none"
+        return "; ".join(f"{MARKS[i.status]} {literal(i.content)}" for i in todos.items)
 
     def _tool_result(self, event: ToolResultEvent) -> None:
         store = self._store()

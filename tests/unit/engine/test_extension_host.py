@@ -92,3 +92,32 @@ async def test_project_extensions_need_trust(tmp_path: Path) -> None:
     trusted = ExtensionHost()
     await trusted.install_folder(folder, trusted=True)
     assert trusted.installed == ["extensions/hello.py"]
+
+
+async def test_status_rows_are_declared_by_their_owners_and_a_failing_one_says_so() -> None:
+    """`/status` looks its rows up: a row that says None is hidden, one that raises is shown as
+    its owner's failure and the rest still show; a later registration of a label replaces it,
+    attributed like any other."""
+    host = ExtensionHost()
+
+    def broken() -> str:
+        raise RuntimeError("no database")
+
+    def install(api: ExtensionApi) -> None:
+        api.register_status("build", lambda: "green")
+        api.register_status("hidden", lambda: None)
+        api.register_status("db", broken)
+
+    assert await host.install("acme.status", install)
+    assert host.status_rows() == [
+        ("build", "green"),
+        ("db", "(acme.status could not say: RuntimeError: no database)"),
+    ]
+    assert await host.install(
+        "other.status", lambda api: api.register_status("build", lambda: "red")
+    )
+    assert host.status_rows()[0] == ("build", "red")
+    assert any(
+        d.extension == "other.status" and "replaced status:build" in d.message
+        for d in host.diagnostics
+    )
