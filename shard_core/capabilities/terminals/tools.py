@@ -384,18 +384,20 @@ def status_line(terminals: Terminals) -> str:
     """The terminals as one `/status` cell: `t1 server (running: npm run dev); t2 ...`."""
     if not terminals.by_id:
         return "none"
-    parts: list[str] = []
-    for t in terminals.by_id.values():
-        state = "running" if t.alive else f"exited {t.exit_status}"
-        parts.append(f"{t.id} {literal(t.name)} ({state}: {literal(t.command)})")
-    return "; ".join(parts)
+    return "; ".join(
+        f"{t.id} {literal(t.name)} ({_state(t)}: {literal(t.command)})"
+        for t in terminals.by_id.values()
+    )
 
 
 def table(terminals: Terminals) -> str:
     if not terminals.by_id:
         return "no terminals are open"
-    rows: list[str] = []
-    for t in terminals.by_id.values():
-        state = "running" if t.alive else f"exited ({t.exit_status})"
-        rows.append(f"{t.id}  {t.name}  {state}  {t.command}  (in {Path(t.cwd)})")
-    return "\n".join(rows)
+    return "\n".join(
+        f"{t.id}  {t.name}  {_state(t)}  {t.command}  (in {Path(t.cwd)})"
+        for t in terminals.by_id.values()
+    )
+
+
+def _state(terminal: Terminal) -> str:
+    return "running" if terminal.alive else f"exited ({terminal.exit_status})"

@@ -240,25 +240,18 @@ async def test_each_line_sent_is_judged_like_a_bash_command(tmp_path: Path) -> N
 
 async def test_status_lists_the_terminals_with_their_state(tmp_path: Path) -> None:
     """`/status` has a terminals row, which the terminals capability declares (not the kernel)."""
-    from shard_kernel.clients import ClientRegistry
     from shard_kernel.slash import status_table
-
-    class Host:  # the kernel's side of /status: no client, no prompt
-        def __init__(self, agent: Agent) -> None:
-            self.agent, self.clients, self.pending = agent, ClientRegistry(), {}
-
-        def current_request(self) -> dict[str, object]:
-            return {}
+    from tests.fixtures.status_host import StatusHost
 
     agent = await _agent(tmp_path)
     try:
-        host = Host(agent)
+        host = StatusHost(agent)
         assert "| terminals | none |" in status_table(host)  # type: ignore[arg-type]
         opened = await _call(agent, "terminal_open", command="cat", name="echoer")
         short = await _call(agent, "terminal_open", command="exit 3", name="brief")
         await _call(agent, "terminal_wait", id=short.details["terminal"], quiet=0.3, timeout=5)
         row = next(line for line in status_table(host).splitlines() if "| terminals |" in line)  # type: ignore[arg-type]
         assert f"{opened.details['terminal']} echoer (running: cat)" in row
-        assert f"{short.details['terminal']} brief (exited 3: exit 3)" in row
+        assert f"{short.details['terminal']} brief (exited (3): exit 3)" in row
     finally:
         await agent.close()

@@ -16,8 +16,8 @@ from shard_core.engine.slash_commands import run_command
 from shard_core.sdk import Agent, create_agent
 from shard_core.types import CheckpointEntry, CompactionEntry, GoalCheckpoint
 from shard_core.types.errors import ConfigError
-from shard_kernel.clients import ClientRegistry
 from shard_kernel.slash import status_table
+from tests.fixtures.status_host import StatusHost
 
 GOAL = "Port the parser to Rust, keep the parse() API & make 100% of tests pass (no unsafe)"
 
@@ -109,22 +109,10 @@ async def test_the_goal_survives_compaction_and_resume_byte_for_byte(tmp_path: P
         await resumed.close()
 
 
-class _Host:
-    """The kernel's side of `/status` (it is the kernel's command): no client, no prompt."""
-
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-        self.clients = ClientRegistry()
-        self.pending: dict[str, object] = {}
-
-    def current_request(self) -> dict[str, object]:
-        return {}
-
-
 async def test_status_shows_the_goal(tmp_path: Path) -> None:
     agent = await _agent(tmp_path)
     try:
-        host = _Host(agent)
+        host = StatusHost(agent)
         assert "| goal | No goal is set. |" in status_table(host)  # type: ignore[arg-type]
         await run_command(agent.host, "/goal ship it")
         assert "| goal | Goal (active): ship it |" in status_table(host)  # type: ignore[arg-type]

@@ -12,8 +12,8 @@ from shard_core.engine.config import ShardConfig
 from shard_core.protocol.events import Event, ToolResultEvent
 from shard_core.sdk import Agent, create_agent
 from shard_core.types import CheckpointEntry, TodosCheckpoint
-from shard_kernel.clients import ClientRegistry
 from shard_kernel.slash import status_table
+from tests.fixtures.status_host import StatusHost
 
 
 def _call(*items: tuple[str, str, str]) -> dict[str, Any]:
@@ -49,16 +49,6 @@ def _lists(agent: Agent) -> list[list[tuple[str, str, str]]]:
     ]
 
 
-class _Host:
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-        self.clients = ClientRegistry()
-        self.pending: dict[str, object] = {}
-
-    def current_request(self) -> dict[str, object]:
-        return {}
-
-
 async def test_each_call_replaces_the_list_and_a_duplicate_id_is_an_error(tmp_path: Path) -> None:
     agent = await _agent(tmp_path, [FIRST, SECOND, DUPLICATE])
     seen: list[Event] = []
@@ -74,7 +64,7 @@ async def test_each_call_replaces_the_list_and_a_duplicate_id_is_an_error(tmp_pa
             [("1", "read the code", "in_progress"), ("2", "fix the bug", "pending")],
             [("2", "fix the bug", "done"), ("3", "run the tests", "in_progress")],
         ]
-        table = status_table(_Host(agent))  # type: ignore[arg-type]
+        table = status_table(StatusHost(agent))  # type: ignore[arg-type]
         assert "| todos | [x] fix the bug; [~] run the tests |" in table
     finally:
         await agent.close()
@@ -83,6 +73,6 @@ async def test_each_call_replaces_the_list_and_a_duplicate_id_is_an_error(tmp_pa
 async def test_status_without_a_list(tmp_path: Path) -> None:
     agent = await _agent(tmp_path, [])
     try:
-        assert "| todos | none |" in status_table(_Host(agent))  # type: ignore[arg-type]
+        assert "| todos | none |" in status_table(StatusHost(agent))  # type: ignore[arg-type]
     finally:
         await agent.close()
