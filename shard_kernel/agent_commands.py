@@ -36,6 +36,7 @@ def answer_permission(
         reason=command.reason,
         rule=command.rule,
         label=command.label or label,
+        scope=command.scope,
     )
     return CommandReply(command="permission_response", ok=result.accepted, message=result.message)
 

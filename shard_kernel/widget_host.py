@@ -142,6 +142,7 @@ class WidgetHost:
                 reason=command.reason,
                 rule=command.rule,
                 label=command.label,
+                scope=command.scope,
             )
             return CommandReply(command=command.type, ok=result.accepted, message=result.message)
 

@@ -30,6 +30,8 @@ class PermissionAnswer:
     rule: str | None = None
     client_id: str | None = None
     """the answering client's id; `decided_by` is its label when it gave one"""
+    scope: str = "agent"
+    """for allow_always: "agent" (this agent only) or "workspace" (every agent in its folder)"""
 
 
 class UiBridge(Protocol):

@@ -138,6 +138,11 @@ class PermissionResponseCommand(_Command):
     client_id: str = Field(min_length=1)
     reason: str | None = None
     rule: str | None = Field(default=None, description="for allow_always: the rule to save")
+    scope: Literal["agent", "workspace"] = Field(
+        default="agent",
+        description="for allow_always: save the grant for this agent, or for every agent "
+        "whose workspace is this folder",
+    )
     label: ClientLabel = None
 
 

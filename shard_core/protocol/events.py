@@ -108,6 +108,11 @@ class PermissionResolvedEvent(_Event):
         default=None, description="the deciding client's id when a client decided"
     )
     tool_call_id: str | None = Field(default=None, description="the call that was decided")
+    scope: Literal["agent", "workspace"] | None = Field(
+        default=None,
+        description="for allow_always: where the grant was saved (this agent, or every agent "
+        "in this workspace folder)",
+    )
 
 
 UiKind = Literal["select", "confirm", "input", "notify"]

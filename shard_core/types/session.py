@@ -267,6 +267,11 @@ class PermissionDetails(WireModel):
     reason: str | None = None
     tool_call_id: str | None = None
     client_id: str | None = Field(default=None, description="the deciding client's id")
+    scope: Literal["agent", "workspace"] | None = Field(
+        default=None,
+        description="for allow_always: whose grant was saved, this agent's or every agent's "
+        "in this workspace folder",
+    )
 
 
 class PermissionEntry(_Entry):

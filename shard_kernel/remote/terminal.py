@@ -42,7 +42,15 @@ from shard_kernel.terminal.escape import terminal_safe
 from shard_kernel.terminal.render import TerminalRenderer
 
 EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
-CHOICES = {"y": "allow", "yes": "allow", "a": "allow_always", "always": "allow_always"}
+CHOICES = {
+    "y": "allow",
+    "yes": "allow",
+    "a": "allow_always",
+    "always": "allow_always",
+    "w": "allow_always",
+    "workspace": "allow_always",
+}
+WORKSPACE_CHOICES = frozenset({"w", "workspace"})
 SHOWN_OUTPUTS = ("display_data", "execute_result", "stream", "error")
 
 
@@ -211,13 +219,18 @@ class TerminalSession:
         self._spawn(self._answer(event))
 
     async def _answer(self, event: PermissionRequestEvent) -> None:
-        always = f" [a]lways ({event.suggested_rule})" if event.suggested_rule else ""
+        always = (
+            f" [a]lways for this agent / [w]orkspace ({event.suggested_rule})"
+            if event.suggested_rule
+            else ""
+        )
         self.out.write(terminal_safe(f"? allow {event.tool}? [y]es{always} [n]o: "))
         self.out.flush()
         line = await asyncio.to_thread(self.stdin.readline)
         if not line:  # stdin closed: leave the question to the other clients
             return
         decision = CHOICES.get(line.strip().lower(), "deny")
+        scope = "workspace" if line.strip().lower() in WORKSPACE_CHOICES else "agent"
         if decision == "allow_always" and not event.suggested_rule:
             decision = "allow"
         answer = PermissionResponseCommand(
@@ -225,6 +238,7 @@ class TerminalSession:
             decision=decision,  # pyright: ignore[reportArgumentType]
             client_id=self.client_id,
             rule=event.suggested_rule if decision == "allow_always" else None,
+            scope=scope,
             label="terminal",
         )
         if self._transport is not None:

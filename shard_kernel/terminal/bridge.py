@@ -10,7 +10,16 @@ from typing import TextIO
 from shard_core.contracts import PermissionAnswer, PermissionPrompt
 from shard_kernel.terminal.escape import terminal_safe
 
-CHOICES = {"y": "allow", "yes": "allow", "a": "allow_always", "always": "allow_always"}
+CHOICES = {
+    "y": "allow",
+    "yes": "allow",
+    "a": "allow_always",
+    "always": "allow_always",
+    "w": "allow_always",
+    "workspace": "allow_always",
+}
+WORKSPACE_CHOICES = frozenset({"w", "workspace"})
+"""the answers that save the grant for every agent in this folder, not this agent only"""
 
 
 class TerminalBridge:
@@ -29,11 +38,16 @@ class TerminalBridge:
 
     async def ask_permission(self, prompt: PermissionPrompt) -> PermissionAnswer:
         detail = json.dumps(prompt.input, ensure_ascii=False)[:500]
-        always = f" [a]lways ({prompt.suggested_rule})" if prompt.suggested_rule else ""
+        always = (
+            f" [a]lways for this agent / [w]orkspace ({prompt.suggested_rule})"
+            if prompt.suggested_rule
+            else ""
+        )
         answer = await self._ask(
             f"\n? {prompt.prompt}\n  {prompt.tool} {detail}\n  [y]es{always} [n]o: "
         )
         decision = CHOICES.get(answer.lower(), "deny")
+        scope = "workspace" if answer.lower() in WORKSPACE_CHOICES else "agent"
         if decision == "allow_always" and not prompt.suggested_rule:
             decision = "allow"
         return PermissionAnswer(
@@ -41,6 +55,7 @@ class TerminalBridge:
             "terminal",
             rule=prompt.suggested_rule if decision == "allow_always" else None,
             reason=None if decision != "deny" else "denied at the terminal",
+            scope=scope,
         )
 
     async def select(self, title: str, options: list[str], message: str = "") -> str | None:

@@ -122,6 +122,7 @@ describe("agent view", () => {
         client_id: "client-7",
         reason: null,
         rule: "bash(make)",
+        scope: "agent",
         label: null,
       },
     ]);

@@ -63,6 +63,7 @@ describe("permission dialog", () => {
     expect([...buttons(view.el).keys()]).toEqual([
       "Allow once",
       "Always allow",
+      "Always allow in this workspace",
       "Deny",
     ]);
     expect(
@@ -71,12 +72,29 @@ describe("permission dialog", () => {
   });
 
   it.each([
-    ["Allow once", { decision: "allow", rule: null, reason: null }],
+    [
+      "Allow once",
+      { decision: "allow", rule: null, reason: null, scope: "agent" },
+    ],
     [
       "Always allow",
-      { decision: "allow_always", rule: "bash(rm -rf build)", reason: null },
+      {
+        decision: "allow_always",
+        rule: "bash(rm -rf build)",
+        reason: null,
+        scope: "agent",
+      },
     ],
-    ["Deny", { decision: "deny", rule: null, reason: null }],
+    [
+      "Always allow in this workspace",
+      {
+        decision: "allow_always",
+        rule: "bash(rm -rf build)",
+        reason: null,
+        scope: "workspace",
+      },
+    ],
+    ["Deny", { decision: "deny", rule: null, reason: null, scope: "agent" }],
   ])("%s answers once and waits", (label, expected) => {
     const answers: PermissionAnswer[] = [];
     const view = new PermissionDialogView(request(), (a) => answers.push(a));
@@ -104,6 +122,7 @@ describe("permission dialog", () => {
         decision: "deny",
         rule: null,
         reason: "not in this repo",
+        scope: "agent",
       },
     ]);
   });
@@ -134,7 +153,7 @@ describe("permission dialog", () => {
     expect(view.el.querySelector("button")).toBeNull();
     expect(view.el.classList.contains("shard-dialog-closed")).toBe(true);
     expect(view.el.querySelector(".shard-dialog-footer")?.textContent).toBe(
-      "✓ always allowed — by widget-a · saved rule bash(rm -rf build)",
+      "✓ always allowed — by widget-a · saved for this agent: bash(rm -rf build)",
     );
   });
 
@@ -168,7 +187,7 @@ describe("permission dialog", () => {
   it("open and still pending stays open; closed without a resolution says so", () => {
     const view = new PermissionDialogView(request(), () => undefined);
     view.setResolved(null, true);
-    expect(view.el.querySelectorAll("button")).toHaveLength(3);
+    expect(view.el.querySelectorAll("button")).toHaveLength(4);
     view.setResolved(null, false);
     expect(view.el.querySelector(".shard-dialog-footer")?.textContent).toBe(
       "No longer pending.",

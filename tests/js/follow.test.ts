@@ -165,15 +165,16 @@ describe("permission dialog keyboard", () => {
     return event;
   };
 
-  it("Y, A and N answer; the buttons say so", () => {
+  it("Y, A, W and N answer; the buttons say so", () => {
     for (const [key, decision] of [
-      ["y", "allow"],
-      ["A", "allow_always"],
-      ["n", "deny"],
+      ["y", "allow agent"],
+      ["A", "allow_always agent"],
+      ["w", "allow_always workspace"],
+      ["n", "deny agent"],
     ] as const) {
       const answers: unknown[] = [];
       const view = new PermissionDialogView(request("r1"), (a) =>
-        answers.push(a.decision),
+        answers.push(`${a.decision} ${a.scope}`),
       );
       expect(keyed(view, key).defaultPrevented).toBe(true);
       expect(answers).toEqual([decision]);
@@ -187,6 +188,7 @@ describe("permission dialog keyboard", () => {
     expect(shortcuts).toEqual([
       ["Allow once", "Y", "Y"],
       ["Always allow", "A", "A"],
+      ["Always allow in this workspace", "W", "W"],
       ["Deny", "N", "N"],
     ]);
   });

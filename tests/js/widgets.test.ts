@@ -131,6 +131,7 @@ describe("permission dialog widget view", () => {
         client_id: expect.stringMatching(/^widget-/),
         reason: null,
         rule: null,
+        scope: "agent",
         label: null,
       },
     ]);

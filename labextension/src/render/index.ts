@@ -5,6 +5,6 @@ export { renderMarkdown } from "./markdown";
 export { renderJson, jsonText } from "./json-text";
 export { safeHttpUrl, safeLink } from "./safe-url";
 export { PermissionDialogView, describeResolution } from "./dialogs/permission-dialog";
-export type { PermissionAnswer, PermissionDecision } from "./dialogs/permission-dialog";
+export type { GrantScope, PermissionAnswer, PermissionDecision } from "./dialogs/permission-dialog";
 export { UiDialogView } from "./dialogs/ui-dialog";
 export type { UiAnswer, UiValue } from "./dialogs/ui-dialog";

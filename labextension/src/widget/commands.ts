@@ -86,6 +86,7 @@ export function permissionResponse(
     client_id: clientId(model),
     reason: answer.reason,
     rule: answer.rule,
+    scope: answer.scope,
   });
 }
 

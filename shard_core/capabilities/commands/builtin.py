@@ -11,6 +11,7 @@ from shard_core.capabilities.commands.markdown import extensions_table, fenced, 
 from shard_core.contracts import ExtensionApi, ToolContext
 from shard_core.engine.extension_host import ExtensionHost
 from shard_core.engine.permissions.gate import RuleGate
+from shard_core.engine.permissions.grants import GrantStore
 from shard_core.engine.plurals import counted
 from shard_core.engine.session import AgentSession
 from shard_core.types.errors import ConfigError
@@ -60,7 +61,8 @@ class BuiltinCommands:
             ("fork", "`/fork [ENTRY_ID]`: copy the conversation into a new session", _fork),
             (
                 "grants",
-                'list the "always allow" grants; `/grants revoke RULE` revokes one',
+                "list the \"always allow\" grants (this agent's and this workspace's); "
+                "`/grants revoke RULE` revokes one",
                 _grants,
             ),
             (
@@ -148,13 +150,27 @@ async def _recall(agent: CommandTarget, args: list[str]) -> str:
 
 
 def _grants(agent: CommandTarget, args: list[str]) -> str:
-    store = agent.gate.grants
+    """Both scopes: this agent's grants, then its workspace's (every agent in the folder)."""
+    stores = [agent.gate.grants]
+    if agent.gate.workspace_grants is not None:
+        stores.append(agent.gate.workspace_grants)
     if args[:1] == ["revoke"]:
-        if len(args) != 2:
+        if len(args) < 2:
             raise ConfigError("usage: /grants revoke RULE")
-        removed = store.revoke(args[1])
-        return f"Revoked `{args[1]}`." if removed else f"No grant `{args[1]}`."
-    grants = store.grants()
-    if not grants:
-        return "No grants: nothing is always allowed for this agent."
-    return "\n".join(f"- `{g.text}` (granted by {g.granted_by})" for g in grants)
+        rule = " ".join(args[1:])
+        revoked = [_scope_name(store) for store in stores if store.revoke(rule)]
+        if not revoked:
+            return f"No grant `{rule}`."
+        return f"Revoked `{rule}` (scope: {', '.join(revoked)})."
+    lines = [
+        f"- `{g.text}` (scope: {_scope_name(store)}; granted by {g.granted_by})"
+        for store in stores
+        for g in store.grants()
+    ]
+    if not lines:
+        return "No grants: nothing is always allowed for this agent or this workspace."
+    return "\n".join(lines)
+
+
+def _scope_name(store: GrantStore) -> str:
+    return f"workspace {store.workspace}" if store.scope == "workspace" else "this agent"

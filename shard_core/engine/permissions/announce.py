@@ -7,6 +7,7 @@ A failing subscriber is logged and ignored: an event is news, never a decision.
 from __future__ import annotations
 
 import logging
+from typing import Literal
 
 from shard_core.contracts import PermissionAnswer, PermissionPrompt
 from shard_core.engine.events import EventStream
@@ -48,6 +49,9 @@ def announce_resolved(
         return
     if isinstance(decided, PermissionDetails):
         tool_call_id = decided.tool_call_id or tool_call_id
+        scope = decided.scope
+    else:
+        scope = _scope(decided.scope) if decided.decision == "allow_always" else None
     try:
         events.emit(
             PermissionResolvedEvent,
@@ -59,6 +63,11 @@ def announce_resolved(
             rule=decided.rule,
             client_id=decided.client_id,
             tool_call_id=tool_call_id,
+            scope=scope,
         )
     except Exception:
         _log.exception("emitting permission_resolved %s failed", request_id)
+
+
+def _scope(scope: str) -> Literal["agent", "workspace"]:
+    return "workspace" if scope == "workspace" else "agent"

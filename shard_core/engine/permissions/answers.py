@@ -17,6 +17,7 @@ from shard_core.contracts import Mode, PermissionAnswer, PermissionOutcome, Perm
 from shard_core.engine.permissions.explain import Explanation
 from shard_core.engine.permissions.rules import parse_rule
 from shard_core.types import Allow, AllowAlways, Deny, PermissionDetails
+from shard_core.types.errors import ConfigError
 from shard_core.types.session import DecisionSource
 
 __all__ = [
@@ -81,6 +82,8 @@ def normalize_allow_always(
     """
     if answer.decision != "allow_always":
         return replace(answer, rule=None) if answer.decision == "allow" else answer
+    if answer.scope not in ("agent", "workspace"):
+        raise ConfigError(f"unknown grant scope {answer.scope!r}; expected agent or workspace")
     if forced:
         reason = "allowed once: an ask rule always asks, so no grant was saved"
         return replace(answer, decision="allow", rule=None, reason=reason)
@@ -103,6 +106,7 @@ def decision_details(
         "rule": answer.rule,
         "tool_call_id": query.call_id,
         "client_id": answer.client_id,
+        "scope": _saved_scope(answer),
     }
     try:
         return PermissionDetails.model_validate(
@@ -118,6 +122,12 @@ def decision_details(
         return PermissionDetails.model_validate(
             {**fields, "decision": "deny", "source": "rule", "reason": reason}
         )
+
+
+def _saved_scope(answer: PermissionAnswer) -> str | None:
+    if answer.decision != "allow_always" or not answer.rule:
+        return None
+    return "workspace" if answer.scope == "workspace" else "agent"
 
 
 def outcome_of(details: PermissionDetails) -> PermissionOutcome:

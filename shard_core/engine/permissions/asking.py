@@ -101,9 +101,12 @@ class Asker:
         reason: str | None = None,
         rule: str | None = None,
         label: str | None = None,
+        scope: str = "agent",
     ) -> RespondResult:
         """A client's answer; it is recorded as decided by its label when it gave one."""
-        answer = PermissionAnswer(decision, label or client_id, "client", reason, rule, client_id)
+        answer = PermissionAnswer(
+            decision, label or client_id, "client", reason, rule, client_id, scope
+        )
         return self.submit(request_id, answer, role)
 
     def withdraw(

@@ -107,12 +107,16 @@ def explain(
     query: PermissionQuery,
     rules: RuleSet,
     *,
-    grants: Iterable[Rule] = (),
+    grants: Iterable[Rule | SourcedRule] = (),
     mode: Mode | None = None,
     tool: Tool | None = None,
 ) -> Explanation:
-    """Why `query` is allowed, asked or denied. `tool` is what the mode votes on."""
-    book = RuleBook(rules, tuple(SourcedRule(g, "allow-always grant") for g in grants))
+    """Why `query` is allowed, asked or denied. `tool` is what the mode votes on. A grant given
+    as a bare Rule is labelled "allow-always grant"; a SourcedRule keeps its label."""
+    sourced = tuple(
+        g if isinstance(g, SourcedRule) else SourcedRule(g, "allow-always grant") for g in grants
+    )
+    book = RuleBook(rules, sourced)
     result = _layered(query, book, mode, tool)
     if result.decision != "ask":
         return result

@@ -3,7 +3,8 @@
 `authorize` never returns Ask and fails closed: an error while evaluating, asking or recording is
 a deny. Asking is the Asker's job (asking.py): the first valid answer — from the UI bridge,
 `respond` (the kernel's comm handler), `withdraw` or the headless policy — decides. The decision
-(an allow_always grant saved first) is written through `record` before `authorize` returns; if
+(an allow_always grant saved first, for this agent or — scope "workspace" — for every agent
+whose cwd is the same folder; grants.py) is written through `record` before `authorize` returns; if
 that fails the call is denied. Then a `permission_resolved` event tells every client who decided:
 after every question, and after an automatic decision that a rule or grant made (so a view can
 say "allowed by rule Bash(pytest:*)"); the default policy's and a mode's routine decisions about
@@ -45,7 +46,7 @@ from shard_core.engine.permissions.headless import HeadlessPolicy
 from shard_core.engine.permissions.pending import PendingRequests, RespondResult
 from shard_core.engine.permissions.pins import is_pinned_name, tool_pin
 from shard_core.engine.permissions.preview import call_preview
-from shard_core.engine.permissions.sources import RuleSet, load_rules
+from shard_core.engine.permissions.sources import RuleSet, SourcedRule, load_rules
 from shard_core.types import Allow, Ask, Decision, Deny, PermissionDetails
 from shard_core.types.errors import ConfigError
 
@@ -79,6 +80,7 @@ class RuleGate:
         rules: RuleSet,
         grants: GrantStore,
         record: Recorder,
+        workspace_grants: GrantStore | None = None,
         events: EventStream | None = None,
         ui: UiBridge | None = None,
         mode: Mode | None = None,
@@ -90,6 +92,7 @@ class RuleGate:
     ) -> None:
         self.rules = rules
         self.grants = grants
+        self.workspace_grants = workspace_grants
         self.mode = mode  # the loop swaps it on /mode
         self.asker = Asker(
             events=events,
@@ -132,6 +135,7 @@ class RuleGate:
         return cls(
             rules=rules,
             grants=GrantStore(agent_id),
+            workspace_grants=GrantStore.for_workspace(cwd),
             record=record,
             headless_policy=config.headless_policy,
             timeout=config.timeout,
@@ -142,8 +146,27 @@ class RuleGate:
 
     def explain(self, query: PermissionQuery) -> Explanation:
         tool = self._tools(query.tool) if self._tools else None
-        grants = [g.rule for g in self.grants.grants() if _grant_applies(g, query.tool, tool)]
+        grants = [
+            SourcedRule(g.rule, label)
+            for store, label in self._grant_stores()
+            for g in store.grants()
+            if _grant_applies(g, query.tool, tool)
+        ]
         return explain(query, self.rules, grants=grants, mode=self.mode, tool=tool)
+
+    def _grant_stores(self) -> list[tuple[GrantStore, str]]:
+        stores = [(self.grants, "allow-always grant")]
+        if self.workspace_grants is not None:
+            stores.append((self.workspace_grants, "workspace grant"))
+        return stores
+
+    def store_for(self, scope: str) -> GrantStore:
+        """Where a grant of `scope` is kept; "workspace" without a workspace store is refused."""
+        if scope == "agent":
+            return self.grants
+        if scope == "workspace" and self.workspace_grants is not None:
+            return self.workspace_grants
+        raise ConfigError(f"no {scope!r} grants for this agent; expected agent or workspace")
 
     def evaluate(self, query: PermissionQuery) -> Decision:
         """Side-effect free: what the layers say, Ask included."""
@@ -215,10 +238,11 @@ class RuleGate:
                 "reason": reason,
                 "rule": None,
                 "client_id": None,
+                "scope": None,
             }
             details = details.model_copy(update=overridden)
             if granted:
-                self._forget_grant(granted)
+                self._forget_grant(granted, answer.scope)
         if asked or details.rule:
             announce_resolved(self._events, request_id, details)
         return outcome_of(details)
@@ -233,16 +257,20 @@ class RuleGate:
         tool = self._tools(query.tool) if self._tools and is_pinned_name(query.tool) else None
         pins = {query.tool: tool_pin(tool)} if tool is not None else None
         try:
-            known = {g.text for g in self.grants.grants()}
-            grant = self.grants.add(answer.rule, answer.decided_by, pins)
+            store = self.store_for(answer.scope)
+            known = {g.text for g in store.grants()}
+            grant = store.add(answer.rule, answer.decided_by, pins)
         except (ConfigError, OSError) as exc:
             reason = f"allowed once; the grant could not be saved: {exc}"
             return replace(answer, decision="allow", reason=reason), None
+        saved = f"saved for {_scope_words(store, grant.text)}"
+        reason = f"{saved}; {answer.reason}" if answer.reason else saved
+        answer = replace(answer, reason=reason, scope=store.scope)
         return answer, None if grant.text in known else grant.text
 
-    def _forget_grant(self, rule: str) -> None:
+    def _forget_grant(self, rule: str, scope: str) -> None:
         try:
-            self.grants.revoke(rule)
+            self.store_for(scope).revoke(rule)
         except (ConfigError, OSError):
             _log.exception("could not undo grant %s", rule)
 
@@ -257,20 +285,29 @@ class RuleGate:
         reason: str | None = None,
         rule: str | None = None,
         label: str | None = None,
+        scope: str = "agent",
     ) -> RespondResult:
         """A client's answer (the kernel's comm handler calls this); the first valid one wins.
 
         `decision` is allow | allow_always | deny; `role` must be "interactive". allow_always
-        saves `rule`, or the suggested rule when none is given. `label` is the client's name
+        saves `rule`, or the suggested rule when none is given, for `scope`: "agent" (this
+        agent) or "workspace" (every agent whose cwd is this folder). `label` is the client's name
         for people ("alice · Tab 2"): it becomes `decided_by`, and `client_id` is kept beside it.
         """
-        return self.asker.respond(request_id, decision, client_id, role, reason, rule, label)
+        return self.asker.respond(request_id, decision, client_id, role, reason, rule, label, scope)
 
     def withdraw(
         self, request_id: str, reason: str = "withdrawn", by: str = "abort"
     ) -> RespondResult:
         """Take a question back (an interrupted turn): the call is denied, source "abort"."""
         return self.asker.withdraw(request_id, reason, by)
+
+
+def _scope_words(store: GrantStore, rule: str) -> str:
+    """ "this workspace: Edit(src/**) (every agent in /w)" or "this agent: Edit(src/**)"."""
+    if store.scope == "workspace":
+        return f"this workspace: {rule} (every agent in {store.workspace})"
+    return f"this agent: {rule}"
 
 
 def _grant_applies(grant: Grant, name: str, tool: Tool | None) -> bool:

@@ -1,20 +1,26 @@
-"""GrantStore: an agent's "allow always" rules in `SHARD_HOME/agents/<id>/permission-grants.json`.
+"""GrantStore: "allow always" rules, for one agent or for every agent in one workspace.
 
-Grants belong to the agent, not to a client: whoever answered, the grant applies to every later
-call. The file is replaced atomically (temp + fsync + rename) and is owner-only. A store notices
-when another process changed the file and reloads it. A file it cannot read counts as no grants
-(the gate then asks more, never less) and is never overwritten: `add` and `revoke` refuse until a
-person fixes or removes it.
+Scope "agent": `SHARD_HOME/agents/<id>/permission-grants.json`. Scope "workspace":
+`SHARD_HOME/workspaces/<sha256 of the folder's real path, 16 hex>/permission-grants.json` (the
+file names its folder), loaded by every agent whose cwd is that folder, so a second notebook in
+the same folder does not ask again. Grants belong to the agent or workspace, not to a client:
+whoever answered, the grant applies to every later call. Deny rules are judged before any grant,
+so no grant of either scope lifts a deny. The file is replaced atomically (temp + fsync +
+rename) and is owner-only. A store notices when another process changed the file and reloads it.
+A file it cannot read counts as no grants (the gate then asks more, never less) and is never
+overwritten: `add` and `revoke` refuse until a person fixes or removes it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -23,7 +29,10 @@ from shard_core.engine.plurals import counted
 from shard_core.engine.state import shard_home, write_private
 from shard_core.types.errors import ConfigError
 
-__all__ = ["GRANTS_FILE", "Grant", "GrantStore"]
+__all__ = ["GRANTS_FILE", "SCOPES", "Grant", "GrantScope", "GrantStore", "workspace_key"]
+
+GrantScope = Literal["agent", "workspace"]
+SCOPES: tuple[GrantScope, ...] = ("agent", "workspace")
 
 GRANTS_FILE = "permission-grants.json"
 _VERSION = 1
@@ -42,13 +51,36 @@ class Grant:
         return self.rule.text
 
 
+def workspace_key(cwd: Path) -> str:
+    """The folder's key under `SHARD_HOME/workspaces/`: its real path, hashed."""
+    real = os.path.realpath(cwd)
+    return hashlib.sha256(real.encode("utf-8")).hexdigest()[:16]
+
+
 class GrantStore:
-    """Per-agent grants: `grants()`, `add`, `revoke`; a new instance reads what an old one saved."""
+    """Grants of one scope: `grants()`, `add`, `revoke`; a new instance reads what an old one
+    saved. `GrantStore(agent_id)` is the agent's, `GrantStore.for_workspace(cwd)` the folder's."""
+
+    scope: GrantScope = "agent"
+    workspace: str | None = None
+    """the folder's real path (workspace scope only)"""
 
     def __init__(self, agent_id: str, home: Path | None = None) -> None:
         if not agent_id or agent_id in (".", "..") or "/" in agent_id or "\\" in agent_id:
             raise ConfigError(f"invalid agent id for grants: {agent_id!r}")
-        self.path = (home or shard_home()) / "agents" / agent_id / GRANTS_FILE
+        self._open((home or shard_home()) / "agents" / agent_id / GRANTS_FILE)
+
+    @classmethod
+    def for_workspace(cls, cwd: Path, home: Path | None = None) -> GrantStore:
+        """The grants every agent working in `cwd` shares."""
+        store = cls.__new__(cls)
+        store.scope = "workspace"
+        store.workspace = os.path.realpath(cwd)
+        store._open((home or shard_home()) / "workspaces" / workspace_key(cwd) / GRANTS_FILE)
+        return store
+
+    def _open(self, path: Path) -> None:
+        self.path = path
         self.problem: str | None = None
         self._grants: list[Grant] = []
         self._stamp: tuple[int, int, int] | None = None
@@ -114,10 +146,10 @@ class GrantStore:
             raise ConfigError(f"{self.problem}; fix or remove the file before changing grants")
 
     def _save(self, grants: list[Grant]) -> None:
-        payload = {
-            "version": _VERSION,
-            "grants": [_encode(g) for g in grants],
-        }
+        payload: dict[str, Any] = {"version": _VERSION}
+        if self.workspace is not None:
+            payload["workspace"] = self.workspace
+        payload["grants"] = [_encode(g) for g in grants]
         write_private(self.path, (json.dumps(payload, indent=2) + "\n").encode("utf-8"))
         self._grants = grants
         self._stamp = self._current_stamp()

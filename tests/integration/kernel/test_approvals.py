@@ -78,6 +78,7 @@ def test_a_write_is_previewed_and_the_answer_names_its_client(
             "rule": None,
             "client_id": "client-b",
             "tool_call_id": request["tool_call_id"],
+            "scope": None,
         }
         a.pump(0.3)
         assert "allowed by alice · Tab 2" in _texts(a)

@@ -92,6 +92,7 @@ def permission_resolved(seq: int, request_id: str = "req-1", **fields: Any) -> d
         "rule": None,
         "client_id": None,
         "tool_call_id": None,
+        "scope": None,
     }
     return event("permission_resolved", seq, **{**base, **fields})
 

@@ -1,9 +1,10 @@
 // The permission dialog: what the call will do (the request line, then a preview — a unified
 // diff for edits and writes, the command for bash — or the whole input), why the gate asks, and
-// the three answers. "Always allow" saves the rule shown in an editable field. The dialog never
+// the answers. "Always allow" saves the rule shown in an editable field, for this agent (A) or
+// for every agent whose workspace is this folder (W, "Always allow in this workspace"). The dialog never
 // decides anything itself: it reports the answer and waits for permission_resolved, then folds
 // into one line that says who decided ("by you", "by alice · Tab 3f2a", "by rule Bash(ls:*)").
-// Keyboard: Y allows once, A always allows, N denies (shown on the buttons, announced through
+// Keyboard: Y allows once, A always allows (this agent), W always allows (this workspace), N denies (shown on the buttons, announced through
 // aria-keyshortcuts); the page's PromptFocus gives the dialog the focus when it opens.
 import { button, clear, h } from "../dom";
 import { isRecord } from "../guards";
@@ -12,12 +13,15 @@ import { renderDescriptors } from "../descriptors/index";
 import type { PermissionRequestEvent, PermissionResolvedEvent } from "../../wire";
 
 export type PermissionDecision = "allow" | "allow_always" | "deny";
+/** Whose grant an allow_always saves: this agent's, or every agent's in this workspace folder. */
+export type GrantScope = "agent" | "workspace";
 
 export interface PermissionAnswer {
   readonly requestId: string;
   readonly decision: PermissionDecision;
   readonly rule: string | null;
   readonly reason: string | null;
+  readonly scope: GrantScope;
 }
 
 const VERDICTS: Readonly<Record<PermissionDecision, string>> = {
@@ -54,7 +58,10 @@ export function describeResolution(
   ownClientId: string | null = null,
 ): string {
   let text = `${VERDICTS[resolved.decision] ?? resolved.decision} — by ${decider(resolved, ownClientId)}`;
-  if (resolved.source === "client" && resolved.rule) text += ` · saved rule ${resolved.rule}`;
+  if (resolved.source === "client" && resolved.rule) {
+    const where = resolved.scope === "workspace" ? "this workspace" : "this agent";
+    text += ` · saved for ${where}: ${resolved.rule}`;
+  }
   if (resolved.reason) text += ` · reason: ${resolved.reason}`;
   return text;
 }
@@ -71,8 +78,11 @@ export function splitPrompt(prompt: string): { request: string; reason: string }
 export const SHORTCUTS: Readonly<Record<string, PermissionDecision>> = {
   y: "allow",
   a: "allow_always",
+  w: "allow_always",
   n: "deny",
 };
+/** The keys whose allow_always saves the grant for the whole workspace. */
+const WORKSPACE_KEYS: ReadonlySet<string> = new Set(["w"]);
 const KEY_OF: Readonly<Record<PermissionDecision, string>> = {
   allow: "Y",
   allow_always: "A",
@@ -208,10 +218,11 @@ export class PermissionDialogView {
     event.stopPropagation();
     const field = event.target instanceof HTMLInputElement;
     if (field || event.ctrlKey || event.metaKey || event.altKey || !this.isOpen) return;
-    const decision = SHORTCUTS[event.key.toLowerCase()];
+    const key = event.key.toLowerCase();
+    const decision = SHORTCUTS[key];
     if (decision === undefined || (decision === "allow_always" && this.ruleInput === null)) return;
     event.preventDefault();
-    this.answer(decision);
+    this.answer(decision, WORKSPACE_KEYS.has(key) ? "workspace" : "agent");
   }
 
   /** Open (null, still pending) or folded into one line saying who decided. */
@@ -281,15 +292,26 @@ export class PermissionDialogView {
       const alwaysButton = shortcutButton(
         "Always allow",
         KEY_OF.allow_always,
-        () => this.answer("allow_always"),
+        () => this.answer("allow_always", "agent"),
         "shard-always-allow",
       );
-      this.buttons.push(alwaysButton);
+      const workspaceButton = shortcutButton(
+        "Always allow in this workspace",
+        "W",
+        () => this.answer("allow_always", "workspace"),
+        "shard-always-allow-workspace",
+      );
+      this.buttons.push(alwaysButton, workspaceButton);
       always = h(
         "span",
         { class: "shard-always" },
         alwaysButton,
-        h("span", { class: "shard-rule-caption" }, "saves rule "),
+        workspaceButton,
+        h(
+          "span",
+          { class: "shard-rule-caption" },
+          "saves rule (for this agent, or every agent in this folder) ",
+        ),
         this.ruleInput,
       );
     }
@@ -302,7 +324,7 @@ export class PermissionDialogView {
     );
   }
 
-  private answer(decision: PermissionDecision): void {
+  private answer(decision: PermissionDecision, scope: GrantScope = "agent"): void {
     if (this.buttons.some((b) => b.disabled)) return;
     const reason = this.reasonInput.value.trim();
     const rule = this.ruleInput?.value.trim() || (this.request.suggested_rule ?? null);
@@ -312,6 +334,7 @@ export class PermissionDialogView {
       decision,
       rule: decision === "allow_always" ? rule : null,
       reason: decision === "deny" && reason ? reason : null,
+      scope,
     });
   }
 

@@ -207,7 +207,7 @@ async def test_a_labelled_answer_is_decided_by_the_label_and_keeps_the_client_id
     assert (late.accepted, late.message) == (False, "already decided by alice · Tab 2 (allow)")
     assert outcome.decided_by == "alice · Tab 2"
     resolved = [e for e in events if isinstance(e, PermissionResolvedEvent)]
-    assert [e.model_dump(exclude={"ts", "seq"}) for e in resolved] == [
+    assert [e.model_dump(exclude={"ts", "seq", "scope"}) for e in resolved] == [
         {
             "type": "permission_resolved",
             "agent_id": "agent-1",
@@ -261,7 +261,7 @@ async def test_a_rule_or_grant_decision_is_announced_and_the_default_policy_is_q
     await gate.authorize(query("read", path="a.txt"))  # the default policy: no event
 
     resolved = [
-        e.model_dump(exclude={"ts", "seq", "agent_id", "type", "request_id", "reason"})
+        e.model_dump(exclude={"ts", "seq", "agent_id", "type", "request_id", "reason", "scope"})
         for e in events
         if isinstance(e, PermissionResolvedEvent)
     ]
