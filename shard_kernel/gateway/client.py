@@ -63,7 +63,7 @@ class KernelSocket:
         self.conn = conn
         self.session_id = session_id
         self.subprotocol: str | None = conn.selected_subprotocol
-        self._stream: Any = getattr(conn.protocol, "stream", None)
+        self._stream: Any = getattr(getattr(conn, "protocol", None), "stream", None)
         """kept for `aclose`: after `close()`, tornado no longer says which stream it was"""
         """`V1_SUBPROTOCOL` when the server selected it, else None (plain JSON)."""
         self._unpacked: deque[dict[str, Any]] = deque()
