@@ -26,6 +26,7 @@ from shard_core.capabilities.checkpoints import CheckpointsCapability
 from shard_core.capabilities.code_index import CodeIndexCapability
 from shard_core.capabilities.commands import BuiltinCommands
 from shard_core.capabilities.goals import GoalsCapability
+from shard_core.capabilities.hooks import HooksCapability
 from shard_core.capabilities.mcp import install_mcp
 from shard_core.capabilities.skills import SkillsCapability, default_roots
 from shard_core.capabilities.subagents import SubagentsCapability
@@ -45,6 +46,7 @@ from shard_core.engine.context_files import load_context_files
 from shard_core.engine.credentials import known_secrets, resolve_credential
 from shard_core.engine.events import EventStream
 from shard_core.engine.extension_host import ExtensionHost
+from shard_core.engine.hook_points import HookPoints
 from shard_core.engine.modes import bundled_modes
 from shard_core.engine.permissions.gate import RuleGate
 from shard_core.engine.permissions.sources import RuleSet, load_rules
@@ -349,6 +351,9 @@ async def _install(
     )
     await host.install("shard.skills", skills)
     opts.diagnostics.extend(str(d) for d in skills.registry.diagnostics if d.level != "info")
+    hooks = HooksCapability(cwd, trusted=opts.trust_project)
+    await host.install("shard.hooks", hooks)
+    opts.diagnostics.extend(hooks.diagnostics)
     return prompts
 
 
@@ -553,6 +558,7 @@ def _assemble(
         compactor=host.compactor(),  # with the registered extractors and code intelligence
         events=events,
         section_sources=sources,  # asked per request: a section may follow the branch
+        hook_points=HookPoints(snap.handlers),  # `before_tool` / `after_tool` handlers
     )
     gate.mode = snap.modes[session.mode]
     session.diagnostics = opts.diagnostics  # the same list: the status events show every line

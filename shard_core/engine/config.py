@@ -145,6 +145,8 @@ class ShardConfig(_Config):
     mcp_servers: dict[str, dict[str, object]] = Field(
         default_factory=dict[str, dict[str, object]], alias="mcpServers"
     )
+    hooks: dict[str, object] = Field(default_factory=dict[str, object])
+    """command hooks in Claude Code's shape (`docs/HOOKS.md`), checked by the hooks capability"""
 
     @model_validator(mode="after")
     def _known_credentials(self) -> ShardConfig:

@@ -29,6 +29,7 @@ from shard_core.contracts.compactor import ObservingCompactor
 from shard_core.contracts.tool import HostFiles
 from shard_core.engine.compaction import live_context
 from shard_core.engine.events import EventStream
+from shard_core.engine.hook_points import HookPoints
 from shard_core.engine.inbox import Inbox, Injection, context_text
 from shard_core.engine.model_title import retitle
 from shard_core.engine.projection import Projector
@@ -116,6 +117,7 @@ class AgentSession:
         compactor: Compactor | None = None,
         events: EventStream | None = None,
         section_sources: Sequence[SectionSource] = (),
+        hook_points: HookPoints | None = None,
     ) -> None:
         if config.mode not in modes:
             raise ConfigError(f"unknown mode {config.mode!r}; known: {', '.join(sorted(modes))}")
@@ -132,6 +134,8 @@ class AgentSession:
         self.store.secrets = self.events.secrets = config.secrets
         self.stable_sections = list(stable_sections)
         self.section_sources = list(section_sources)
+        self.hook_points = hook_points or HookPoints()
+        """extensions' `before_tool` / `after_tool` handlers, awaited around each tool call"""
         """extensions' `prompt_sections` sources, asked again for every request's branch"""
         self.diagnostics: list[str] = []
         """what was skipped or failed at assembly, one line each; every status event carries it"""

@@ -13,6 +13,7 @@ from shard_core.contracts import PermissionQuery, ToolContext, tool_spec
 from shard_core.contracts.provider import WireOptions
 from shard_core.engine.compaction import live_context
 from shard_core.engine.file_changes import announce_changes
+from shard_core.engine.hook_points import ToolCheck, ToolDone
 from shard_core.engine.prompt import system_hash, tools_hash
 from shard_core.engine.tool_updates import ToolUpdates
 from shard_core.engine.usage_history import append_usage, usage_record
@@ -226,19 +227,42 @@ class StepRunner:
                 read_only=bool(tool and tool.read_only),
             )
             started, since = time.monotonic(), time.time()
-            result = await self._execute(call)
+            check = self._check(call)
+            result = await self._hooked(call, check)
             announce_changes(self.session, self.turn_id, call, result, since)
             self._log_result(call, result, (time.monotonic() - started) * 1000)
+            for text in await self.session.hook_points.after_tool(ToolDone(check, result)):
+                self.session.inject(text, "note", "hook")
 
-    async def _execute(self, call: ToolCallBlock) -> ToolResult:
+    def _check(self, call: ToolCallBlock) -> ToolCheck:
         s = self.session
+        return ToolCheck(
+            tool=call.name,
+            input=call.input,
+            call_id=call.id,
+            turn_id=self.turn_id,
+            session_id=s.store.session_id,
+            transcript_path=str(s.store.path),
+            cwd=str(s.config.cwd),
+        )
+
+    async def _hooked(self, call: ToolCallBlock, check: ToolCheck) -> ToolResult:
+        """The `before_tool` handlers, then the call (with the input they changed, if any)."""
+        verdict = await self.session.hook_points.before_tool(check)
+        if verdict.deny:
+            return ToolResult.error(f"blocked by a hook: {verdict.reason or 'no reason given'}")
+        return await self._execute(call, verdict.updated_input)
+
+    async def _execute(self, call: ToolCallBlock, changed: JsonObject | None = None) -> ToolResult:
+        s = self.session
+        arguments = call.input if changed is None else changed
         tool = s.tools.get(call.name)
         if tool is None:
             known = ", ".join(t.name for t in s.tools.tools())
             return ToolResult.error(f"unknown tool {call.name!r}; available tools: {known}")
         if tool not in s.modes[s.mode].filter_tools(s.tools.tools()):
             return ToolResult.error(f"tool {call.name!r} is not available in {s.mode} mode")
-        if "_raw_arguments" in call.input:
+        if "_raw_arguments" in arguments:
             return ToolResult.error(f"the arguments for {call.name} were not valid JSON")
         updates = ToolUpdates(lambda partial: self._emit_update(call, partial))
         ctx = ToolContext(
@@ -254,7 +278,7 @@ class StepRunner:
         )
         query = PermissionQuery(
             tool=call.name,
-            input=call.input,
+            input=arguments,
             read_only=tool.read_only,
             cwd=s.config.cwd,
             call_id=call.id,
@@ -269,7 +293,7 @@ class StepRunner:
             ctx = replace(ctx, roots=[*ctx.roots, *outcome.reach])
         self._running = (call, time.monotonic())
         try:
-            result = await tool.execute(call.input, ctx)
+            result = await tool.execute(arguments, ctx)
         except asyncio.CancelledError:
             raise  # `_running` stays set: close_unanswered says how long the tool had run
         except Exception as exc:  # a tool's bug is the model's information, not the loop's end

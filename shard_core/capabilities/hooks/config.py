@@ -1,0 +1,140 @@
+"""Reading `"hooks"` from config.json and a trusted project's `.shard/settings.json`.
+
+The shape is Claude Code's: `{"PreToolUse": [{"matcher": "Bash|Edit", "hooks": [{"type":
+"command", "command": "...", "timeout": 60}]}]}`. Each bad entry (an unknown event, a matcher
+that is no regex, a hook without a command) is one diagnostic; the rest still load.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "PreCompact",
+    "SessionStart",
+    "SessionEnd",
+    "Notification",
+    "PermissionRequest",
+)
+IMPLEMENTED = frozenset({"PreToolUse", "PostToolUse"})
+DEFAULT_TIMEOUT = 60.0
+MAX_TIMEOUT = 600.0
+
+
+@dataclass(frozen=True)
+class HookCommand:
+    event: str
+    matcher: str
+    command: str
+    timeout: float
+    source: str
+
+    def matches(self, tool: str) -> bool:
+        if self.matcher in ("", "*"):
+            return True
+        # Shard's tool names are lower case (`bash`); Claude Code's matchers say `Bash`
+        names = (tool, tool[:1].upper() + tool[1:])
+        return any(re.fullmatch(self.matcher, name) is not None for name in names)
+
+
+@dataclass
+class HookConfig:
+    hooks: list[HookCommand] = field(default_factory=list[HookCommand])
+    diagnostics: list[str] = field(default_factory=list[str])
+
+    def for_event(self, event: str, tool: str | None = None) -> list[HookCommand]:
+        return [h for h in self.hooks if h.event == event and (tool is None or h.matches(tool))]
+
+
+def load_hooks(
+    settings: dict[str, Any], *, cwd: Path, trusted: bool, user_source: str = "config.json"
+) -> HookConfig:
+    """The hooks of config.json (`settings`) and, when trusted, of `cwd/.shard/settings.json`."""
+    found = HookConfig()
+    _parse(settings, user_source, found)
+    project = cwd / ".shard" / "settings.json"
+    if project.is_file():
+        if not trusted:
+            found.diagnostics.append(
+                f"hooks: {project} ignored: project hooks run code, they need --trust-project"
+            )
+        else:
+            try:
+                data = json.loads(project.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                found.diagnostics.append(f"hooks: {project}: not readable JSON: {exc}")
+                data = {}
+            hooks: Any = (
+                cast(dict[str, Any], data).get("hooks", {}) if isinstance(data, dict) else {}
+            )
+            _parse(hooks, str(project), found)
+    return found
+
+
+def _parse(settings: Any, source: str, found: HookConfig) -> None:
+    if not isinstance(settings, dict):
+        found.diagnostics.append(f"hooks ({source}): expected an object of events")
+        return
+    for event, entries in cast(dict[str, Any], settings).items():
+        where = f"hooks ({source}) {event}"
+        if event not in EVENTS:
+            found.diagnostics.append(
+                f"{where}: unknown event (known: {', '.join(EVENTS)}); skipped"
+            )
+            continue
+        if not isinstance(entries, list):
+            found.diagnostics.append(f"{where}: expected a list of matcher entries; skipped")
+            continue
+        for i, entry in enumerate(cast(list[Any], entries)):
+            _entry(event, entry, f"{where}[{i}]", source, found)
+
+
+def _entry(event: str, entry: Any, where: str, source: str, found: HookConfig) -> None:
+    if not isinstance(entry, dict):
+        found.diagnostics.append(f"{where}: expected an object with matcher and hooks; skipped")
+        return
+    entry = cast(dict[str, Any], entry)
+    matcher = entry.get("matcher", "")
+    if not isinstance(matcher, str):
+        found.diagnostics.append(f"{where}: matcher must be a string; skipped")
+        return
+    try:
+        re.compile(matcher)
+    except re.error as exc:
+        found.diagnostics.append(f"{where}: matcher {matcher!r} is not a regex ({exc}); skipped")
+        return
+    hooks = entry.get("hooks")
+    if not isinstance(hooks, list) or not hooks:
+        found.diagnostics.append(f"{where}: no hooks list; skipped")
+        return
+    for j, hook in enumerate(cast(list[Any], hooks)):
+        spec: dict[str, Any] = cast(dict[str, Any], hook) if isinstance(hook, dict) else {}
+        command = spec.get("command")
+        kind = spec.get("type", "command") if spec else None
+        if kind != "command":
+            found.diagnostics.append(f"{where}.hooks[{j}]: only type 'command' is run; skipped")
+            continue
+        if not isinstance(command, str) or not command.strip():
+            found.diagnostics.append(f"{where}.hooks[{j}]: missing command; skipped")
+            continue
+        timeout = spec.get("timeout", DEFAULT_TIMEOUT)
+        if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
+            found.diagnostics.append(
+                f"{where}.hooks[{j}]: timeout must be a positive number; {DEFAULT_TIMEOUT:g} s used"
+            )
+            timeout = DEFAULT_TIMEOUT
+        if event not in IMPLEMENTED:
+            found.diagnostics.append(f"{where}: {event} hooks are not run yet; skipped")
+            continue
+        found.hooks.append(
+            HookCommand(event, matcher, command, min(float(timeout), MAX_TIMEOUT), source)
+        )

@@ -1,0 +1,108 @@
+"""Running one command hook: JSON on stdin, a timeout, the secret-free environment.
+
+The answer is read the way Claude Code reads it: exit 0 with JSON on stdout (`decision`,
+`reason`, `hookSpecificOutput.permissionDecision`, `updatedInput`, `additionalContext`), exit 2
+a block with stderr as the reason, any other exit (or a crash, a timeout, garbage) an error that
+decides nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from shard_core.capabilities.hooks.config import HookCommand
+from shard_core.tools.environment import allowed_env
+
+MAX_OUTPUT = 64_000
+
+
+@dataclass
+class HookRun:
+    hook: HookCommand
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    duration_ms: float
+    timed_out: bool = False
+    output: dict[str, Any] = field(default_factory=dict[str, Any])
+    """stdout parsed as a JSON object on exit 0 (`{}` otherwise)"""
+
+    @property
+    def blocked(self) -> bool:
+        return self.exit_code == 2 or self.output.get("decision") == "block"
+
+    @property
+    def specific(self) -> dict[str, Any]:
+        found = self.output.get("hookSpecificOutput")
+        return cast(dict[str, Any], found) if isinstance(found, dict) else {}
+
+    @property
+    def reason(self) -> str:
+        if self.exit_code == 2:
+            return self.stderr.strip() or f"hook {self.hook.command!r} exited 2"
+        for value in (
+            self.specific.get("permissionDecisionReason"),
+            self.output.get("reason"),
+        ):
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+        return ""
+
+    @property
+    def failed(self) -> bool:
+        return self.timed_out or self.exit_code not in (0, 2)
+
+
+async def run_hook(hook: HookCommand, payload: dict[str, Any], cwd: Path) -> HookRun:
+    env = allowed_env(os.environ)
+    env["CLAUDE_PROJECT_DIR"] = env["SHARD_PROJECT_DIR"] = str(cwd)
+    data = json.dumps(payload).encode("utf-8")
+    started = time.monotonic()
+    proc = await asyncio.create_subprocess_shell(
+        hook.command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(data), hook.timeout)
+    except TimeoutError:
+        _kill(proc)
+        with contextlib.suppress(Exception):
+            await proc.wait()
+        return HookRun(hook, None, "", "", _ms(started), timed_out=True)
+    except asyncio.CancelledError:
+        _kill(proc)
+        raise
+    run = HookRun(
+        hook,
+        proc.returncode,
+        out[:MAX_OUTPUT].decode("utf-8", "replace"),
+        err[:MAX_OUTPUT].decode("utf-8", "replace"),
+        _ms(started),
+    )
+    if run.exit_code == 0 and run.stdout.strip().startswith("{"):
+        with contextlib.suppress(ValueError):
+            parsed = json.loads(run.stdout)
+            if isinstance(parsed, dict):
+                run.output = cast(dict[str, Any], parsed)
+    return run
+
+
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, 9)
+
+
+def _ms(started: float) -> float:
+    return round((time.monotonic() - started) * 1000, 1)

@@ -1,0 +1,205 @@
+"""Command hooks in Claude Code's shape, run as real subprocesses around real tool calls.
+
+A recording hook script (python, written here) logs the JSON it is given on stdin and answers
+as its behaviour file says; the function provider plays the model and records each request."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shard_core.contracts import ExtensionApi
+from shard_core.engine.config import ShardConfig
+from shard_core.sdk import create_agent
+from shard_core.types import ToolResultEntry
+from tests.fixtures.function_provider import FunctionProvider, scripted
+
+HOOK = """
+import json, sys, time
+from pathlib import Path
+here = Path(__file__).parent
+event = json.load(sys.stdin)
+with open(here / "seen.jsonl", "a") as f:
+    f.write(json.dumps(event) + "\\n")
+mode = sys.argv[1]
+if mode == "block":
+    print("no rm here", file=sys.stderr)
+    sys.exit(2)
+if mode == "deny":
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "deny", "permissionDecisionReason": "policy says no"}}))
+if mode == "rewrite":
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "allow", "updatedInput": {"command": "echo changed"}}}))
+if mode == "context":
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse",
+        "additionalContext": "LINT: 3 warnings in out.txt"}}))
+if mode == "allow":
+    print(json.dumps({"hookSpecificOutput": {"permissionDecision": "allow"}}))
+if mode == "crash":
+    raise SystemExit("boom")
+if mode == "garbage":
+    print("{not json")
+if mode == "hang":
+    time.sleep(30)
+"""
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SHARD_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    work = tmp_path / "work"
+    work.mkdir()
+    (tmp_path / "hook.py").write_text(HOOK)
+    return work
+
+
+def hook(work: Path, mode: str, matcher: str = "Bash", timeout: float = 30) -> dict[str, Any]:
+    script = work.parent / "hook.py"
+    command = f"{sys.executable} {script} {mode}"
+    return {
+        "matcher": matcher,
+        "hooks": [{"type": "command", "command": command, "timeout": timeout}],
+    }
+
+
+def seen(work: Path) -> list[dict[str, Any]]:
+    path = work.parent / "seen.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+async def run(work: Path, hooks: dict[str, Any], *replies: Any, **kwargs: Any) -> Any:
+    provider = FunctionProvider(scripted(*replies, "done"))
+
+    def install(api: ExtensionApi) -> None:
+        api.register_provider("fn", lambda _model: provider)
+
+    kwargs.setdefault("allow", ["Bash(echo:*)"])
+    agent = await create_agent(
+        cwd=work, model="fn/test", config=ShardConfig(hooks=hooks), env={},
+        extensions=[("test.fn", install)], headless_policy="deny", **kwargs,
+    )  # fmt: skip
+    try:
+        await agent.run("go")
+        results = [
+            e.details.result for e in agent.session.store.entries if isinstance(e, ToolResultEntry)
+        ]
+        diagnostics = list(agent.session.diagnostics)
+    finally:
+        await agent.close()
+    return provider, results, diagnostics
+
+
+def bash(command: str) -> dict[str, Any]:
+    return {"tool_calls": [("bash", {"command": command})]}
+
+
+async def test_pre_tool_use_gets_the_documented_json_and_post_tool_use_the_response(
+    work: Path,
+) -> None:
+    hooks = {"PreToolUse": [hook(work, "none")], "PostToolUse": [hook(work, "none")]}
+    _, results, _ = await run(work, hooks, bash("echo hi"))
+    assert not results[0].is_error
+    pre, post = seen(work)
+    assert pre["hook_event_name"] == "PreToolUse"
+    assert pre["tool_name"] == "bash"
+    assert pre["tool_input"] == {"command": "echo hi"}
+    assert pre["cwd"] == str(work.resolve())
+    assert pre["session_id"]
+    assert pre["transcript_path"].endswith(".jsonl")
+    assert post["hook_event_name"] == "PostToolUse"
+    assert "hi" in post["tool_response"]["text"]
+
+
+async def test_exit_2_blocks_with_stderr_fed_back(work: Path) -> None:
+    _, results, _ = await run(work, {"PreToolUse": [hook(work, "block")]}, bash("echo x > f"))
+    assert results[0].is_error
+    assert "no rm here" in results[0].text
+    assert not (work / "f").exists()
+
+
+async def test_json_deny_blocks(work: Path) -> None:
+    _, results, _ = await run(work, {"PreToolUse": [hook(work, "deny")]}, bash("echo x > f"))
+    assert results[0].is_error
+    assert "policy says no" in results[0].text
+    assert not (work / "f").exists()
+
+
+async def test_updated_input_runs_the_changed_command_judged_by_the_gate(work: Path) -> None:
+    hooks = {"PreToolUse": [hook(work, "rewrite")]}
+    _, results, _ = await run(work, hooks, bash("echo original"))
+    assert not results[0].is_error, results[0].text
+    assert "changed" in results[0].text
+    assert "original" not in results[0].text
+    # the gate judges the changed command: a deny rule on it stops the call
+    _, results, _ = await run(work, hooks, bash("echo original"), deny=["Bash(echo changed)"])
+    assert results[0].is_error
+    assert "permission denied" in results[0].text
+
+
+async def test_post_tool_use_additional_context_reaches_the_next_request(work: Path) -> None:
+    provider, _, _ = await run(work, {"PostToolUse": [hook(work, "context")]}, bash("echo hi"))
+    second = json.dumps([m.model_dump(mode="json") for m in provider.requests[1].messages])
+    assert "LINT: 3 warnings in out.txt" in second
+
+
+@pytest.mark.parametrize("mode", ["crash", "garbage", "hang", "allow"])
+async def test_a_failing_or_allowing_hook_never_allows_an_asked_call(work: Path, mode: str) -> None:
+    hooks = {"PreToolUse": [hook(work, mode, timeout=1)]}
+    _, results, _ = await run(work, hooks, bash("touch asked.txt"), allow=[])
+    assert results[0].is_error
+    assert "permission denied" in results[0].text
+    assert not (work / "asked.txt").exists()
+
+
+async def test_a_hooks_allow_never_beats_a_deny_rule(work: Path) -> None:
+    hooks = {"PreToolUse": [hook(work, "allow")]}
+    _, results, _ = await run(work, hooks, bash("echo x > f"), deny=["Bash(echo:*)"])
+    assert results[0].is_error
+    assert not (work / "f").exists()
+
+
+async def test_matcher_selects_tools(work: Path) -> None:
+    hooks = {"PreToolUse": [hook(work, "block", matcher="Edit|Write")]}
+    _, results, _ = await run(work, hooks, bash("echo hi"))
+    assert not results[0].is_error
+    assert seen(work) == []
+
+
+async def test_project_hooks_need_trust(work: Path) -> None:
+    (work / ".shard").mkdir()
+    settings = {"hooks": {"PreToolUse": [hook(work, "block")]}}
+    (work / ".shard" / "settings.json").write_text(json.dumps(settings))
+    _, results, diagnostics = await run(work, {}, bash("echo hi"))
+    assert not results[0].is_error
+    assert seen(work) == []
+    assert any("need --trust-project" in d for d in diagnostics)
+    _, results, _ = await run(work, {}, bash("echo hi"), trust_project=True)
+    assert results[0].is_error
+    assert "no rm here" in results[0].text
+
+
+async def test_bad_entries_get_one_diagnostic_each_and_the_rest_works(work: Path) -> None:
+    hooks = {
+        "PreTooluse": [hook(work, "block")],
+        "PostToolUse": [
+            {"matcher": "([", "hooks": [{"type": "command", "command": "true"}]},
+            {"matcher": "Bash", "hooks": [{"type": "command"}]},
+        ],
+        "PreToolUse": [hook(work, "block")],
+    }
+    _, results, diagnostics = await run(work, hooks, bash("echo hi"))
+    assert results[0].is_error
+    assert "no rm here" in results[0].text
+    notes = [d for d in diagnostics if d.startswith("hooks")]
+    assert len(notes) == 3, notes
+    assert "unknown event" in notes[0]
+    assert "not a regex" in notes[1]
+    assert "missing command" in notes[2]
