@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from shard_core.contracts.access import CommandAccess
 from shard_core.engine.access import access_for
 from shard_core.engine.event_log import EventLog
+from shard_core.engine.state import shard_home
 from shard_core.protocol.events import (
     Event,
     PermissionRequestEvent,
@@ -22,6 +23,7 @@ from shard_core.protocol.events import (
     TurnStartEvent,
 )
 from shard_core.tools.bash import OWNER_VARIABLE
+from shard_core.tools.environment import HOME_VARIABLE
 
 if TYPE_CHECKING:
     from shard_core.sdk import Agent
@@ -63,14 +65,19 @@ def find_dangling(events: list[Event]) -> Dangling:
 
 def kill_orphans(agent_id: str) -> list[str]:
     """End process groups a previous process of this agent left running (after a SIGKILL the
-    tools' groups survive it). They carry SHARD_AGENT_ID=<agent_id> in their environment."""
-    marker = f"{OWNER_VARIABLE}={agent_id}".encode() + b"\0"
+    tools' groups survive it). They carry SHARD_AGENT_ID=<agent_id> and SHARD_AGENT_HOME=<this
+    SHARD_HOME> in their environment: the id alone is another home's agent of the same name."""
+    markers = [
+        f"{OWNER_VARIABLE}={agent_id}".encode() + b"\0",
+        f"{HOME_VARIABLE}={shard_home()}".encode() + b"\0",
+    ]
     killed: list[str] = []
     me = os.getpid()
     for proc in Path("/proc").glob("[0-9]*"):
         try:
             pid = int(proc.name)
-            if pid == me or not _owned(marker, (proc / "environ").read_bytes()):
+            environ = (proc / "environ").read_bytes()
+            if pid == me or not all(_owned(marker, environ) for marker in markers):
                 continue
             command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
             os.killpg(os.getpgid(pid), signal.SIGKILL)

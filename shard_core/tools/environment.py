@@ -21,12 +21,22 @@ identity (`cat`) or a program that only says it was not run.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from shard_core.types.secrets import is_secret
 
 OWNER_VARIABLE = "SHARD_AGENT_ID"
+HOME_VARIABLE = "SHARD_AGENT_HOME"
+"""the agent's SHARD_HOME: an agent id is unique only within one home, so a restarted agent
+stops only what carries both (two homes on one machine may each have an `agent-test`)"""
+
+
+def agent_home() -> str:
+    """This process's SHARD_HOME as `shard_core.engine.state.shard_home` resolves it."""
+    raw = os.environ.get("SHARD_HOME")
+    return str(Path(raw).expanduser() if raw else Path.home() / ".shard")
 
 
 def _words(*groups: str) -> frozenset[str]:
@@ -213,12 +223,13 @@ async def tool_environment(
     base: Mapping[str, str], cwd: Path, *, agent_id: str, passthrough: Collection[str] = ()
 ) -> dict[str, str]:
     """The environment for one command run in `cwd`: the allowlist, secrets out, git's
-    repository programs off, and `SHARD_AGENT_ID`, which marks every process the call starts so
-    that an agent restarted after a crash can find what its previous process left running (see
-    shard_kernel.recovery)."""
+    repository programs off, and `SHARD_AGENT_ID` with `SHARD_AGENT_HOME`, which mark every
+    process the call starts so that an agent restarted after a crash can find what its previous
+    process left running (see shard_kernel.recovery)."""
     env = allowed_env(base, passthrough)
     safe = with_git_config(env, list(GIT_SAFE_CONFIG))
     local = repository_overrides(await repository_keys(cwd, safe))
     env = with_git_config(env, [*GIT_SAFE_CONFIG, *local])
     env[OWNER_VARIABLE] = agent_id
+    env[HOME_VARIABLE] = agent_home()
     return env

@@ -55,6 +55,22 @@ class ShardKernelConformance(jupyter_kernel_test.KernelTests):
         os.environ["KERNEL_SHARD_AGENT_ID"] = "agent-conformance"
         shutil.copytree(spec_source(), Path(cls._tmp) / "jupyter_data_dir" / "kernels" / "shard")
         super().setUpClass()
+        cls._wait_for_the_agent()
+
+    @classmethod
+    def _wait_for_the_agent(cls) -> None:
+        """The agent boots in the background after kernel_info, and its first status event
+        (a comm_msg, which jupyter_kernel_test's schemas do not know) lands whenever the boot
+        ends: under load, inside a later test. A cell waits for the boot and its idle follows
+        that event, so after this one no test meets it."""
+        msg_id = cls.kc.execute("/status")
+        while True:
+            msg = cls.kc.get_iopub_msg(timeout=120)
+            if msg["parent_header"].get("msg_id") != msg_id or msg["msg_type"] != "status":
+                continue
+            if msg["content"]["execution_state"] == "idle":
+                break
+        cls.kc.get_shell_msg(timeout=120)
 
     @classmethod
     def tearDownClass(cls) -> None:

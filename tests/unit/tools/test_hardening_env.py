@@ -18,6 +18,7 @@ from shard_core.contracts import ToolContext
 from shard_core.tools import BashTool, builtin_tools
 from shard_core.tools.environment import (
     GIT_SAFE_CONFIG,
+    agent_home,
     repository_overrides,
     scrubbed_env,
     tool_environment,
@@ -229,6 +230,7 @@ async def test_item5_the_tool_environment_is_an_allowlist(ctx: ToolContext) -> N
     assert {k: v for k, v in got.items() if not k.startswith("GIT_") or k in ALLOWED} == {
         **ALLOWED,
         "SHARD_AGENT_ID": "agent-x",
+        "SHARD_AGENT_HOME": agent_home(),
     }
     assert sorted(k for k in got if k.startswith("GIT_") and k not in ALLOWED)[:2] == [
         "GIT_ASKPASS",
