@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from shard_core.capabilities import prompt_commands
+from shard_core.capabilities.assembly import credential_files, extension_settings, sandbox_policy
 from shard_core.capabilities.checkpoints import CheckpointsCapability
 from shard_core.capabilities.code_index import CodeIndexCapability
 from shard_core.capabilities.commands import BuiltinCommands
@@ -41,7 +42,7 @@ from shard_core.engine.agent_definitions import (
     load_agent_definitions,
 )
 from shard_core.engine.compaction import DeterministicCompactor
-from shard_core.engine.config import SandboxConfig, ShardConfig, load_config
+from shard_core.engine.config import ShardConfig, load_config
 from shard_core.engine.context_files import load_context_files
 from shard_core.engine.credentials import known_secrets, resolve_credential
 from shard_core.engine.events import EventStream
@@ -64,7 +65,7 @@ from shard_core.providers.bundled import BUNDLED
 from shard_core.providers.families import price
 from shard_core.providers.models import create_provider, find_spec, resolve_default_model
 from shard_core.tools import builtin_tools
-from shard_core.tools.sandbox import Sandbox, SandboxPolicy
+from shard_core.tools.sandbox import Sandbox
 from shard_core.tools.task_tools import tasks_extension
 from shard_core.tools.tasks import BackgroundTasks
 from shard_core.types import (
@@ -280,33 +281,6 @@ async def registered_providers(home: Path | None = None) -> list[ProviderSpec]:
         return host.provider_specs()
     finally:
         await host.shutdown()
-
-
-def sandbox_policy(box: SandboxConfig, secret_files: Sequence[str] = ()) -> SandboxPolicy:
-    """config.json's `sandbox` section as the policy a Sandbox applies (bash, the kernel).
-    `secret_files`: files to hide from every command (`credential_files(config)`)."""
-    return SandboxPolicy(
-        box.mode,
-        box.network,
-        tuple(box.extra_ro),
-        tuple(box.extra_rw),
-        allow_unix_sockets=tuple(box.allow_unix_sockets),
-        secret_files=tuple(secret_files),
-    )
-
-
-def extension_settings(config: ShardConfig) -> dict[str, Any]:
-    """What `api.settings` answers from: the config without providers, and of the credentials
-    only the files they are kept in (paths a sandbox hides; no value, no variable name)."""
-    settings = config.model_dump(mode="json", exclude={"providers", "credentials"})
-    kept = {name: {"file": c.file} for name, c in config.credentials.items() if c.file}
-    settings["credentials"] = kept
-    return settings
-
-
-def credential_files(config: ShardConfig) -> list[str]:
-    """The files `credentials.<name>.file` entries name: hidden in the sandbox."""
-    return [c.file for c in config.credentials.values() if c.file]
 
 
 async def _install(

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from shard_core.capabilities.assembly import sandbox_policy
 from shard_core.contracts import Disposer, Extension, ExtensionApi
 from shard_core.contracts.extension import CommandHandler
 from shard_core.engine.access import declare_tools
 from shard_core.engine.config import SandboxConfig
 from shard_core.engine.prompt import PROMPT_SECTIONS_EVENT
-from shard_core.sdk import sandbox_policy
 from shard_core.tools.sandbox import Sandbox
 from shard_core.types import SessionEntry, SystemSection
 from shard_kernel.notebook_tools.context import NotebookSetup
