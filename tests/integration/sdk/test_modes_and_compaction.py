@@ -107,6 +107,7 @@ async def test_plan_then_build_carries_the_active_plan_and_a_fork_does_not(home:
             "terminal_read",
             "terminal_wait",
             "terminal_list",
+            "todo_write",  # the agent's own plan: it changes no file
         }
         agent.set_mode("build")
         await agent.run("do it")
