@@ -38,19 +38,11 @@ from shard_kernel.denials import DenialWatch
 from shard_kernel.exit_codes import ExitCode, for_turn
 from shard_kernel.gateway.client import KernelSocket, msg_type, parent_id
 from shard_kernel.remote.link import TIMEOUT, GatewayError, GatewayLink
+from shard_kernel.terminal.bridge import CHOICES, WORKSPACE_CHOICES
 from shard_kernel.terminal.escape import terminal_safe
 from shard_kernel.terminal.render import TerminalRenderer
 
 EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
-CHOICES = {
-    "y": "allow",
-    "yes": "allow",
-    "a": "allow_always",
-    "always": "allow_always",
-    "w": "allow_always",
-    "workspace": "allow_always",
-}
-WORKSPACE_CHOICES = frozenset({"w", "workspace"})
 SHOWN_OUTPUTS = ("display_data", "execute_result", "stream", "error")
 
 
