@@ -56,10 +56,10 @@ class TerminalRenderer:
         self.out = out or sys.stdout
         self.color = self.out.isatty() if color is None else color
         self._in_text = False
-        self._streamed = False
-        """a text delta of the message under way was shown (else its `message_complete` shows
-        the text: deltas are ephemeral, so a client that synced a gap or attached late never
-        gets them)"""
+        self._streamed = ""
+        """the text deltas of the message under way shown so far: its `message_complete` shows
+        what they missed (deltas are ephemeral, so a client that synced a gap or attached late
+        gets only some of them, or none)"""
 
     def style(self, text: str, *names: str) -> str:
         """`text`, made safe, in Shard's colours."""
@@ -76,16 +76,21 @@ class TerminalRenderer:
         if isinstance(event, MessageDeltaEvent):
             if event.channel == "text":
                 self.out.write(terminal_safe(event.delta))
-                self._in_text = self._streamed = True
+                self._in_text = True
+                self._streamed += event.delta
                 self.out.flush()
             return
-        self._end_text()
         if isinstance(event, MessageCompleteEvent):
-            streamed, self._streamed = self._streamed, False
+            streamed, self._streamed = self._streamed, ""
             text = event.message.text
-            if not streamed and text.strip():
-                print(terminal_safe(text.rstrip("\n")), file=self.out, flush=True)
+            # what the deltas shown missed; if they are not its start, the whole text again
+            missed = text[len(streamed) :] if text.startswith(streamed) else f"\n{text}"
+            if missed.strip():
+                self.out.write(terminal_safe(missed.rstrip("\n")))
+                self._in_text = True
+            self._end_text()
             return
+        self._end_text()
         line = self._line(event)
         if line is not None:
             print(line, file=self.out, flush=True)

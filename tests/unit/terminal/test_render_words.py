@@ -76,3 +76,14 @@ def test_a_message_whose_deltas_were_not_seen_is_shown_whole_once() -> None:
     render(_message(4, "Streamed."))
     render(_message(5, "\x1b]0;title\x07Again"))
     assert out.getvalue() == "I could not write it.\nStreamed.\n\\x1b]0;title\\x07Again\n"
+
+
+def test_deltas_lost_after_the_first_are_completed_from_the_message() -> None:
+    out = io.StringIO()
+    render = TerminalRenderer(out, color=False)
+    render(
+        MessageDeltaEvent(agent_id="a", seq=1, ts=0, turn_id="t", delta="I could ", channel="text")
+    )
+    render(_message(4, "I could not write it."))
+    render(TurnEndEvent(agent_id="a", seq=5, ts=0, turn_id="t", reason="completed", usage=Usage()))
+    assert out.getvalue().startswith("I could not write it.\n— completed")
