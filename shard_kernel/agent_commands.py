@@ -77,7 +77,9 @@ def run_common(
 def list_commands(agent: Agent) -> CommandReply:
     """Every slash command the agent has (bundled, the surface's, each extension's), by name."""
     commands = [
-        SlashCommandInfo(name=f"/{c.name}", description=c.description, extension=c.extension)
+        SlashCommandInfo(
+            name=f"/{c.name}", description=c.description, extension=c.extension, hint=c.hint
+        )
         for c in agent.host.commands()
     ]
     return CommandReply(

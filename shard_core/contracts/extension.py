@@ -52,9 +52,13 @@ class ExtensionApi(Protocol):
 
     def register_mcp_transport(self, name: str, factory: McpTransportFactory) -> None: ...
 
-    def register_command(self, name: str, description: str, handler: CommandHandler) -> None:
+    def register_command(
+        self, name: str, description: str, handler: CommandHandler, *, hint: str = ""
+    ) -> None:
         """A slash command (`/name ARGS`) in every surface that takes them (kernel cells,
-        `/help`, completion). `name` is lowercase letters, digits, `-`, `_` and `:`."""
+        `/help`, completion, ACP). `name` is lowercase letters, digits, `-`, `_` and `:`;
+        `hint` says what goes after the name (`QUERY`, `[ENTRY_ID]`), shown apart from the
+        description where a surface has a place for it (ACP's command input hint)."""
         ...
 
     def register_status(self, label: str, row: StatusRow) -> None:

@@ -76,6 +76,8 @@ class Command:
     description: str
     handler: CommandHandler
     extension: str
+    hint: str = ""
+    """what goes after the name (`QUERY`); empty when the command takes nothing"""
 
 
 @dataclass
@@ -180,14 +182,18 @@ class ExtensionHost:
         self._claim(f"mcp_transport:{name}")
         self.snapshot.mcp_transports[name] = factory
 
-    def register_command(self, name: str, description: str, handler: CommandHandler) -> None:
+    def register_command(
+        self, name: str, description: str, handler: CommandHandler, *, hint: str = ""
+    ) -> None:
         name = name.removeprefix("/")
         if not COMMAND_NAME.fullmatch(name):
             raise ValueError(
                 f"command name {name!r}: use lowercase letters, digits, '-', '_' and ':'"
             )
         self._claim(f"command:/{name}")
-        self.snapshot.commands[name] = Command(name, description, handler, self._current)
+        self.snapshot.commands[name] = Command(
+            name, description, handler, self._current, hint.strip()
+        )
 
     def register_status(self, label: str, row: StatusRow) -> None:
         if not label.strip():

@@ -199,6 +199,9 @@ class SlashCommandInfo(WireModel):
     name: str = Field(description="with its slash, e.g. '/status'")
     description: str
     extension: str = Field(description="the extension that registered it")
+    hint: str = Field(
+        default="", description="what goes after the name, e.g. 'QUERY'; empty: nothing"
+    )
 
 
 Command = Annotated[

@@ -20,6 +20,7 @@ from acp.interfaces import Client
 from acp.schema import (
     AudioContentBlock,
     AvailableCommand,
+    AvailableCommandInput,
     AvailableCommandsUpdate,
     BlobResourceContents,
     CurrentModeUpdate,
@@ -32,6 +33,7 @@ from acp.schema import (
     SessionModeState,
     StopReason,
     TextContentBlock,
+    UnstructuredCommandInput,
     Usage,
 )
 
@@ -187,7 +189,13 @@ class AcpSession:
 
     def commands(self) -> AvailableCommandsUpdate:
         listed = [
-            AvailableCommand(name=c.name, description=c.description)
+            AvailableCommand(
+                name=c.name,
+                description=c.description,
+                input=AvailableCommandInput(root=UnstructuredCommandInput(hint=c.hint))
+                if c.hint
+                else None,
+            )
             for c in self.agent.host.commands()
         ]
         return AvailableCommandsUpdate(

@@ -131,7 +131,8 @@ const AGENT_COMMANDS = [
   },
   {
     name: "/greet",
-    description: "greets NAME",
+    description: "greets",
+    hint: "NAME",
     extension: "extensions/greeter_command.py",
   },
   { name: "/help", description: "this table", extension: "shard.commands" },
@@ -143,6 +144,7 @@ const AGENT_COMMANDS = [
   {
     name: "/recall",
     description: "search everything",
+    hint: "QUERY",
     extension: "shard.commands",
   },
   {
@@ -150,7 +152,7 @@ const AGENT_COMMANDS = [
     description: "status, mode, clients",
     extension: "shard.kernel",
   },
-];
+].map((c) => ({ hint: "", ...c }));
 
 function composer(): {
   c: Composer;
@@ -268,7 +270,7 @@ describe("Composer", () => {
     type("/");
     expect(asked).toHaveLength(1); // a fresh `/` asks the agent again (extensions may add some)
     expect(menu()).toEqual(AGENT_COMMANDS.map(({ name }) => name));
-    expect(menuEl().textContent).toContain("/greet — greets NAME");
+    expect(menuEl().textContent).toContain("/greet NAME — greets");
     type("/mo");
     expect(menu()).toEqual(["/mode"]);
     type("/zzz");

@@ -93,10 +93,16 @@ describe("the widget's steer box takes / commands", () => {
         commands: [
           {
             name: "/greet",
-            description: "greets NAME",
+            description: "greets",
+            hint: "NAME",
             extension: "extensions/greeter_command.py",
           },
-          { name: "/status", description: "status", extension: "shard.kernel" },
+          {
+            name: "/status",
+            description: "status",
+            extension: "shard.kernel",
+            hint: "",
+          },
         ],
       },
     });

@@ -113,11 +113,11 @@ export class Composer {
         ? this.commands.filter(({ name }) => name.startsWith(text) && name !== text)
         : [];
     this.menu.replaceChildren(
-      ...matches.map(({ name, description: help }) => {
+      ...matches.map(({ name, description: help, hint }) => {
         const item = h(
           "li",
           { class: "shard-slash-item", attrs: { role: "option" } },
-          h("code", null, name.trim()),
+          h("code", null, hint ? `${name.trim()} ${hint}` : name.trim()),
           ` — ${help}`,
         );
         item.dataset["command"] = name;

@@ -50,7 +50,13 @@ export function renderSteerBox(
     el: h("div", { class: "shard-steer" }, input, button("Steer", send), options),
     setCommands: (commands) =>
       options.replaceChildren(
-        ...commands.map((c) => h("option", { attrs: { value: c.name } }, c.description)),
+        ...commands.map((c) =>
+          h(
+            "option",
+            { attrs: { value: c.name } },
+            c.hint ? `${c.hint}: ${c.description}` : c.description,
+          ),
+        ),
       ),
   };
 }

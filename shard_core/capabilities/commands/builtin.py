@@ -17,6 +17,14 @@ from shard_core.engine.session import AgentSession
 from shard_core.types.errors import ConfigError
 
 HELP_HEADING = "**Shard cell commands** (anything else is a prompt to the agent)"
+HINTS = {
+    "mode": "[plan|build]",
+    "recall": "QUERY",
+    "fork": "[ENTRY_ID]",
+    "grants": "[revoke RULE]",
+    "title": "[TEXT]",
+}
+"""what goes after each bundled command's name (ACP shows it as the command's input hint)"""
 
 
 class CommandTarget(Protocol):
@@ -74,7 +82,8 @@ class BuiltinCommands:
             ("help", "this table", lambda agent, _args: help_text(agent.host)),
         ]
         for name, description, handler in table:
-            api.register_command(name, description, self._bound(handler))
+            hint = HINTS.get(name, "")
+            api.register_command(name, description, self._bound(handler), hint=hint)
 
     def _bound(self, handler: Handler) -> Callable[[list[str]], str | Awaitable[str]]:
         def run(args: list[str]) -> str | Awaitable[str]:

@@ -181,7 +181,7 @@ class McpCapability:
             if command not in self.extras:
                 handler = PromptCommand(server, prompt)
                 self.extras[command] = handler
-                self._api.register_command(command, handler.description, handler)
+                self._api.register_command(command, handler.description, handler, hint=handler.hint)
 
     def check(self, tool: McpTool) -> None:
         """Disable a tool that cannot be shown in full, or that changed since it was approved

@@ -96,7 +96,8 @@ class PromptCommand:
     def __init__(self, server: McpServer, prompt: str) -> None:
         self.server = server
         self.prompt = prompt
-        self.description = f"the MCP prompt {prompt!r} of server {server.name!r} (ARG=VALUE …)"
+        self.description = f"the MCP prompt {prompt!r} of server {server.name!r}"
+        self.hint = "[ARG=VALUE ...]"
 
     async def __call__(self, args: list[str]) -> str:
         values: dict[str, str] = {}

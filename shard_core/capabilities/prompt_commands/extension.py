@@ -46,7 +46,9 @@ class PromptCommands:
 
     def __call__(self, api: ExtensionApi) -> None:
         for file in self.files.values():
-            api.register_command(file.name, describe(file), self._handler(file))
+            api.register_command(
+                file.name, describe(file), self._handler(file), hint=file.argument_hint
+            )
 
     def bind(self, session: AgentSession) -> None:
         self.session = session
@@ -115,9 +117,8 @@ class PromptCommands:
 
 
 def describe(file: PromptFile) -> str:
-    """The listing line: the argument hint first (completion and ACP show it), then what it does."""
-    what = file.description or f"the prompt in {file.path.name}"
-    return f"`/{file.name} {file.argument_hint}`: {what}" if file.argument_hint else what
+    """What the command does (its argument hint is registered apart, as the command's hint)."""
+    return file.description or f"the prompt in {file.path.name}"
 
 
 async def install_prompt_commands(

@@ -27,7 +27,12 @@ async def test_a_prompt_command_is_listed_and_runs_as_a_turn(
         new = await conn.new_session(cwd=str(project), mcp_servers=[])
         [commands] = host.of("available_commands_update")
         by_name = {c.name: c for c in commands.available_commands}
-        assert by_name["explain"].description == "`/explain TOPIC`: Explain a topic"
+        assert by_name["explain"].description == "Explain a topic"
+        assert by_name["explain"].input is not None
+        assert by_name["explain"].input.root.hint == "TOPIC"
+        assert by_name["recall"].input is not None
+        assert by_name["recall"].input.root.hint == "QUERY"
+        assert by_name["tasks"].input is None  # takes nothing: no hint
         response = await conn.prompt(
             session_id=new.session_id, prompt=text_prompt("/explain tide pools")
         )

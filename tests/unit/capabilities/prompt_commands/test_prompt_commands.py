@@ -89,9 +89,9 @@ async def test_namespaces_listing_and_argument_hint(tmp_path: Path) -> None:
     by_name = {c["name"]: c for c in listed}
     assert by_name["/git:commit"]["extension"] == "shard.prompt_commands"
     assert by_name["/git:commit"]["description"] == "the prompt in commit.md"
-    assert by_name["/fix-issue"]["description"] == (
-        "`/fix-issue NUMBER [PRIORITY]`: Fix an issue by number"
-    )
+    assert by_name["/fix-issue"]["description"] == "Fix an issue by number"
+    assert by_name["/fix-issue"]["hint"] == "NUMBER [PRIORITY]"
+    assert by_name["/git:commit"]["hint"] == ""
     assert isinstance(turn, PromptTurn)
     assert turn == "Commit: add tests"
 
