@@ -4,8 +4,9 @@ The gate decides first (deny rules, grants, allow rules, the mode, the headless 
 one can answer); what it still asks becomes a `session/request_permission` carrying the tool
 call (kind, title, paths, raw input) with its preview — the edit's diff, the command — and four
 options: allow once, allow always (the grant Shard saves; its name says the rule), reject once,
-reject always (the same rule added as a deny rule for this agent; its name says so). A request
-the host cancels, or cannot answer, is a denial.
+reject always (the same rule added as a deny rule for this agent, saved in its own rule file
+`SHARD_HOME/agents/<id>/rules.json`, so a resumed or reloaded session still denies it; its name
+says so). A request the host cancels, or cannot answer, is a denial.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
 from shard_core.contracts import PermissionAnswer, PermissionPrompt
 from shard_core.contracts.tool import tool_kind
-from shard_core.engine.permissions.sources import RuleSet
+from shard_core.engine.permissions.sources import RuleSet, add_agent_rule
 from shard_core.sdk import Agent
+from shard_core.types.errors import ConfigError
 from shard_kernel.acp.updates import locations_of, preview_content, title_of
 
 _log = logging.getLogger("shard.acp")
@@ -100,8 +102,7 @@ class AcpAsker:
         if choice == ALLOW_ALWAYS and rule:
             return PermissionAnswer("allow_always", self.host, rule=rule)
         if choice == REJECT_ALWAYS and rule:
-            self._add_deny(rule)
-            return self._deny(f"denied always: {rule} is now a deny rule for this agent")
+            return self._deny(self._add_deny(rule))
         if choice == REJECT_ONCE:
             return self._deny("rejected in the ACP host")
         return self._deny(f"the ACP host chose an option that was not offered: {choice!r}")
@@ -109,11 +110,18 @@ class AcpAsker:
     def _deny(self, reason: str) -> PermissionAnswer:
         return PermissionAnswer("deny", self.host, reason=reason)
 
-    def _add_deny(self, rule: str) -> None:
+    def _add_deny(self, rule: str) -> str:
+        """Deny `rule` from now on (saved for the agent); returns the denial's reason."""
         if self.agent is None:
-            return
-        added = RuleSet.parse(f"reject_always in {self.host}", deny=[rule])
+            return "rejected in the ACP host"
+        try:
+            added = add_agent_rule(self.agent.session.agent_id, "deny", rule)
+        except (ConfigError, OSError) as exc:
+            added = RuleSet.parse(f"reject_always in {self.host}", deny=[rule])
+            self.agent.gate.rules = added + self.agent.gate.rules
+            return f"denied always for this session: {rule} (it could not be saved: {exc})"
         self.agent.gate.rules = added + self.agent.gate.rules
+        return f"denied always: {rule} is now a deny rule for this agent (saved)"
 
     async def select(self, title: str, options: list[str], message: str = "") -> str | None:
         return None  # ACP has no question of this kind: unanswered, as with no one there

@@ -131,6 +131,7 @@ class RuleGate:
             deny=deny,
             added=added,
             given_by=given_by,
+            agent_id=agent_id,
         )
         return cls(
             rules=rules,

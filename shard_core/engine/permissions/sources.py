@@ -10,6 +10,9 @@ from any source wins regardless):
    they are skipped and a diagnostic says so)
 3. user rule files `SHARD_HOME/rules/*.json`
 4. user config: `permissions: {allow, ask, deny}` in config.json (labelled with its path)
+5. the agent's own rule file `SHARD_HOME/agents/<id>/rules.json`: what a person added while it
+   ran ("reject always" in an ACP host adds a deny rule there), so a resumed or reloaded agent
+   keeps it (`add_agent_rule`)
 
 Grants (allow always answers) are added by the gate and labelled "allow-always grant".
 
@@ -29,12 +32,23 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from shard_core.engine.config import PermissionsConfig
 from shard_core.engine.permissions.rules import Rule, parse_rule
-from shard_core.engine.state import config_dir, shard_home
+from shard_core.engine.state import config_dir, shard_home, write_private
 from shard_core.types.errors import ConfigError
 
-__all__ = ["Kind", "RuleSet", "SourcedRule", "load_rules", "read_rule_file"]
+__all__ = [
+    "AGENT_RULES_FILE",
+    "Kind",
+    "RuleSet",
+    "SourcedRule",
+    "add_agent_rule",
+    "agent_rules_path",
+    "load_rules",
+    "read_rule_file",
+]
 
 Kind = Literal["allow", "ask", "deny"]
+AGENT_RULES_FILE = "rules.json"
+AGENT_RULES_LABEL = "this agent's rules"
 
 
 @dataclass(frozen=True)
@@ -102,11 +116,13 @@ def load_rules(
     added: RuleSet | None = None,
     given_by: str | None = None,
     config_file: Path | None = None,
+    agent_id: str | None = None,
 ) -> RuleSet:
     """Every rule that applies to an agent working in `cwd`; `added` (an agent definition's
     rules, with their own source) ranks just after the per-run rules. `given_by` says where
     `allow`/`deny` came from (default: the `--allow`/`--deny` flags); `config_file` is where
-    `permissions` was read (default: the user config.json)."""
+    `permissions` was read (default: the user config.json); `agent_id` adds that agent's own
+    rule file."""
     rules = RuleSet.parse(given_by or "--deny flag", deny=deny)
     rules += RuleSet.parse(given_by or "--allow flag", allow=allow)
     rules += added or RuleSet()
@@ -122,7 +138,35 @@ def load_rules(
             ask=permissions.ask,
             deny=permissions.deny,
         )
+    if agent_id is not None:
+        own = agent_rules_path(agent_id, home)
+        if own.is_file():
+            rules += read_rule_file(own, label=AGENT_RULES_LABEL)
     return rules
+
+
+def agent_rules_path(agent_id: str, home: Path | None = None) -> Path:
+    """`SHARD_HOME/agents/<id>/rules.json`: the rules a person added to this one agent."""
+    if not agent_id or agent_id in (".", "..") or "/" in agent_id or "\\" in agent_id:
+        raise ConfigError(f"invalid agent id for rules: {agent_id!r}")
+    return (home or shard_home()) / "agents" / agent_id / AGENT_RULES_FILE
+
+
+def add_agent_rule(agent_id: str, kind: Kind, rule: str, home: Path | None = None) -> RuleSet:
+    """Add `rule` to the agent's own rule file (created owner-only; an identical rule is kept
+    once) and return it as a RuleSet to add to a running gate. A file that cannot be read is
+    never overwritten: the ConfigError says so."""
+    path = agent_rules_path(agent_id, home)
+    parsed = parse_rule(rule)
+    lists: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
+    if path.exists():
+        read_rule_file(path)  # a file it cannot read raises here, before anything is written
+        lists = _rule_lists(path, json.loads(path.read_text(encoding="utf-8")))
+    if parsed.text not in lists[kind]:
+        lists[kind].append(parsed.text)
+        kept = {k: v for k, v in lists.items() if v}
+        write_private(path, (json.dumps(kept, indent=2) + "\n").encode("utf-8"))
+    return RuleSet.parse(f"{AGENT_RULES_LABEL} {path}", **{kind: [parsed.text]})
 
 
 def _project_rule_dirs(cwd: Path) -> list[Path]:

@@ -80,6 +80,10 @@ async def test_reject_always_adds_a_named_deny_rule(
         {"text": "Trying again.", "tool_calls": [again]},
         {"text": "Done."},
     ])  # fmt: skip
+    later = write_script(tmp_path, [
+        {"text": "Once more, after the reload.", "tool_calls": [edit]},
+        {"text": "Still denied."},
+    ], name="later")  # fmt: skip
     host = AcpHost(answer="reject_always")
     async with acp_agent(host, acp_env, "--model", model, stderr=tmp_path / "stderr") as (
         conn, _p, _i,
@@ -87,9 +91,25 @@ async def test_reject_always_adds_a_named_deny_rule(
         new = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=new.session_id, prompt=text_prompt("fix"))
     assert len(host.asks) == 1  # the deny rule decided the second call
+    denied = host.asks[0].options[3].name.removeprefix("Always deny ")
     assert host.asks[0].options[3].name.startswith("Always deny ")
     finals = [u for u in host.of("tool_call_update") if u.status == "failed"]
     assert len(finals) == 2
+    assert "a - b" in (project / "calc.py").read_text()
+    # saved with the agent: a fresh process that loads the session still denies, unasked
+    [own] = Path(acp_env["SHARD_HOME"]).rglob("agents/*/rules.json")
+    assert denied in own.read_text()
+    second = AcpHost(answer="allow_once")
+    async with acp_agent(second, acp_env, "--model", later, stderr=tmp_path / "stderr") as (
+        conn, _p, _i,
+    ):  # fmt: skip
+        await conn.load_session(cwd=str(project), session_id=new.session_id, mcp_servers=[])
+        replayed = len(second.updates)
+        await conn.prompt(session_id=new.session_id, prompt=text_prompt("again"))
+    assert second.asks == []
+    live = [u for _, u in second.updates[replayed:]]
+    failed = [u for u in live if u.session_update == "tool_call_update" and u.status == "failed"]
+    assert len(failed) == 1
     assert "a - b" in (project / "calc.py").read_text()
 
 

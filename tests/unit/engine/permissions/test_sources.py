@@ -9,6 +9,7 @@ import pytest
 
 from shard_core.engine.config import PermissionsConfig
 from shard_core.engine.permissions import explain, load_rules
+from shard_core.engine.permissions.sources import add_agent_rule
 from shard_core.types.errors import ConfigError
 
 
@@ -96,3 +97,30 @@ def test_a_bad_flag_is_named(ws: Path, home: Path) -> None:
         ConfigError, match=r"'Bash\(ls': missing '\)' at the end \(from --allow flag\)"
     ):
         load_rules(ws, allow=["Bash(ls"])
+
+
+def test_an_agents_own_rules_are_saved_once_and_loaded_for_it_only(ws: Path, home: Path) -> None:
+    added = add_agent_rule("a1", "deny", "Edit(calc.py)")
+    again = add_agent_rule("a1", "deny", "Edit(calc.py)")
+
+    own = home / "agents" / "a1" / "rules.json"
+    assert json.loads(own.read_text()) == {"deny": ["Edit(calc.py)"]}
+    assert own.stat().st_mode & 0o777 == 0o600
+    assert [r.text for r in added.deny] == [r.text for r in again.deny] == ["Edit(calc.py)"]
+    mine = load_rules(ws, agent_id="a1")
+    assert [(r.text, r.source) for r in mine.deny] == [
+        ("Edit(calc.py)", f"this agent's rules {own}")
+    ]
+    assert load_rules(ws, agent_id="a2").deny == ()
+    assert load_rules(ws).deny == ()
+
+
+def test_an_unreadable_agent_rule_file_is_never_overwritten(ws: Path, home: Path) -> None:
+    own = _write(home / "agents" / "a1" / "rules.json", "{not json")
+
+    with pytest.raises(ConfigError, match="invalid JSON"):
+        add_agent_rule("a1", "deny", "Bash(rm:*)")
+    with pytest.raises(ConfigError, match="invalid agent id"):
+        add_agent_rule("../x", "deny", "Bash(rm:*)")
+
+    assert own.read_text() == "{not json"
