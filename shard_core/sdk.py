@@ -36,6 +36,7 @@ from shard_core.capabilities.todos import TodosCapability
 from shard_core.capabilities.web import WebCapability
 from shard_core.contracts import Extension, ExtensionApi, ProviderSpec, UiBridge
 from shard_core.contracts.tool import HostFiles
+from shard_core.engine import lifecycle
 from shard_core.engine.agent_definitions import (
     AgentDefinition,
     AgentDefinitions,
@@ -114,6 +115,7 @@ class AgentOptions:
     skills: Sequence[str] | None = None  # only these skills (None: every discovered one)
     files: HostFiles | None = None
     """the editor's view of text files (an ACP host's): read, edit and write go through it"""
+    parent_agent_id: str | None = None  # the agent that launched this one (a subagent)
 
 
 class Agent:
@@ -222,6 +224,7 @@ class Agent:
             await self.session.stop_follow_ups()  # before the language server they may wait on
         finally:
             try:  # the disposers end background tasks and terminals, whatever came before
+                await lifecycle.session_ended(self.session)
                 await self.host.shutdown()
             finally:
                 self.session.store.close()
@@ -425,6 +428,7 @@ async def create_agent(
         prompts.bind(agent.session)
         # queue: a task that finishes while the agent is idle reaches its next turn
         tasks.notify = lambda text: agent.session.steer(text, queue=True)
+        await lifecycle.session_started(agent.session, len(store.branch()) > 1)
         return agent
     except BaseException:
         store.close()
@@ -518,6 +522,8 @@ def _assemble(
             usage_log=(opts.home or shard_home()).expanduser() / USAGE_FILE,
             model_titles=config.titles.model,
             price=model_price,
+            max_stop_continuations=config.max_stop_continuations,
+            parent_agent_id=opts.parent_agent_id,
         ),
         store=store,
         provider=provider,
@@ -535,6 +541,7 @@ def _assemble(
         hook_points=HookPoints(snap.handlers),  # `before_tool` / `after_tool` handlers
     )
     gate.mode = snap.modes[session.mode]
+    gate.before_ask = lambda prompt: lifecycle.ask_hooks(session, prompt)  # PermissionRequest
     session.diagnostics = opts.diagnostics  # the same list: the status events show every line
     return Agent(session, host, gate, definition=definition)
 

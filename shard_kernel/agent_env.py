@@ -49,6 +49,8 @@ class AgentEnv:
     """KERNEL_SHARD_SKILLS (one name a line): only these skills; None: every one found"""
     rules_from: str | None = None
     """KERNEL_SHARD_RULES_FROM: where ALLOW/DENY came from (default: KERNEL_SHARD_ALLOW/DENY)"""
+    parent_agent_id: str | None = None
+    """the manifest's parent (a subagent: its Stop hooks are SubagentStop)"""
 
 
 def trusts_project(env: Mapping[str, str] | None = None) -> bool:
@@ -92,8 +94,11 @@ def read_agent_env(env: Mapping[str, str] | None = None) -> AgentEnv:
         raise ConfigError(f"{PREFIX}CWD={cwd} is not a directory")
     allow, deny = _rules(get("ALLOW")), _rules(get("DENY"))
     rules_from = get("RULES_FROM") or f"kernel environment {PREFIX}ALLOW/DENY"
+    parent = None
     if get("PERMISSIONS") is not None:
-        allow, deny, rules_from = _manifest_rules(get("PERMISSIONS"), agent_id, get("RULES_FROM"))
+        allow, deny, rules_from, parent = _manifest_rules(
+            get("PERMISSIONS"), agent_id, get("RULES_FROM")
+        )
     return AgentEnv(
         agent_id=agent_id or f"agent-{uuid.uuid4().hex[:12]}",
         generated_id=agent_id is None,
@@ -108,13 +113,15 @@ def read_agent_env(env: Mapping[str, str] | None = None) -> AgentEnv:
         agent_definition=get("AGENT_DEFINITION"),
         skills=_rules(get("SKILLS")) or None,
         rules_from=rules_from,
+        parent_agent_id=parent,
     )
 
 
 def _manifest_rules(
     where: str | None, agent_id: str | None, label: str | None
-) -> tuple[tuple[str, ...], tuple[str, ...], str]:
-    """The allow and deny rules of the agent's manifest, and how explanations name them. A
+) -> tuple[tuple[str, ...], tuple[str, ...], str, str | None]:
+    """The allow and deny rules of the agent's manifest, how explanations name them, and its
+    parent agent. A
     manifest that cannot be read stops the agent: it would otherwise run without its denies."""
     from pydantic import ValidationError
 
@@ -133,4 +140,4 @@ def _manifest_rules(
         raise ConfigError(f"{path} is the manifest of {manifest.id}, not of {agent_id}")
     rules = manifest.permissions
     where_from = label or manifest.rules_from or f"agent manifest {path}"
-    return tuple(rules.allow), tuple(rules.deny), where_from
+    return tuple(rules.allow), tuple(rules.deny), where_from, manifest.parent_agent_id

@@ -192,6 +192,7 @@ class ShardKernel(KernelOverrides):
             allow=env.allow,
             deny=env.deny,
             rules_from=env.rules_from,
+            parent_agent_id=env.parent_agent_id,
             trust_project=env.trust_project,
             headless_policy=env.headless_policy,
             permission_timeout=env.permission_timeout,

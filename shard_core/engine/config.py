@@ -147,6 +147,8 @@ class ShardConfig(_Config):
     )
     hooks: dict[str, object] = Field(default_factory=dict[str, object])
     """command hooks in Claude Code's shape (`docs/HOOKS.md`), checked by the hooks capability"""
+    max_stop_continuations: int = Field(default=5, ge=0)
+    """how often a Stop hook may keep one turn going (`docs/HOOKS.md`)"""
 
     @model_validator(mode="after")
     def _known_credentials(self) -> ShardConfig:

@@ -1,15 +1,27 @@
 """Hook points: events whose handlers the loop awaits and whose answers it uses.
 
 An extension subscribes with `api.on(BEFORE_TOOL, fn)` like any event; the loop looks the
-handlers up by name (no second registration path) and awaits them in registration order:
+handlers up by name (no second registration path) and awaits them in registration order. A
+handler returns a `HookVerdict` (or None: no opinion); each point reads the fields it names:
 
-- `BEFORE_TOOL`: `fn(ToolCheck) -> ToolVerdict | None`, before the permission gate. `deny`
-  blocks the call (its reason is the model's result); `updated_input` replaces the call's
-  input, and the gate judges the changed input. Nothing a handler says loosens the gate: the
-  gate still decides every call that is not blocked. A handler that raises blocks nothing and
-  allows nothing (the gate decides).
-- `AFTER_TOOL`: `fn(ToolDone) -> str | None`, after a result is logged; text is injected as
-  context into the next request.
+- `BEFORE_PROMPT` `fn(PromptCheck)`: `block` refuses the prompt (it is not logged, `reason`
+  is shown); `context` goes into the first request.
+- `BEFORE_TOOL` `fn(ToolCheck)`, before the permission gate: `block` refuses the call (its
+  `reason` is the model's result); `updated_input` replaces the input, and the gate judges the
+  changed input. Nothing a handler says loosens the gate.
+- `AFTER_TOOL` `fn(ToolDone)`, after a result is logged: `context` (or a plain string) is
+  injected into the next request.
+- `BEFORE_STOP` `fn(StopCheck)`, when the model stops asking for tools: `block` makes the
+  agent go on, with `reason` as its next instruction (bounded: `max_stop_continuations`).
+- `BEFORE_COMPACT` `fn(CompactCheck)`: awaited before compaction; its answer is not used.
+- `SESSION_START` / `SESSION_END` `fn(SessionCheck)`: when the agent is assembled and when it
+  closes; a start's `context` goes into the next request.
+- `BEFORE_ASK` `fn(AskCheck)`, when the gate would ask a person: `allow` or `block` answers the
+  question (once); None asks as usual. Only a question is answered: a deny rule has already
+  decided, and a rule that always asks is still asked.
+
+Every point honours `halt` (Claude Code's `continue: false`): the turn ends after it, with
+reason `hook_stopped`. A handler that raises decides nothing (the gate still decides).
 """
 
 from __future__ import annotations
@@ -19,39 +31,97 @@ import inspect
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from shard_core.engine.extension_events import Handler
 from shard_core.types import JsonObject, ToolResult
 
 log = logging.getLogger("shard.extensions")
 
+BEFORE_PROMPT = "before_prompt"
 BEFORE_TOOL = "before_tool"
 AFTER_TOOL = "after_tool"
+BEFORE_STOP = "before_stop"
+BEFORE_COMPACT = "before_compact"
+SESSION_START = "session_start"
+SESSION_END = "session_end"
+BEFORE_ASK = "before_ask"
+
+HOOK_LABEL = "hook"
+"""the label of the context a hook added (what the model and the transcript see)"""
+
+
+@dataclass(frozen=True)
+class HookPlace:
+    """Where a hook point fires: the facts every hook's input carries."""
+
+    session_id: str
+    transcript_path: str
+    cwd: str
+    turn_id: str | None = None
+    parent_agent_id: str | None = None
+    """set for a subagent (its Stop is a SubagentStop)"""
+
+
+@dataclass(frozen=True)
+class HookVerdict:
+    block: bool = False
+    reason: str = ""
+    updated_input: JsonObject | None = None
+    context: str | None = None
+    allow: bool = False
+    halt: str | None = None
+    """end the turn after this point; the text says why (None: go on)"""
+
+
+@dataclass(frozen=True)
+class PromptCheck:
+    place: HookPlace
+    prompt: str
 
 
 @dataclass(frozen=True)
 class ToolCheck:
+    place: HookPlace
     tool: str
     input: JsonObject
     call_id: str
-    turn_id: str
-    session_id: str
-    transcript_path: str
-    cwd: str
-
-
-@dataclass(frozen=True)
-class ToolVerdict:
-    deny: bool = False
-    reason: str = ""
-    updated_input: JsonObject | None = None
 
 
 @dataclass(frozen=True)
 class ToolDone:
     check: ToolCheck
     result: ToolResult
+
+
+@dataclass(frozen=True)
+class StopCheck:
+    place: HookPlace
+    active: bool
+    """True when the agent already went on because of a stop handler this turn"""
+
+
+@dataclass(frozen=True)
+class CompactCheck:
+    place: HookPlace
+    trigger: Literal["manual", "auto"]
+    reason: str
+
+
+@dataclass(frozen=True)
+class SessionCheck:
+    place: HookPlace
+    source: str
+    """start: startup or resume; end: why it closes (other, exit)"""
+
+
+@dataclass(frozen=True)
+class AskCheck:
+    place: HookPlace
+    tool: str
+    input: JsonObject
+    call_id: str | None
+    prompt: str
 
 
 class HookPoints:
@@ -63,27 +133,66 @@ class HookPoints:
     def _for(self, event: str) -> list[Handler]:
         return [h for h in self._handlers if h.event == event]
 
-    async def before_tool(self, check: ToolCheck) -> ToolVerdict:
+    async def _verdicts(self, event: str, value: Any) -> list[HookVerdict]:
+        found: list[HookVerdict] = []
+        for entry in self._for(event):
+            answer = await _call(entry, value)
+            if isinstance(answer, str) and answer.strip():
+                answer = HookVerdict(context=answer)
+            if isinstance(answer, HookVerdict):
+                found.append(answer)
+                if answer.block or answer.halt is not None:
+                    break
+        return found
+
+    async def before_tool(self, check: ToolCheck) -> HookVerdict:
         current = check
         updated: JsonObject | None = None
         for entry in self._for(BEFORE_TOOL):
             verdict = await _call(entry, current)
-            if not isinstance(verdict, ToolVerdict):
+            if not isinstance(verdict, HookVerdict):
                 continue
-            if verdict.deny:
-                return ToolVerdict(deny=True, reason=verdict.reason)
+            if verdict.block or verdict.halt is not None:
+                return dataclasses.replace(verdict, updated_input=None)
             if verdict.updated_input is not None:
                 updated = verdict.updated_input
                 current = dataclasses.replace(current, input=updated)
-        return ToolVerdict(updated_input=updated)
+        return HookVerdict(updated_input=updated)
 
-    async def after_tool(self, done: ToolDone) -> list[str]:
-        found: list[str] = []
-        for entry in self._for(AFTER_TOOL):
-            text = await _call(entry, done)
-            if isinstance(text, str) and text.strip():
-                found.append(text)
-        return found
+    async def after_tool(self, done: ToolDone) -> HookVerdict:
+        return _joined(await self._verdicts(AFTER_TOOL, done))
+
+    async def before_prompt(self, check: PromptCheck) -> HookVerdict:
+        return _joined(await self._verdicts(BEFORE_PROMPT, check))
+
+    async def before_stop(self, check: StopCheck) -> HookVerdict:
+        return _joined(await self._verdicts(BEFORE_STOP, check))
+
+    async def before_compact(self, check: CompactCheck) -> HookVerdict:
+        return _joined(await self._verdicts(BEFORE_COMPACT, check))
+
+    async def session_start(self, check: SessionCheck) -> HookVerdict:
+        return _joined(await self._verdicts(SESSION_START, check))
+
+    async def session_end(self, check: SessionCheck) -> None:
+        await self._verdicts(SESSION_END, check)
+
+    async def before_ask(self, check: AskCheck) -> HookVerdict | None:
+        """The first handler's allow or block; None when none answers."""
+        for entry in self._for(BEFORE_ASK):
+            verdict = await _call(entry, check)
+            if isinstance(verdict, HookVerdict) and (verdict.allow or verdict.block):
+                return verdict
+        return None
+
+
+def _joined(verdicts: list[HookVerdict]) -> HookVerdict:
+    """One answer: the last verdict's block, reason and halt; every context, in order."""
+    if not verdicts:
+        return HookVerdict()
+    contexts = [v.context.strip() for v in verdicts if v.context and v.context.strip()]
+    last = verdicts[-1]
+    return dataclasses.replace(last, context="\n\n".join(contexts) or None)
 
 
 async def _call(entry: Handler, value: Any) -> Any:

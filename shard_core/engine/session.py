@@ -27,9 +27,10 @@ from shard_core.contracts import (
 from shard_core.contracts.codeintel import CodeIntelligenceProvider, WarmingProvider
 from shard_core.contracts.compactor import ObservingCompactor
 from shard_core.contracts.tool import HostFiles
+from shard_core.engine import lifecycle
 from shard_core.engine.compaction import live_context
 from shard_core.engine.events import EventStream
-from shard_core.engine.hook_points import HookPoints
+from shard_core.engine.hook_points import HOOK_LABEL, HookPlace, HookPoints, PromptCheck
 from shard_core.engine.inbox import Inbox, Injection, context_text
 from shard_core.engine.model_title import retitle
 from shard_core.engine.projection import Projector
@@ -101,6 +102,10 @@ class SessionConfig:
     price: Price | None = None
     """the model's price (its provider spec's family, config first): each reply is costed at
     it, whether or not the provider priced it (the same sum when it did)"""
+    max_stop_continuations: int = 5
+    """how often a Stop hook may keep one turn going before the turn ends anyway"""
+    parent_agent_id: str | None = None
+    """the agent that launched this one (a subagent's Stop hooks are SubagentStop)"""
 
 
 class AgentSession:
@@ -321,6 +326,7 @@ class AgentSession:
             index=index,
             force=force,
         )
+        await lifecycle.before_compact(self, reason)
         details = self.compactor.compact(data)
         if details is None:
             return None
@@ -366,12 +372,27 @@ class AgentSession:
     def emit_status(self, message: str | None = None) -> StatusEvent:
         return self._emit_status(self.status, message)
 
+    def hook_place(self, turn_id: str | None = None) -> HookPlace:
+        """What every hook point's input says of where it fires (`hook_points.py`)."""
+        return HookPlace(
+            session_id=self.store.session_id,
+            transcript_path=str(self.store.path),
+            cwd=str(self.config.cwd),
+            turn_id=turn_id,
+            parent_agent_id=self.config.parent_agent_id,
+        )
+
     # ------------------------------------------------------------ the turn
 
     async def _turn(self, text: str, images: Sequence[ImageBlock] = ()) -> TurnEndEvent:
         turn_id = f"turn-{uuid.uuid4().hex[:12]}"
         self.meter.start_turn()
+        verdict = await self.hook_points.before_prompt(PromptCheck(self.hook_place(turn_id), text))
+        if verdict.block or verdict.halt is not None:  # the prompt is not logged: never seen
+            return self._finish(turn_id, "hook_stopped")
         entry = self._log_user(text, turn_id, images=images)
+        if verdict.context:
+            self._log_injection(Injection(verdict.context, "note", HOOK_LABEL), turn_id)
         if self.title is None and (title := title_from_prompt(text)):
             self.store.append(CheckpointEntry, TitleCheckpoint(title=title, source="prompt"))
             self.title = title
@@ -398,12 +419,25 @@ class AgentSession:
             return self._finish(turn_id, "error", error=str(exc))
 
     async def _steps(self, step: StepRunner) -> TurnEndReason:
+        continued = 0
         for _ in range(self.config.max_steps):
             self._drain_steering(step.turn_id)
             message = await step.request()
             if not message.tool_calls:
-                return "completed"
+                verdict = await lifecycle.go_on(
+                    self, step.turn_id, continued, self.config.max_stop_continuations
+                )
+                if verdict.halt is not None:
+                    return "hook_stopped"
+                if not verdict.block:
+                    return "completed"
+                continued += 1
+                reason = verdict.reason or "a Stop hook asked the agent to go on"
+                self._log_injection(Injection(reason, "note", "Stop hook"), step.turn_id)
+                continue
             await step.run_tools(message)
+            if step.halted:
+                return "hook_stopped"
             if self.meter.fraction >= 1.0:
                 await self.compact("overflow")  # emergency tier: a completed tool cycle
         return "max_steps"

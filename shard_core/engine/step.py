@@ -13,7 +13,7 @@ from shard_core.contracts import PermissionQuery, ToolContext, tool_spec
 from shard_core.contracts.provider import WireOptions
 from shard_core.engine.compaction import live_context
 from shard_core.engine.file_changes import announce_changes
-from shard_core.engine.hook_points import ToolCheck, ToolDone
+from shard_core.engine.hook_points import HOOK_LABEL, ToolCheck, ToolDone
 from shard_core.engine.prompt import system_hash, tools_hash
 from shard_core.engine.tool_updates import ToolUpdates
 from shard_core.engine.usage_history import append_usage, usage_record
@@ -61,6 +61,8 @@ class StepRunner:
         self._unanswered: list[ToolCallBlock] = []
         self._running: tuple[ToolCallBlock, float] | None = None
         """the call whose tool is executing now, and when it started (monotonic s)"""
+        self.halted: str | None = None
+        """why a tool hook ended the turn (`continue: false`); the rest of the calls do not run"""
 
     # ------------------------------------------------------------ the request
 
@@ -226,30 +228,29 @@ class StepRunner:
                 call=call,
                 read_only=bool(tool and tool.read_only),
             )
+            if self.halted is not None:
+                self._log_result(call, ToolResult.error(f"not run: {self.halted}"), None)
+                continue
             started, since = time.monotonic(), time.time()
             check = self._check(call)
             result = await self._hooked(call, check)
             announce_changes(self.session, self.turn_id, call, result, since)
             self._log_result(call, result, (time.monotonic() - started) * 1000)
-            for text in await self.session.hook_points.after_tool(ToolDone(check, result)):
-                self.session.inject(text, "note", "hook")
+            after = await self.session.hook_points.after_tool(ToolDone(check, result))
+            if after.context:
+                self.session.inject(after.context, "note", HOOK_LABEL)
+            self.halted = self.halted or after.halt
 
     def _check(self, call: ToolCallBlock) -> ToolCheck:
-        s = self.session
-        return ToolCheck(
-            tool=call.name,
-            input=call.input,
-            call_id=call.id,
-            turn_id=self.turn_id,
-            session_id=s.store.session_id,
-            transcript_path=str(s.store.path),
-            cwd=str(s.config.cwd),
-        )
+        return ToolCheck(self.session.hook_place(self.turn_id), call.name, call.input, call.id)
 
     async def _hooked(self, call: ToolCallBlock, check: ToolCheck) -> ToolResult:
         """The `before_tool` handlers, then the call (with the input they changed, if any)."""
         verdict = await self.session.hook_points.before_tool(check)
-        if verdict.deny:
+        if verdict.halt is not None:
+            self.halted = verdict.halt
+            return ToolResult.error(f"not run: {verdict.halt}")
+        if verdict.block:
             return ToolResult.error(f"blocked by a hook: {verdict.reason or 'no reason given'}")
         return await self._execute(call, verdict.updated_input)
 

@@ -22,7 +22,7 @@ from shard_core.types import (
 )
 
 AgentStatus = Literal["idle", "streaming", "waiting_for_permission", "error"]
-TurnEndReason = Literal["completed", "aborted", "error", "max_steps"]
+TurnEndReason = Literal["completed", "aborted", "error", "max_steps", "hook_stopped"]
 
 
 class _Event(WireModel):

@@ -251,7 +251,7 @@ class CheckpointEntry(_Entry):
 
 # ---------------------------------------------------------------- permissions
 
-DecisionSource = Literal["rule", "grant", "mode", "client", "headless", "timeout", "abort"]
+DecisionSource = Literal["rule", "grant", "mode", "client", "headless", "timeout", "abort", "hook"]
 
 
 class PermissionDetails(WireModel):

@@ -4,13 +4,16 @@
     await host.install("shard.hooks", hooks)
 
 It reads `"hooks"` from config.json (`api.settings`) and, trusted, the project's
-`.shard/settings.json`; subscribes its PreToolUse hooks to `before_tool` and its PostToolUse
-hooks to `after_tool` (`shard_core.engine.hook_points`), and registers `/hooks`.
+`.shard/settings.json`, and hangs each Claude Code event on the engine's seam for it, the same
+`api.on` a Python extension uses: PreToolUse and PostToolUse on `before_tool` / `after_tool`,
+UserPromptSubmit on `before_prompt`, Stop and SubagentStop on `before_stop`, PreCompact on
+`before_compact`, SessionStart and SessionEnd on `session_start` / `session_end`,
+PermissionRequest on `before_ask` (`shard_core.engine.hook_points`), Notification on the
+`permission_request` and `ui_request` events. It registers `/hooks`.
 
-Fail closed: a PreToolUse hook can block a call (exit 2, `decision: block`,
-`permissionDecision: deny`) or change its input (`updatedInput`, which the gate then judges);
-its `allow` or `ask` leave the decision to the gate, and a hook that crashes, times out or
-prints garbage decides nothing, so the gate asks or denies as it would have.
+Fail closed: a PreToolUse hook can block a call or change its input (which the gate then
+judges), never allow it; a PermissionRequest hook answers only a question the gate would ask;
+a hook that crashes, times out or prints garbage decides nothing.
 """
 
 from __future__ import annotations
@@ -20,10 +23,22 @@ from collections import deque
 from pathlib import Path
 from typing import Any, cast
 
-from shard_core.capabilities.hooks.config import HookConfig, load_hooks
+from shard_core.capabilities.hooks.config import HookCommand, HookConfig, load_hooks
 from shard_core.capabilities.hooks.runner import HookRun, run_hook
 from shard_core.contracts import ExtensionApi
-from shard_core.engine.hook_points import AFTER_TOOL, BEFORE_TOOL, ToolCheck, ToolDone, ToolVerdict
+from shard_core.engine import hook_points as points
+from shard_core.engine.hook_points import (
+    AskCheck,
+    CompactCheck,
+    HookPlace,
+    HookVerdict,
+    PromptCheck,
+    SessionCheck,
+    StopCheck,
+    ToolCheck,
+    ToolDone,
+)
+from shard_core.protocol.events import PermissionRequestEvent, UiRequestEvent
 from shard_core.types import JsonObject
 
 log = logging.getLogger("shard.hooks")
@@ -38,6 +53,8 @@ class HooksCapability:
         self.config = HookConfig()
         self.runs: deque[dict[str, Any]] = deque(maxlen=50)
         """recent runs: event, command, exit, duration_ms, decision"""
+        self.place: HookPlace | None = None
+        """where the last hook point fired (a Notification comes from an event, not a point)"""
 
     @property
     def diagnostics(self) -> list[str]:
@@ -45,59 +62,154 @@ class HooksCapability:
 
     def __call__(self, api: ExtensionApi) -> None:
         self.config = load_hooks(api.settings("hooks"), cwd=self.cwd, trusted=self.trusted)
-        api.on(BEFORE_TOOL, self.before_tool)
-        api.on(AFTER_TOOL, self.after_tool)
+        api.on(points.BEFORE_PROMPT, self.before_prompt)
+        api.on(points.BEFORE_TOOL, self.before_tool)
+        api.on(points.AFTER_TOOL, self.after_tool)
+        api.on(points.BEFORE_STOP, self.before_stop)
+        api.on(points.BEFORE_COMPACT, self.before_compact)
+        api.on(points.SESSION_START, self.session_start)
+        api.on(points.SESSION_END, self.session_end)
+        api.on(points.BEFORE_ASK, self.before_ask)
+        api.on("permission_request", self.notify)
+        api.on("ui_request", self.notify)
         api.register_command("hooks", HOOKS_HELP, self.command)
 
-    def payload(self, event: str, check: ToolCheck, **extra: Any) -> dict[str, Any]:
-        return {
-            "session_id": check.session_id,
-            "transcript_path": check.transcript_path,
-            "cwd": check.cwd,
-            "hook_event_name": event,
-            "tool_name": check.tool,
-            "tool_input": check.input,
-            **extra,
-        }
+    # ------------------------------------------------------------ the events
 
-    async def before_tool(self, check: ToolCheck) -> ToolVerdict | None:
+    async def before_prompt(self, check: PromptCheck) -> HookVerdict:
+        contexts: list[str] = []
+        for run in await self._fire("UserPromptSubmit", check.place, None, prompt=check.prompt):
+            if run.halt is not None:
+                return self._done(run, "stop", HookVerdict(halt=run.halt))
+            if run.blocked:
+                reason = run.reason or "blocked by a UserPromptSubmit hook"
+                return self._done(run, "block", HookVerdict(block=True, reason=reason))
+            if context := run.context(plain=True):
+                contexts.append(context)
+            self._record(run, "context" if context else self._plain(run))
+        return HookVerdict(context="\n\n".join(contexts) or None)
+
+    async def before_tool(self, check: ToolCheck) -> HookVerdict | None:
         current: JsonObject = check.input
         updated = False
         for hook in self.config.for_event("PreToolUse", check.tool):
-            payload = self.payload("PreToolUse", check)
+            payload = self._payload("PreToolUse", check.place, tool_name=check.tool)
             payload["tool_input"] = current
-            run = await self._run(hook.event, hook, payload)
+            run = await self._run(hook, payload)
             decision = run.specific.get("permissionDecision")
+            if run.halt is not None:
+                return self._done(run, "stop", HookVerdict(halt=run.halt))
             if run.blocked or decision == "deny":
-                self._record(run, "deny")
-                return ToolVerdict(deny=True, reason=run.reason)
+                return self._done(run, "deny", HookVerdict(block=True, reason=run.reason))
             changed = run.specific.get("updatedInput")
             if not run.failed and isinstance(changed, dict):
                 current, updated = cast(JsonObject, changed), True
                 self._record(run, "updated_input")
             else:
                 self._record(run, "error" if run.failed else str(decision or "none"))
-        return ToolVerdict(updated_input=current if updated else None)
+        return HookVerdict(updated_input=current if updated else None)
 
-    async def after_tool(self, done: ToolDone) -> str | None:
+    async def after_tool(self, done: ToolDone) -> HookVerdict:
         texts: list[str] = []
-        for hook in self.config.for_event("PostToolUse", done.check.tool):
-            response = {"text": done.result.text, "is_error": done.result.is_error}
-            payload = self.payload("PostToolUse", done.check, tool_response=response)
-            run = await self._run(hook.event, hook, payload)
-            context = run.specific.get("additionalContext")
-            if isinstance(context, str) and context.strip():
-                texts.append(context.strip())
-            if run.blocked and run.reason:
-                texts.append(run.reason)
-            self._record(run, "block" if run.blocked else "error" if run.failed else "none")
-        return "\n\n".join(texts) or None
+        check = done.check
+        response = {"text": done.result.text, "is_error": done.result.is_error}
+        fields = {"tool_name": check.tool, "tool_input": check.input, "tool_response": response}
+        for run in await self._fire("PostToolUse", check.place, check.tool, **fields):
+            if run.halt is not None:
+                return self._done(run, "stop", HookVerdict(halt=run.halt))
+            context = run.context()
+            texts += [t for t in (context, run.reason if run.blocked else None) if t]
+            self._record(
+                run, "block" if run.blocked else "context" if context else self._plain(run)
+            )
+        return HookVerdict(context="\n\n".join(texts) or None)
 
-    async def _run(self, event: str, hook: Any, payload: dict[str, Any]) -> HookRun:
+    async def before_stop(self, check: StopCheck) -> HookVerdict:
+        event = "SubagentStop" if check.place.parent_agent_id else "Stop"
+        for run in await self._fire(event, check.place, None, stop_hook_active=check.active):
+            if run.halt is not None:
+                return self._done(run, "stop", HookVerdict(halt=run.halt))
+            if run.blocked:
+                reason = run.reason or f"a {event} hook asked the agent to go on"
+                return self._done(run, "continue", HookVerdict(block=True, reason=reason))
+            self._record(run, self._plain(run))
+        return HookVerdict()
+
+    async def before_compact(self, check: CompactCheck) -> None:
+        fields = {"trigger": check.trigger, "custom_instructions": ""}
+        for run in await self._fire("PreCompact", check.place, check.trigger, **fields):
+            self._record(run, self._plain(run))
+
+    async def session_start(self, check: SessionCheck) -> HookVerdict:
+        contexts: list[str] = []
+        for run in await self._fire("SessionStart", check.place, check.source, source=check.source):
+            if context := run.context(plain=True):
+                contexts.append(context)
+            self._record(run, "context" if context else self._plain(run))
+        return HookVerdict(context="\n\n".join(contexts) or None)
+
+    async def session_end(self, check: SessionCheck) -> None:
+        for run in await self._fire("SessionEnd", check.place, check.source, reason=check.source):
+            self._record(run, self._plain(run))
+
+    async def before_ask(self, check: AskCheck) -> HookVerdict | None:
+        """Allow or deny from the first hook that says so; anything else asks as usual."""
+        fields = {"tool_name": check.tool, "tool_input": check.input}
+        for run in await self._fire("PermissionRequest", check.place, check.tool, **fields):
+            found = run.specific.get("decision")
+            said = cast(dict[str, Any], found) if isinstance(found, dict) else {}
+            behavior, message = said.get("behavior"), said.get("message")
+            if run.exit_code == 2 or (not run.failed and behavior == "deny"):
+                reason = run.reason if run.exit_code == 2 else str(message or "")
+                return self._done(run, "deny", HookVerdict(block=True, reason=reason))
+            if not run.failed and behavior == "allow":
+                return self._done(run, "allow", HookVerdict(allow=True))
+            self._record(run, self._plain(run))
+        return None
+
+    async def notify(self, event: PermissionRequestEvent | UiRequestEvent) -> None:
+        if self.place is None or not self.config.for_event("Notification"):
+            return
+        if isinstance(event, PermissionRequestEvent):
+            kind, message = "permission_prompt", f"Shard needs your permission to use {event.tool}"
+        else:
+            kind, message = "elicitation_dialog", event.title
+        fields = {"message": message, "notification_type": kind}
+        for run in await self._fire("Notification", self.place, kind, **fields):
+            self._record(run, self._plain(run))
+
+    # ------------------------------------------------------------ running
+
+    def _payload(self, event: str, place: HookPlace, **fields: Any) -> dict[str, Any]:
+        self.place = place
+        return {
+            "session_id": place.session_id,
+            "transcript_path": place.transcript_path,
+            "cwd": place.cwd,
+            "hook_event_name": event,
+            **fields,
+        }
+
+    async def _fire(
+        self, event: str, place: HookPlace, target: str | None, **fields: Any
+    ) -> list[HookRun]:
+        """Run the event's matching hooks one after another (each sees the same input)."""
+        payload = self._payload(event, place, **fields)
+        return [await self._run(hook, payload) for hook in self.config.for_event(event, target)]
+
+    async def _run(self, hook: HookCommand, payload: dict[str, Any]) -> HookRun:
         try:
             return await run_hook(hook, payload, self.cwd)
         except OSError as exc:  # could not start: an error that decides nothing
             return HookRun(hook, None, "", f"could not start: {exc}", 0.0)
+
+    @staticmethod
+    def _plain(run: HookRun) -> str:
+        return "error" if run.failed else "none"
+
+    def _done(self, run: HookRun, decision: str, verdict: HookVerdict) -> HookVerdict:
+        self._record(run, decision)
+        return verdict
 
     def _record(self, run: HookRun, decision: str) -> None:
         entry = {

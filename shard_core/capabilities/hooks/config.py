@@ -25,7 +25,8 @@ EVENTS = (
     "Notification",
     "PermissionRequest",
 )
-IMPLEMENTED = frozenset({"PreToolUse", "PostToolUse"})
+TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PermissionRequest"})
+"""events whose matcher is a tool name (the others match their source, trigger or kind)"""
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 600.0
 
@@ -38,11 +39,13 @@ class HookCommand:
     timeout: float
     source: str
 
-    def matches(self, tool: str) -> bool:
-        if self.matcher in ("", "*"):
+    def matches(self, target: str | None) -> bool:
+        """Whether the matcher selects `target` (a tool name, a start's source, a trigger);
+        None: an event without a matcher, every hook runs."""
+        if target is None or self.matcher in ("", "*"):
             return True
         # Shard's tool names are lower case (`bash`); Claude Code's matchers say `Bash`
-        names = (tool, tool[:1].upper() + tool[1:])
+        names = (target, target[:1].upper() + target[1:])
         return any(re.fullmatch(self.matcher, name) is not None for name in names)
 
 
@@ -51,8 +54,8 @@ class HookConfig:
     hooks: list[HookCommand] = field(default_factory=list[HookCommand])
     diagnostics: list[str] = field(default_factory=list[str])
 
-    def for_event(self, event: str, tool: str | None = None) -> list[HookCommand]:
-        return [h for h in self.hooks if h.event == event and (tool is None or h.matches(tool))]
+    def for_event(self, event: str, target: str | None = None) -> list[HookCommand]:
+        return [h for h in self.hooks if h.event == event and h.matches(target)]
 
 
 def load_hooks(
@@ -132,9 +135,6 @@ def _entry(event: str, entry: Any, where: str, source: str, found: HookConfig) -
                 f"{where}.hooks[{j}]: timeout must be a positive number; {DEFAULT_TIMEOUT:g} s used"
             )
             timeout = DEFAULT_TIMEOUT
-        if event not in IMPLEMENTED:
-            found.diagnostics.append(f"{where}: {event} hooks are not run yet; skipped")
-            continue
         found.hooks.append(
             HookCommand(event, matcher, command, min(float(timeout), MAX_TIMEOUT), source)
         )

@@ -59,6 +59,33 @@ class HookRun:
     def failed(self) -> bool:
         return self.timed_out or self.exit_code not in (0, 2)
 
+    @property
+    def halt(self) -> str | None:
+        """`continue: false`: the turn ends, `stopReason` says why (for the user)."""
+        if self.failed or self.output.get("continue") is not False:
+            return None
+        said = self.output.get("stopReason")
+        return (
+            said.strip()
+            if isinstance(said, str) and said.strip()
+            else (f"hook {self.hook.command!r} said continue: false")
+        )
+
+    @property
+    def system_message(self) -> str | None:
+        said = self.output.get("systemMessage")
+        return said.strip() if isinstance(said, str) and said.strip() else None
+
+    def context(self, plain: bool = False) -> str | None:
+        """`additionalContext`; with `plain`, exit 0's stdout when it is not JSON (Claude
+        Code's UserPromptSubmit and SessionStart)."""
+        said = self.specific.get("additionalContext")
+        if isinstance(said, str) and said.strip():
+            return said.strip()
+        if plain and self.exit_code == 0 and not self.output and self.stdout.strip():
+            return self.stdout.strip()
+        return None
+
 
 async def run_hook(hook: HookCommand, payload: dict[str, Any], cwd: Path) -> HookRun:
     env = allowed_env(os.environ)

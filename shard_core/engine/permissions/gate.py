@@ -53,6 +53,7 @@ from shard_core.types.errors import ConfigError
 __all__ = ["Recorder", "RuleGate"]
 
 Recorder = Callable[[PermissionDetails], Awaitable[None]]
+AskHook = Callable[[PermissionPrompt], Awaitable[PermissionAnswer | None]]
 _log = logging.getLogger(__name__)
 
 
@@ -106,6 +107,8 @@ class RuleGate:
         self._record = record
         self._events = events
         self._tools = tools
+        self.before_ask: AskHook | None = None
+        """the hook point that may answer a question before a person is asked (lifecycle.py)"""
 
     @classmethod
     def from_config(
@@ -219,8 +222,25 @@ class RuleGate:
             turn_id=query.turn_id,
             preview=await call_preview(self._tools(query.tool) if self._tools else None, query),
         )
-        answer = await self.asker.ask(prompt, found)
+        answer = await self._hook_answer(prompt, found) or await self.asker.ask(prompt, found)
         return await self._settle(query, request_id, answer, asked=True)
+
+    async def _hook_answer(
+        self, prompt: PermissionPrompt, found: Explanation
+    ) -> PermissionAnswer | None:
+        """A PermissionRequest hook's allow or deny. Fails closed: a hook that raises answers
+        nothing (a person or the headless policy is asked), and a rule that always asks is
+        never answered by a hook's allow."""
+        if self.before_ask is None:
+            return None
+        try:
+            answer = await self.before_ask(prompt)
+        except Exception:
+            _log.exception("a PermissionRequest hook failed")
+            return None
+        if answer is None or (answer.decision != "deny" and found.ask == "forced"):
+            return None
+        return answer if answer.decision in ("allow", "deny") else None
 
     async def _settle(
         self, query: PermissionQuery, request_id: str, answer: PermissionAnswer, *, asked: bool

@@ -6,99 +6,11 @@ as its behaviour file says; the function provider plays the model and records ea
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from shard_core.contracts import ExtensionApi
-from shard_core.engine.config import ShardConfig
-from shard_core.sdk import create_agent
-from shard_core.types import ToolResultEntry
-from tests.fixtures.function_provider import FunctionProvider, scripted
-
-HOOK = """
-import json, sys, time
-from pathlib import Path
-here = Path(__file__).parent
-event = json.load(sys.stdin)
-with open(here / "seen.jsonl", "a") as f:
-    f.write(json.dumps(event) + "\\n")
-mode = sys.argv[1]
-if mode == "block":
-    print("no rm here", file=sys.stderr)
-    sys.exit(2)
-if mode == "deny":
-    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-        "permissionDecision": "deny", "permissionDecisionReason": "policy says no"}}))
-if mode == "rewrite":
-    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-        "permissionDecision": "allow", "updatedInput": {"command": "echo changed"}}}))
-if mode == "context":
-    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse",
-        "additionalContext": "LINT: 3 warnings in out.txt"}}))
-if mode == "allow":
-    print(json.dumps({"hookSpecificOutput": {"permissionDecision": "allow"}}))
-if mode == "crash":
-    raise SystemExit("boom")
-if mode == "garbage":
-    print("{not json")
-if mode == "hang":
-    time.sleep(30)
-"""
-
-
-@pytest.fixture
-def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("SHARD_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    work = tmp_path / "work"
-    work.mkdir()
-    (tmp_path / "hook.py").write_text(HOOK)
-    return work
-
-
-def hook(work: Path, mode: str, matcher: str = "Bash", timeout: float = 30) -> dict[str, Any]:
-    script = work.parent / "hook.py"
-    command = f"{sys.executable} {script} {mode}"
-    return {
-        "matcher": matcher,
-        "hooks": [{"type": "command", "command": command, "timeout": timeout}],
-    }
-
-
-def seen(work: Path) -> list[dict[str, Any]]:
-    path = work.parent / "seen.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-async def run(work: Path, hooks: dict[str, Any], *replies: Any, **kwargs: Any) -> Any:
-    provider = FunctionProvider(scripted(*replies, "done"))
-
-    def install(api: ExtensionApi) -> None:
-        api.register_provider("fn", lambda _model: provider)
-
-    kwargs.setdefault("allow", ["Bash(echo:*)"])
-    agent = await create_agent(
-        cwd=work, model="fn/test", config=ShardConfig(hooks=hooks), env={},
-        extensions=[("test.fn", install)], headless_policy="deny", **kwargs,
-    )  # fmt: skip
-    try:
-        await agent.run("go")
-        results = [
-            e.details.result for e in agent.session.store.entries if isinstance(e, ToolResultEntry)
-        ]
-        diagnostics = list(agent.session.diagnostics)
-    finally:
-        await agent.close()
-    return provider, results, diagnostics
-
-
-def bash(command: str) -> dict[str, Any]:
-    return {"tool_calls": [("bash", {"command": command})]}
+from tests.integration.hooks.recording import bash, hook, run, seen
 
 
 async def test_pre_tool_use_gets_the_documented_json_and_post_tool_use_the_response(
