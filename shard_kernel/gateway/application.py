@@ -23,11 +23,17 @@ from shard_kernel.agent_env import TRUST_VARIABLE, trusts_project
 from shard_kernel.gateway.events import AgentWatcher
 from shard_kernel.gateway.events_socket import SOCKET_ROUTES
 from shard_kernel.gateway.extension import load_extension
+from shard_kernel.gateway.grants import GRANT_ROUTES
 from shard_kernel.gateway.handlers import ROUTES, TRUST_KEY
 from shard_kernel.gateway.jobs import JOB_ROUTES, Coordinator, install_jobs, start_jobs
 from shard_kernel.gateway_reach import SERVER_SETTING
 
-ALL_ROUTES: tuple[tuple[str, type[Any]], ...] = (*ROUTES, *SOCKET_ROUTES, *JOB_ROUTES)
+ALL_ROUTES: tuple[tuple[str, type[Any]], ...] = (
+    *ROUTES,
+    *GRANT_ROUTES,
+    *SOCKET_ROUTES,
+    *JOB_ROUTES,
+)
 """Every route the gateway serves (path relative to base_url, handler), in one table."""
 
 

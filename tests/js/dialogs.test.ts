@@ -157,6 +157,20 @@ describe("permission dialog", () => {
     );
   });
 
+  it("says where the gate saved a workspace grant, once", () => {
+    const saved =
+      "saved for this workspace: Edit(note.txt) (every agent in /srv/w)";
+    const text = describeResolution(
+      resolved({
+        decision: "allow_always",
+        rule: "Edit(note.txt)",
+        scope: "workspace",
+        reason: saved,
+      }),
+    );
+    expect(text).toBe(`✓ always allowed — by widget-a · ${saved}`);
+  });
+
   it.each([
     [
       {

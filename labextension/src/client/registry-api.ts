@@ -26,6 +26,14 @@ export interface ModelDefault {
   readonly demo: boolean;
 }
 
+/** One folder's "Always allow in this workspace" grants (`GET /shard/api/grants`). */
+export interface WorkspaceGrants {
+  readonly workspace: string;
+  readonly grants: readonly { rule: string; granted_by: string; ts: number }[];
+  /** the grants file cannot be read (then nothing in it applies) */
+  readonly problem: string | null;
+}
+
 export class RegistryError extends Error {}
 
 export class RegistryApi {
@@ -64,6 +72,19 @@ export class RegistryApi {
     return isRecord(chosen) && isString(chosen["model"]) && isString(chosen["why"])
       ? (chosen as unknown as ModelDefault)
       : null;
+  }
+
+  async workspaceGrants(): Promise<WorkspaceGrants[]> {
+    const data = await this.request("GET", "", undefined, "shard/api/grants");
+    return isRecord(data) && Array.isArray(data["workspaces"])
+      ? (data["workspaces"] as WorkspaceGrants[])
+      : [];
+  }
+
+  /** Revokes one workspace grant: no agent in that folder is allowed by it any more. */
+  async revokeWorkspaceGrant(workspace: string, rule: string): Promise<void> {
+    const query = `?workspace=${encodeURIComponent(workspace)}&rule=${encodeURIComponent(rule)}`;
+    await this.request("DELETE", query, undefined, "shard/api/grants");
   }
 
   private async request(

@@ -10,6 +10,7 @@ import type { AgentDirectory } from "./agent-directory";
 import { renderNewAgentForm, type NewAgentActions } from "./new-agent-form";
 import type { CreateAgent } from "../client/registry-api";
 import { treeName, treeOrder, type TreeRow } from "../client/agent-tree";
+import { WorkspaceGrantsSection } from "./grants-section";
 
 export interface PanelActions {
   readonly open: (agent: AgentInfo) => void;
@@ -76,6 +77,7 @@ export class AgentsPanel extends Widget {
   private readonly list: HTMLElement;
   private readonly formSlot: HTMLElement;
   private readonly problem: HTMLElement;
+  private readonly grants: WorkspaceGrantsSection;
   private stopWatching: (() => void) | null = null;
 
   constructor(
@@ -91,6 +93,11 @@ export class AgentsPanel extends Widget {
     this.list = h("ul", { class: "shard-agent-list", attrs: { "aria-label": "Agents" } });
     this.formSlot = h("div", { class: "shard-form-slot" });
     this.problem = h("div", { class: "shard-panel-problem", attrs: { role: "alert" } });
+    this.grants = new WorkspaceGrantsSection(
+      directory.api,
+      (path) => shortPath(path, root),
+      directory.changed,
+    );
     this.node.append(
       h(
         "div",
@@ -102,6 +109,7 @@ export class AgentsPanel extends Widget {
       this.problem,
       this.list,
       this.usageHistory(),
+      this.grants.el,
     );
     directory.changed.connect(this.render, this);
     this.render();
@@ -160,6 +168,7 @@ export class AgentsPanel extends Widget {
   override dispose(): void {
     this.stopWatching?.();
     this.directory.changed.disconnect(this.render, this);
+    this.grants.dispose(this.directory.changed);
     super.dispose();
   }
 

@@ -17,6 +17,7 @@ from tornado.websocket import websocket_connect
 from shard_core.types.errors import ConfigError
 from shard_kernel.commands.gateway import register
 from shard_kernel.gateway.client import KernelSocket
+from shard_kernel.gateway.grants import GRANT_ROUTES
 from shard_kernel.gateway.handlers import AGENT, ROUTES
 from shard_kernel.gateway.security import (
     Redactor,
@@ -44,13 +45,17 @@ EXPECTED_ROUTES: dict[str, set[str]] = {
     f"/shard/api/agents/{AGENT}/rewind": {"get", "post"},
     "/shard/api/usage": {"get"},
     "/shard/api/defaults": {"get"},
+    "/shard/api/grants": {"get", "delete"},
 }
 """Every route and method the extension serves, each decided: token required. A new route or
 method fails test_every_route_is_decided until it is added here (and so audited below)."""
 
 
 def test_every_route_is_decided() -> None:
-    served = {path: {m for m in METHODS if m in vars(handler)} for path, handler in ROUTES}
+    served = {
+        path: {m for m in METHODS if m in vars(handler)}
+        for path, handler in (*ROUTES, *GRANT_ROUTES)
+    }
     assert served == EXPECTED_ROUTES
 
 

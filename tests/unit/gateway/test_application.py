@@ -14,6 +14,7 @@ from traitlets.config import Config
 from shard_kernel.gateway import EXTENSION, _jupyter_server_extension_points
 from shard_kernel.gateway.application import ALL_ROUTES, ShardGateway
 from shard_kernel.gateway.events_socket import SOCKET_ROUTES
+from shard_kernel.gateway.grants import GRANT_ROUTES
 from shard_kernel.gateway.handlers import ROUTES, TRUST_KEY
 from shard_kernel.gateway.jobs import COORDINATOR_KEY, JOB_ROUTES
 from shard_kernel.gateway_reach import kernel_gateway_env
@@ -48,7 +49,7 @@ def test_the_kernels_reach_url_defaults_to_its_variable(monkeypatch: pytest.Monk
 def test_every_route_table_is_served_from_one_place() -> None:
     app = ShardGateway()
     app.initialize_handlers()
-    assert app.handlers == [*ROUTES, *SOCKET_ROUTES, *JOB_ROUTES] == list(ALL_ROUTES)
+    assert app.handlers == [*ROUTES, *GRANT_ROUTES, *SOCKET_ROUTES, *JOB_ROUTES] == list(ALL_ROUTES)
 
 
 @pytest.fixture

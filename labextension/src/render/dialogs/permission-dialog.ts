@@ -58,11 +58,15 @@ export function describeResolution(
   ownClientId: string | null = null,
 ): string {
   let text = `${VERDICTS[resolved.decision] ?? resolved.decision} — by ${decider(resolved, ownClientId)}`;
+  const reason = resolved.reason ?? "";
+  // the gate's own words name where it saved the grant ("… (every agent in /w)"): shown as they are
+  if (resolved.source === "client" && resolved.rule && reason.startsWith("saved for "))
+    return `${text} · ${reason}`;
   if (resolved.source === "client" && resolved.rule) {
     const where = resolved.scope === "workspace" ? "this workspace" : "this agent";
     text += ` · saved for ${where}: ${resolved.rule}`;
   }
-  if (resolved.reason) text += ` · reason: ${resolved.reason}`;
+  if (reason) text += ` · reason: ${reason}`;
   return text;
 }
 
