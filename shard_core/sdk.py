@@ -306,7 +306,7 @@ async def _install(
         await host.install(name, extension)
     await host.install("shard.web", _web(config, env, host))
     policy = sandbox_policy(config.sandbox, credential_files(config))
-    await host.install("shard.terminals", TerminalsCapability(Sandbox(policy)))
+    await host.install("shard.terminals", TerminalsCapability(Sandbox(policy), env))
     # The subagent tools, when a gateway started this agent (they talk to it over HTTP).
     await host.install("shard.subagents", SubagentsCapability(env))
     await host.install_entry_points()

@@ -54,12 +54,13 @@ def server_argv(options: GatewayOptions, token: str) -> list[str]:
         "--ServerApp.port_retries=0",
         "--ServerApp.open_browser=False",
         "--ServerApp.allow_unauthenticated_access=False",
-        "--ServerApp.terminals_enabled=False",
         f"--ServerApp.jpserver_extensions={{'{EXTENSION}': True}}",
         f"--ServerApp.identity_provider_class={IDENTITY}",
         f"--IdentityProvider.token={token}",
         f"--ZMQChannelsWebsocketConnection.iopub_msg_rate_limit={SHARD_IOPUB_MSG_RATE}",
     ]
+    if not any(s.startswith("ServerApp.terminals_enabled=") for s in options.settings):
+        argv.append("--ServerApp.terminals_enabled=False")  # `--set` turns them on
     for trait, value in origin_config(options.allow_origins).items():
         argv.append(f"--ServerApp.{trait}={value}")
     if options.gateway_url:

@@ -3,13 +3,18 @@
     await host.install("shard.terminals", TerminalsCapability(sandbox))
 
 Each terminal's process runs under the same sandbox as bash (`Sandbox.launch`), so the shell a
-model types into sees the workspace the way a bash command does. The disposer ends every
-terminal's process group when the agent closes; a killed agent's pty closes with its process,
-and the shell gets SIGHUP.
+model types into sees the workspace the way a bash command does. Under a local Jupyter server
+(`env` names it: SHARD_GATEWAY_URL) a terminal is one of the server's (`server.py`), which a
+person opens in Lab; else a pty of the agent's own. The disposer ends every terminal when the
+agent closes; a killed agent's pty closes with its process and the shell gets SIGHUP, and a
+server terminal's tether ends it when the agent's process ends.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from shard_core.capabilities.terminals.server import TerminalServer
 from shard_core.capabilities.terminals.tools import (
     TerminalCloseTool,
     TerminalListTool,
@@ -26,8 +31,11 @@ from shard_core.tools.sandbox import Sandbox
 
 
 class TerminalsCapability:
-    def __init__(self, sandbox: Sandbox | None = None) -> None:
-        self.terminals = Terminals(sandbox or Sandbox())
+    def __init__(
+        self, sandbox: Sandbox | None = None, env: Mapping[str, str] | None = None
+    ) -> None:
+        server = None if env is None else TerminalServer.from_env(env)
+        self.terminals = Terminals(sandbox or Sandbox(), server)
 
     def __call__(self, api: ExtensionApi) -> Disposer:
         tools = (TerminalOpenTool, TerminalSendTool, TerminalReadTool, TerminalWaitTool,

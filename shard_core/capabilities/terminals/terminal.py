@@ -1,9 +1,11 @@
-"""One terminal the agent owns: a shell or a command on a pseudo-terminal (ptyprocess).
+"""One terminal the agent owns: what every terminal has (`Terminal`: its screen, its version,
+waiting for output) and the kernel-owned kind (`PtyTerminal`, ptyprocess).
 
-The process is its own session and process group (ptyprocess calls setsid), so `close` ends
-everything started in it, and when the agent's process dies the pty closes and the shell gets
-SIGHUP. Output is read on the event loop (`add_reader`) into a TerminalScreen; waiters are
-woken on every chunk.
+A PtyTerminal's process is its own session and process group (ptyprocess calls setsid), so
+`close` ends everything started in it, and when the agent's process dies the pty closes and
+the shell gets SIGHUP. Output is read on the event loop (`add_reader`) into a TerminalScreen;
+waiters are woken on every chunk. The other kind, a jupyter_server terminal a person can open
+in Lab, is `server.py`'s ServerTerminal.
 """
 
 from __future__ import annotations
@@ -25,6 +27,87 @@ READ_CHUNK = 65536
 
 
 class Terminal:
+    """A terminal's state and screen; its kind fills `pid`, `send` and `close`."""
+
+    server_name: str | None = None
+    """the jupyter_server terminal's name (None: the kernel's own pty)"""
+
+    def __init__(
+        self,
+        terminal_id: str,
+        name: str,
+        command: str,
+        *,
+        cwd: Path,
+        sandbox: str,
+        on_exit: Callable[[], object] | None = None,
+    ) -> None:
+        self.id = terminal_id
+        self.name = name
+        self.command = command
+        self.cwd = cwd
+        self.sandbox = sandbox
+        self.started = time.time()
+        self.screen = TerminalScreen()
+        self.exit_status: int | None = None
+        self.ended = False
+        self._on_exit = on_exit
+        self._changed = asyncio.Event()
+        self.version = 0
+        """counts the chunks read (and the end): a waiter that saw version v waits for v + 1"""
+        self.last_output = time.monotonic()
+
+    @property
+    def alive(self) -> bool:
+        return not self.ended
+
+    @property
+    def state(self) -> str:
+        if self.alive:
+            return "running"
+        return "ended" if self.exit_status is None else f"exited ({self.exit_status})"
+
+    @property
+    def pid(self) -> int:
+        raise NotImplementedError
+
+    def _output(self, data: bytes) -> None:
+        self.screen.feed(data)
+        self.last_output = time.monotonic()
+        self._bump()
+
+    def _finish(self, status: int | None) -> None:
+        if not self.ended:
+            self.ended, self.exit_status = True, status
+            if self._on_exit is not None:
+                self._on_exit()
+        self._bump()
+
+    def _bump(self) -> None:
+        self.version += 1
+        self._changed.set()
+
+    async def send(self, data: bytes) -> None:
+        """Type `data` into the terminal; OSError when it has ended or takes no input."""
+        raise NotImplementedError
+
+    async def close(self, grace: float = 1.0) -> None:
+        raise NotImplementedError
+
+    async def changed(self, timeout: float, seen: int | None = None) -> bool:  # noqa: ASYNC109 - a poll
+        """Wait for output (or the end) after version `seen` (default: from now); False after
+        `timeout`. Passing the version read before a check loses no wake-up in between."""
+        seen = self.version if seen is None else seen
+        while self.version == seen:
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), timeout)
+            except TimeoutError:
+                return self.version != seen
+        return True
+
+
+class PtyTerminal(Terminal):
     def __init__(
         self,
         terminal_id: str,
@@ -37,19 +120,7 @@ class Terminal:
         sandbox: str,
         on_exit: Callable[[], object] | None = None,
     ) -> None:
-        self.id = terminal_id
-        self.name = name
-        self.command = command
-        self.cwd = cwd
-        self.sandbox = sandbox
-        self.started = time.time()
-        self.screen = TerminalScreen()
-        self.exit_status: int | None = None
-        self._on_exit = on_exit
-        self._changed = asyncio.Event()
-        self.version = 0
-        """counts the chunks read (and the end): a waiter that saw version v waits for v + 1"""
-        self.last_output = time.monotonic()
+        super().__init__(terminal_id, name, command, cwd=cwd, sandbox=sandbox, on_exit=on_exit)
         spawn: Any = PtyProcess.spawn  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         self.process: Any = spawn(
             list(argv), cwd=str(cwd), env=dict(env), dimensions=(ROWS, COLUMNS)
@@ -58,10 +129,6 @@ class Terminal:
         os.set_blocking(self._fd, False)
         self._loop = asyncio.get_running_loop()
         self._loop.add_reader(self._fd, self._readable)
-
-    @property
-    def alive(self) -> bool:
-        return self.exit_status is None
 
     @property
     def pid(self) -> int:
@@ -75,20 +142,17 @@ class Terminal:
         except OSError:  # EIO: the last process holding the pty's other end has gone
             data = b""
         if data:
-            self.screen.feed(data)
-            self.last_output = time.monotonic()
+            self._output(data)
         else:
             self._ended()
-        self.version += 1
-        self._changed.set()
 
     def _ended(self) -> None:
         with contextlib.suppress(ValueError, OSError):
             self._loop.remove_reader(self._fd)
-        if self.exit_status is None:
-            self.exit_status = self._reap()
-            if self._on_exit is not None:
-                self._on_exit()
+        if self.ended:
+            self._bump()
+        else:
+            self._finish(self._reap())
 
     def _reap(self) -> int:
         """The exit code (negative: the signal), reaped through ptyprocess; -1 if unknown."""
@@ -103,6 +167,11 @@ class Terminal:
                 return int(self.process.exitstatus or 0)
             time.sleep(0.01)
         return -1
+
+    async def send(self, data: bytes) -> None:
+        rest = self.try_write(data)
+        if rest:  # a full input buffer (a program not reading): wait off the loop
+            await asyncio.to_thread(self.write, rest)
 
     def try_write(self, data: bytes) -> bytes:
         """Write what the pty takes now without blocking; the rest (usually nothing)."""
@@ -131,22 +200,6 @@ class Terminal:
                 continue
             view = view[written:]
 
-    async def changed(self, timeout: float, seen: int | None = None) -> bool:  # noqa: ASYNC109 - a poll
-        """Wait for output (or the end) after version `seen` (default: from now); False after
-        `timeout`. Passing the version read before a check loses no wake-up in between."""
-        seen = self.version if seen is None else seen
-        while self.version == seen:
-            self._changed.clear()
-            try:
-                await asyncio.wait_for(self._changed.wait(), timeout)
-            except TimeoutError:
-                return self.version != seen
-        return True
-
-    def interrupt(self) -> None:
-        with contextlib.suppress(OSError):
-            self.write(b"\x03")
-
     async def close(self, grace: float = 1.0) -> None:
         """End the terminal's whole process group: SIGHUP, then SIGKILL after `grace`."""
         if self.alive:
@@ -160,7 +213,7 @@ class Terminal:
                 os.killpg(self.pid, signal.SIGKILL)
         with contextlib.suppress(ValueError, OSError):
             self._loop.remove_reader(self._fd)
-        if self.exit_status is None:
-            self.exit_status = self._reap()
+        if not self.ended:
+            self._finish(self._reap())
         with contextlib.suppress(OSError):
             self.process.close(force=True)

@@ -11,6 +11,9 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import secrets
+import shutil
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -18,11 +21,16 @@ from pathlib import Path
 from typing import cast
 
 from shard_core.capabilities.commands import literal
-from shard_core.capabilities.terminals.terminal import Terminal
+from shard_core.capabilities.terminals.server import (
+    ServerTerminal,
+    TerminalServer,
+    TerminalServerError,
+)
+from shard_core.capabilities.terminals.terminal import PtyTerminal, Terminal
 from shard_core.contracts import ToolContext
 from shard_core.contracts.access import CommandAccess, ToolAccess
 from shard_core.tools.environment import tool_environment
-from shard_core.tools.sandbox import Sandbox
+from shard_core.tools.sandbox import Launch, Sandbox
 from shard_core.tools.workspace import resolve_in_workspace
 from shard_core.types import JsonObject, RenderDescriptor, ToolResult
 from shard_core.types.render import KvDescriptor, KvPair, TextDescriptor
@@ -52,11 +60,16 @@ def key_bytes(name: str) -> str | None:
 class Terminals:
     """The agent's terminals, by id; `close_all` is the capability's disposer."""
 
-    def __init__(self, sandbox: Sandbox, shell: str = "/bin/bash") -> None:
+    def __init__(
+        self, sandbox: Sandbox, server: TerminalServer | None = None, shell: str = "/bin/bash"
+    ) -> None:
         self.sandbox = sandbox
+        self.server = server
+        """a local Jupyter server's terminals, when the agent runs under one"""
         self.shell = shell
         self.by_id: dict[str, Terminal] = {}
         self._count = 0
+        self._status_dir: Path | None = None
 
     def get(self, input: JsonObject) -> Terminal | str:
         terminal_id = input.get("id")
@@ -91,25 +104,63 @@ class Terminals:
         env = await tool_environment(
             os.environ if ctx.env is None else ctx.env, cwd, agent_id=ctx.agent_id
         )
-        env["TERM"] = "xterm"
+        env["TERM"] = "xterm-256color" if self._served() else "xterm"
         argv = [self.shell, "-i"] if command is None else [self.shell, "-c", command]
         launch = await self.sandbox.launch(argv, replace(ctx, cwd=cwd), env)
         if isinstance(launch, str):
             return launch
         self._count += 1
         terminal_id = f"t{self._count}"
+        shown = (name or terminal_id).strip(), command or self.shell
         try:
-            terminal = Terminal(
-                terminal_id, (name or terminal_id).strip(), command or self.shell,
-                launch.argv, cwd=cwd, env=env, sandbox=launch.sandbox, on_exit=launch.settle,
-            )  # fmt: skip
-        except OSError as exc:
+            if self._served():
+                served = await self._serve(terminal_id, shown, launch, cwd, env, ctx.agent_id)
+                if served is not None:
+                    self.by_id[terminal_id] = served
+                    return served
+            terminal = PtyTerminal(terminal_id, *shown, launch.argv, cwd=cwd, env=env,
+                                   sandbox=launch.sandbox, on_exit=launch.settle)  # fmt: skip
+        except (OSError, TerminalServerError) as exc:
             return f"cannot start {command or self.shell}: {exc}"
         self.by_id[terminal_id] = terminal
         return terminal
 
+    def _served(self) -> bool:
+        return self.server is not None and not self.server.disabled
+
+    async def _serve(
+        self,
+        terminal_id: str,
+        shown: tuple[str, str],
+        launch: Launch,
+        cwd: Path,
+        env: Mapping[str, str],
+        agent_id: str,
+    ) -> ServerTerminal | None:
+        """The terminal as one of the server's (None: it has none); attached before it is
+        returned, so no output is missed (terminado replays what came before)."""
+        assert self.server is not None
+        if self._status_dir is None:
+            self._status_dir = Path(tempfile.mkdtemp(prefix="shard-terminals-"))
+        status = self._status_dir / f"{terminal_id}.exit"
+        owner = re.sub(r"\W", "", agent_id)[:12] or "agent"
+        server_name = f"shard_{owner}_{terminal_id}_{secrets.token_hex(2)}"
+        model = await self.server.open(server_name, launch.argv, cwd, env, status)
+        if model is None:
+            return None
+        terminal = ServerTerminal(self.server, model, status, terminal_id, *shown, cwd=cwd,
+                                  sandbox=launch.sandbox, on_exit=launch.settle)  # fmt: skip
+        try:
+            await terminal.attach()
+        except Exception:
+            await terminal.close(grace=0.2)
+            raise
+        return terminal
+
     async def close_all(self) -> None:
         await asyncio.gather(*(t.close(grace=0.2) for t in self.by_id.values()))
+        if self._status_dir is not None:
+            shutil.rmtree(self._status_dir, ignore_errors=True)
 
 
 def _id_schema(extra: JsonObject | None = None, required: tuple[str, ...] = ("id",)) -> JsonObject:
@@ -122,7 +173,7 @@ def _id_schema(extra: JsonObject | None = None, required: tuple[str, ...] = ("id
 def view(terminal: Terminal, *, new: bool = True, note: str = "") -> ToolResult:
     """The terminal as the model reads it: state, the screen, and the output since last read."""
     screen = terminal.screen.text()
-    state = "running" if terminal.alive else f"exited ({terminal.exit_status})"
+    state = terminal.state
     parts = [f"terminal {terminal.id} ({terminal.name}): {terminal.command} — {state}"]
     if note:
         parts.append(note)
@@ -138,8 +189,9 @@ def view(terminal: Terminal, *, new: bool = True, note: str = "") -> ToolResult:
     card: list[RenderDescriptor] = [KvDescriptor(pairs=pairs),
                                     TextDescriptor(text=screen or " ", format="code",
                                                    language="text")]  # fmt: skip
+    served = {} if terminal.server_name is None else {"server_terminal": terminal.server_name}
     return ToolResult.ok("\n".join(parts), *card, terminal=terminal.id, state=state,
-                         pid=terminal.pid, sandbox=terminal.sandbox)  # fmt: skip
+                         pid=terminal.pid, sandbox=terminal.sandbox, **served)  # fmt: skip
 
 
 class _OnTerminal:
@@ -225,13 +277,10 @@ class TerminalSendTool(_OnTerminal):
             return ToolResult.error(f"terminal_send: {payload}")
         if not terminal.alive:
             return ToolResult.error(
-                f"terminal_send: terminal {terminal.id} has ended (exit {terminal.exit_status}); "
-                "open a new one"
+                f"terminal_send: terminal {terminal.id} has {_ended(terminal)}; open a new one"
             )
         try:
-            rest = terminal.try_write(payload)
-            if rest:  # a full input buffer (a program not reading): wait off the loop
-                await asyncio.to_thread(terminal.write, rest)
+            await terminal.send(payload)
         except OSError as exc:
             return ToolResult.error(f"terminal_send: {exc}")
         sent = describe_send(input)
@@ -333,7 +382,7 @@ async def wait_for(
         ):
             return f"matched {regex.pattern!r} after {time.monotonic() - started:.1f} s"
         if not terminal.alive:
-            return f"the process ended (exit {terminal.exit_status})"
+            return f"the process {_ended(terminal)}"
         now = time.monotonic()
         if quiet is not None and now - max(terminal.last_output, quiet_from) >= quiet:
             return f"quiet for {quiet:g} s"
@@ -361,7 +410,7 @@ class TerminalCloseTool(_OnTerminal):
         was_alive = terminal.alive
         await terminal.close()
         self.terminals.by_id.pop(terminal.id, None)
-        how = "closed" if was_alive else f"removed (it had ended with exit {terminal.exit_status})"
+        how = "closed" if was_alive else f"removed (it had {_ended(terminal)})"
         return ToolResult.ok(f"terminal {terminal.id} {how}", terminal=terminal.id)
 
 
@@ -399,5 +448,9 @@ def table(terminals: Terminals) -> str:
     )
 
 
+def _ended(terminal: Terminal) -> str:
+    return "ended" + ("" if terminal.exit_status is None else f" (exit {terminal.exit_status})")
+
+
 def _state(terminal: Terminal) -> str:
-    return "running" if terminal.alive else f"exited ({terminal.exit_status})"
+    return terminal.state

@@ -1,0 +1,88 @@
+"""`POST /shard/api/terminals`: an agent kernel's terminal made a jupyter_server terminal.
+
+The kernel sends what to run (its sandboxed argv and its secret-free environment), where (a
+folder), a name, and who it is (pid and start time); the server starts it on a terminado pty
+through `tether.py`, so it is listed by `/api/terminals` and Lab's Running panel, a person can
+open and type into it, and it ends with the kernel. The kernel reads and types through
+`/terminals/websocket/NAME` like Lab does, and closes it with `DELETE /api/terminals/NAME`.
+A server without terminals (`shard gateway`'s default, `ServerApp.terminals_enabled=False`)
+answers 409 and the kernel keeps a pty of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from jupyter_server.auth.decorator import authorized
+from tornado import web
+
+from shard_kernel.gateway.handlers import ShardAPIHandler
+from shard_kernel.gateway.validation import BadRequestError, parse_json_object
+
+TETHER = Path(__file__).with_name("tether.py")
+NAME = re.compile(r"\w{1,64}")
+"""what `/api/terminals/NAME` routes (`\\w+`)"""
+NO_TERMINALS = "this server has no terminals (ServerApp.terminals_enabled is off)"
+
+
+class AgentTerminalsHandler(ShardAPIHandler):
+    auth_resource = "terminals"
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        manager = self.settings.get("terminal_manager")
+        if manager is None:
+            raise web.HTTPError(409, "%s", NO_TERMINALS)
+        try:
+            request = parse_terminal(parse_json_object(self.request.body))
+        except BadRequestError as exc:
+            raise web.HTTPError(400, "%s", str(exc)) from None
+        if request["name"] in manager.terminals:
+            raise web.HTTPError(409, "a terminal %s exists already", request["name"])
+        argv = tethered(request)
+        model = manager.create(name=request["name"], cwd=request["cwd"], shell_command=argv)
+        term = manager.terminals[request["name"]]
+        if list(term.ptyproc.argv)[1:] != argv[1:]:  # terminado ignored shell_command: fail closed
+            await manager.terminate(request["name"], force=True)
+            raise web.HTTPError(500, "the server started another command than the agent's")
+        self.reply({**model, "pid": term.ptyproc.pid}, status=201)
+
+
+def tethered(request: dict[str, Any]) -> list[str]:
+    owner = request["owner"]
+    env = json.dumps(request["env"], separators=(",", ":"))
+    return [sys.executable, str(TETHER), str(owner["pid"]), str(owner["start"]),
+            request["status_file"], env, "--", *request["argv"]]  # fmt: skip
+
+
+def parse_terminal(body: dict[str, Any]) -> dict[str, Any]:
+    """The create request checked field by field (a BadRequestError says what to fix)."""
+    name, cwd, argv = body.get("name"), body.get("cwd"), body.get("argv")
+    env, owner, status = body.get("env"), body.get("owner"), body.get("status_file")
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise BadRequestError("`name` must be 1-64 letters, digits or _")
+    if not isinstance(cwd, str) or not Path(cwd).is_absolute() or not Path(cwd).is_dir():
+        raise BadRequestError("`cwd` must be an absolute path to a folder")
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        raise BadRequestError("`argv` must be a non-empty list of strings")
+    if not isinstance(env, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in env.items()
+    ):
+        raise BadRequestError("`env` must map names to strings")
+    if not isinstance(owner, dict) or not all(
+        isinstance(owner.get(k), int) and owner[k] > 0 for k in ("pid", "start")
+    ):
+        raise BadRequestError("`owner` must be {pid, start}: the agent process")
+    if not isinstance(status, str) or not Path(status).is_absolute():
+        raise BadRequestError("`status_file` must be an absolute path")
+    return body
+
+
+TERMINAL_ROUTES: tuple[tuple[str, type[ShardAPIHandler]], ...] = (
+    (r"/shard/api/terminals", AgentTerminalsHandler),
+)

@@ -1,0 +1,199 @@
+"""Under a real jupyter_server with terminals, the agent's terminal is one of the server's: it is
+listed by `/api/terminals`, a person typing through `/terminals/websocket/NAME` (as Lab does) is
+seen by `terminal_read` and sees what the agent types, the agent's lines still pass the gate
+and its shell runs in the sandbox, and the terminal dies with the agent kernel (SIGKILL, no
+disposer). A server without terminals (`shard gateway`'s default) leaves the kernel its pty."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tornado.httpclient import HTTPRequest
+from tornado.websocket import WebSocketClientConnection, websocket_connect
+
+from tests.integration.gateway.conftest import (
+    Server,
+    Servers,
+    alive,
+    api,
+    body,
+    descendants,
+    write_script,
+)
+from tests.integration.gateway.ws_agent import WsAgent
+
+BWRAP = shutil.which("bwrap") is not None
+OPEN = {"command": "bash --norc -i", "name": "shared"}
+ALLOW = ["Bash(bash --norc -i)", "Bash(export:*)", "Bash(echo:*)"]
+
+
+@pytest.fixture
+def servers(tmp_path: Path) -> Iterator[Servers]:
+    pool = Servers(tmp_path)
+    yield pool
+    pool.stop_all()
+
+
+def _sandbox(servers: Servers, mode: str) -> None:
+    folder = Path(servers.env["XDG_CONFIG_HOME"]) / "shard"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps({"sandbox": {"mode": mode}}))
+
+
+async def _agent(server: Server, workspace: Path, script: str) -> dict[str, Any]:
+    request = {"cwd": str(workspace), "model": script, "permissions": {"allow": ALLOW}}
+    created = await api(server, "POST", "/shard/api/agents", request)
+    assert created.code == 201, created.body
+    return body(created)
+
+
+async def _turn(agent: WsAgent, text: str) -> list[dict[str, Any]]:
+    """One prompt; the tool results of its turn."""
+    after = len(agent.events)
+    msg_id = agent.sock.execute(text)
+    assert (await agent.wait_shell_reply(msg_id, within=120))["status"] == "ok"
+    await agent.wait_event("turn_end", after=after, within=120)
+    return [e["result"] for e in agent.events[after:] if e.get("type") == "tool_result"]
+
+
+def _failed(result: dict[str, Any]) -> bool:
+    return bool(result.get("isError", result.get("is_error", False)))
+
+
+def _text(result: dict[str, Any]) -> str:
+    return "\n".join(block.get("text", "") for block in result["content"])
+
+
+async def _person(server: Server, name: str) -> WebSocketClientConnection:
+    url = server.url.replace("http", "ws", 1) + f"terminals/websocket/{name}"
+    headers = {"Authorization": f"token {server.token}"}
+    return await websocket_connect(HTTPRequest(url, headers=headers))
+
+
+async def _read_until(sock: WebSocketClientConnection, needle: str, within: float = 60) -> str:
+    """What the person's socket shows until `needle` (a regular expression) appears."""
+    seen = ""
+    async with asyncio.timeout(within):
+        while not re.search(needle, seen):
+            message = await sock.read_message()
+            assert message is not None, f"the terminal closed before {needle!r}: {seen[-500:]}"
+            kind, *rest = json.loads(message)
+            if kind == "stdout":
+                seen += rest[0]
+    return seen
+
+
+async def _terminal_names(server: Server) -> list[str]:
+    listed = await api(server, "GET", "/api/terminals")
+    assert listed.code == 200, listed.body
+    return [t["name"] for t in body(listed)]
+
+
+@pytest.mark.parametrize("sandbox", ["off", pytest.param("required", marks=pytest.mark.skipif(
+    not BWRAP, reason="bubblewrap is not installed"))])  # fmt: skip
+async def test_the_agents_terminal_is_the_servers_and_a_person_shares_it(
+    servers: Servers, tmp_path: Path, sandbox: str
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    script = write_script(tmp_path, [
+        {"tool_calls": [{"name": "terminal_open", "input": OPEN}]},
+        {"tool_calls": [{"name": "terminal_send",
+                         "input": {"id": "shared", "text": "export PS1='READY> '"}}]},
+        {"tool_calls": [{"name": "terminal_wait",
+                         "input": {"id": "shared", "pattern": "READY> $", "timeout": 60}}]},
+        {"text": "opened"},
+        {"tool_calls": [{"name": "terminal_read", "input": {"id": "shared"}}]},
+        {"tool_calls": [{"name": "terminal_send",
+                         "input": {"id": "shared", "text": "echo agent-$((7*6))"}}]},
+        {"tool_calls": [{"name": "terminal_send",
+                         "input": {"id": "shared", "text": "rm -rf /never"}}]},
+        {"text": "read"},
+    ])  # fmt: skip
+    _sandbox(servers, sandbox)
+    server = servers.start("--set", "ServerApp.terminals_enabled=True")
+    created = await _agent(server, workspace, script)
+    agent = await WsAgent.connect(server, created["kernel_id"], "driver")
+    person: WebSocketClientConnection | None = None
+    try:
+        await agent.attach()
+        opened, _sent, ready = await _turn(agent, "open a terminal")
+        assert not _failed(opened), opened
+        assert "matched" in _text(ready), _text(ready)
+        name = opened["details"]["server_terminal"]
+        assert opened["details"]["sandbox"] == ("bwrap" if sandbox == "required" else "off")
+        assert name in await _terminal_names(server), "listed as the server's (Lab's Running panel)"
+
+        person = await _person(server, name)
+        check = "echo found-$(env | grep -c -i -e token -e jpy -e jupyter)-vars\r"
+        await person.write_message(json.dumps(["stdin", check]))
+        seen = await _read_until(person, r"found-\d+-vars")
+        assert "found-0-vars" in seen, "the shell has the agent's environment, not the server's"
+        await person.write_message(json.dumps(["stdin", "echo person-$((6*7))\r"]))
+        await _read_until(person, "person-42")
+        read, sent, refused = await _turn(agent, "read it")
+        assert "echo person-$((6*7))" in _text(read), _text(read)
+        assert "person-42" in _text(read)
+        assert not _failed(sent), _text(sent)
+        await _read_until(person, "agent-42")
+        assert _failed(refused), "an unruled line is refused by the gate, not typed"
+        assert "rm -rf" not in "".join(_text(r) for r in (read, sent))
+
+        tether = opened["details"]["pid"]
+        shell = descendants(tether)
+        assert shell, "the tether started the shell"
+        owner = int(Path(f"/proc/{tether}/cmdline").read_bytes().split(b"\0")[2])
+        assert owner in server.kernels(), "the owner the tether watches is the agent kernel"
+        os.kill(owner, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (
+            any(alive(p) for p in [tether, *shell]) or name in await _terminal_names(server)
+        ):
+            await asyncio.sleep(0.2)
+        left = [p for p in [tether, *shell] if alive(p)]
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        assert left == [], "the terminal's processes died with the agent kernel"
+        assert name not in await _terminal_names(server)
+    finally:
+        if person is not None:
+            person.close()
+        await agent.aclose()
+
+
+async def test_a_server_without_terminals_leaves_the_kernel_its_own_pty(
+    servers: Servers, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    script = write_script(tmp_path, [
+        {"tool_calls": [{"name": "terminal_open", "input": OPEN}]},
+        {"tool_calls": [{"name": "terminal_send",
+                         "input": {"id": "shared", "text": "echo pty-$((6*7))"}}]},
+        {"tool_calls": [{"name": "terminal_wait",
+                         "input": {"id": "shared", "pattern": "^pty-42", "timeout": 60}}]},
+        {"text": "done"},
+    ])  # fmt: skip
+    _sandbox(servers, "off")
+    server = servers.start()
+    created = await _agent(server, workspace, script)
+    agent = await WsAgent.connect(server, created["kernel_id"], "driver")
+    try:
+        await agent.attach()
+        opened, _sent, waited = await _turn(agent, "open a terminal")
+        assert not _failed(opened), _text(opened)
+        assert "server_terminal" not in opened["details"]
+        assert "matched" in _text(waited), _text(waited)
+        assert (await api(server, "GET", "/api/terminals")).code == 404
+    finally:
+        await agent.aclose()
