@@ -14,7 +14,7 @@ from collections.abc import Coroutine
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from shard_core.protocol.commands import CommandReply
+from shard_core.protocol.commands import CommandReply, RewindCommand
 from shard_core.protocol.events import Event, TurnEndEvent
 from shard_core.sdk import Agent, create_agent
 from shard_core.types import ContextKind
@@ -163,6 +163,12 @@ class InProcessAgent:
 
     def list_commands(self) -> CommandReply:
         return self._on_loop(lambda: list_commands(self.agent))
+
+    def rewind(self, command: RewindCommand) -> CommandReply:
+        """The widget's "Rewind to here", "Changes" and reverts (the person at the notebook)."""
+        from shard_kernel.rewind_command import run_rewind
+
+        return self._on_loop(lambda: run_rewind(self.agent, command, "interactive"))
 
     def _on_loop(self, fn: Any) -> Any:
         async def run() -> Any:

@@ -23,15 +23,18 @@ def run_rewind(agent: Agent, command: RewindCommand, role: str) -> CommandReply:
         service = agent.checkpoints.checkpoints()
         if command.action == "list":
             return CommandReply(command="rewind", ok=True, message=service.turns_table())
+        turn = command.turn
+        if turn is None and command.target and command.action in ("diff", "revert"):
+            turn = service.turn_number(command.target)
         if command.action == "diff":
-            outcome = service.review(command.turn)
+            outcome = service.review(turn)
         elif command.action == "undo":
             outcome = service.undo(command.choice)
         elif command.action == "revert":
             if not command.path:
                 return refused("revert needs a path")
             outcome = service.revert(
-                command.path, turn=command.turn, hunk=command.hunk, cell=command.cell,
+                command.path, turn=turn, hunk=command.hunk, cell=command.cell,
                 force=command.choice == "force",
             )  # fmt: skip
         else:
@@ -47,6 +50,8 @@ def _reply(outcome: Outcome) -> CommandReply:
     data: dict[str, object] = {}
     if outcome.render is not None:
         data["render"] = [d.model_dump(mode="json", by_alias=True) for d in outcome.render]
+    if outcome.review is not None:
+        data["review"] = outcome.review.model_dump(mode="json", by_alias=True)
     result = outcome.result
     if result is None:
         return CommandReply(command="rewind", ok=True, message=outcome.text, data=data)

@@ -10,6 +10,7 @@ from collections.abc import Awaitable
 from typing import Literal, Protocol, TypeAlias
 
 from shard_core.protocol import CommandReply
+from shard_core.protocol.commands import RewindCommand
 
 PermissionDecision: TypeAlias = Literal["allow", "allow_always", "deny"]
 UiValue: TypeAlias = str | bool | None
@@ -63,4 +64,9 @@ class CommandController(AgentController, Protocol):
 
     def list_commands(self) -> ControllerResult:
         """A reply whose `data.commands` lists the agent's slash commands."""
+        ...
+
+    def rewind(self, command: RewindCommand) -> ControllerResult:
+        """Checkpoints: list, rewind, undo, review (`diff`) or revert, replied like the
+        kernel's `rewind` command; a rewind reaches every widget as a `rewind` event."""
         ...

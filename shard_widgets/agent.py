@@ -24,7 +24,7 @@ from shard_core.protocol import (
     SteerCommand,
     UiResponseCommand,
 )
-from shard_core.protocol.commands import ListCommandsCommand, SlashCommand
+from shard_core.protocol.commands import ListCommandsCommand, RewindCommand, SlashCommand
 from shard_widgets import _bundle
 from shard_widgets._base import ShardWidget
 from shard_widgets._controller import AgentController, ControllerResult
@@ -224,6 +224,8 @@ class AgentWidget(ShardWidget):
                 return controller.set_mode(command.mode)
             case SlashCommand() | ListCommandsCommand():
                 return _commands(controller, command)
+            case RewindCommand() if callable(getattr(controller, "rewind", None)):
+                return _rewind(controller, command)  # "Rewind to here" and "Changes"
             case _:
                 raise MessageError(
                     f"{command.type} is not sent through this widget",
@@ -248,6 +250,10 @@ def _commands(controller: AgentController, command: SlashCommand | ListCommandsC
         command=command.type,
         command_id=command.id,
     )
+
+
+def _rewind(controller: AgentController, command: RewindCommand) -> Any:
+    return controller.rewind(command)  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def _without(requests: list[EventDict], request_id: str) -> list[EventDict]:

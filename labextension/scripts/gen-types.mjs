@@ -24,6 +24,7 @@ export const ROOTS = {
   "orchestrator-event.json": "OrchestratorEvent",
   "usage.json": "Usage",
   "slash-command.json": "SlashCommandInfo",
+  "changes-review.json": "ChangesReview",
 };
 
 /** The digest the Python side recomputes (tests/unit/widgets) to see drift without node. */

@@ -2,6 +2,7 @@
 export type {
   AgentInfo,
   AssistantMessage,
+  ChangesReview,
   Command,
   CommandOutputEvent,
   CommandReply,
@@ -19,6 +20,10 @@ export type {
   PermissionResponseCommand,
   ProgressDescriptor,
   RenderDescriptor,
+  ReviewCell,
+  ReviewFile,
+  RewindCommand,
+  RewindEvent,
   SlashCommand,
   SlashCommandInfo,
   StatusDescriptor,

@@ -90,11 +90,15 @@ class RewindCommand(_Command):
 
     The reply's message is the same markdown `/rewind`, `/changes` and `/revert` print; its
     data says what was restored, kept and not restored, and for `diff` holds the render
-    descriptors. A rewind that changed anything reaches every client as a `rewind` event."""
+    descriptors and the review (`data.review`, a ChangesReview). A rewind that changed
+    anything reaches every client as a `rewind` event."""
 
     type: Literal["rewind"] = "rewind"
     action: Literal["list", "rewind", "undo", "diff", "revert"] = "rewind"
-    target: str | None = Field(default=None, description="a turn number or an entry id")
+    target: str | None = Field(
+        default=None,
+        description="a turn number or an entry id (diff/revert: the turn, or its prompt's entry)",
+    )
     scope: Literal["code", "conversation", "both"] = "both"
     choice: Literal["refuse", "force", "keep"] = Field(
         default="refuse", description="what to do with files a person changed since the agent"

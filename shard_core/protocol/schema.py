@@ -17,6 +17,7 @@ from shard_core.protocol.commands import Command, Reply, SlashCommandInfo
 from shard_core.protocol.events import Event, EventBatch
 from shard_core.protocol.link import LinkConstants
 from shard_core.protocol.orchestrator import AgentInfo, OrchestratorCommand, OrchestratorEvent
+from shard_core.protocol.review import ChangesReview
 from shard_core.types import (
     ContentBlock,
     Decision,
@@ -46,6 +47,7 @@ WIRE_TYPES: dict[str, Any] = {
     "orchestrator-command": OrchestratorCommand,
     "orchestrator-event": OrchestratorEvent,
     "link-constants": LinkConstants,
+    "changes-review": ChangesReview,
 }
 
 

@@ -35,6 +35,7 @@ from shard_core.protocol import (
 from shard_core.protocol.commands import (
     InjectCommand,
     ListCommandsCommand,
+    RewindCommand,
     SetTitleCommand,
     SlashCommand,
 )
@@ -202,6 +203,10 @@ class RemoteAgent:
 
     def list_commands(self) -> CommandReply:
         return self.command(ListCommandsCommand())
+
+    def rewind(self, command: RewindCommand) -> CommandReply:
+        """Checkpoints through the agent's kernel: every attached client sees the rewind."""
+        return self.command(command)
 
     # ------------------------------------------------------------ connection (on the loop)
 

@@ -2,6 +2,7 @@
 // live; the composer; Stop, mode and usage from the shared agent view. Every tab and browser
 // that opens the same agent sees the same stream. The lifecycle is said in words: "stopped —
 // Restart?" when the kernel is gone, and an automatic re-attach when the agent's kernel changes.
+import { PageConfig } from "@jupyterlab/coreutils";
 import type { ServiceManager } from "@jupyterlab/services";
 import { Widget } from "@lumino/widgets";
 import { button, h } from "../render/dom";
@@ -16,6 +17,7 @@ import { asReply, commandsOf } from "../widget/replies";
 import type { AgentInfo } from "../wire";
 import type { AgentDirectory } from "./agent-directory";
 import { Composer } from "./composer";
+import { watchRewinds } from "./rewind-notices";
 
 export class AgentChat extends Widget {
   readonly store: AgentStore;
@@ -72,6 +74,8 @@ export class AgentChat extends Widget {
       this.store.off("change:steers", onSteers);
       this.store.off("change:title", onTitle);
     });
+    const root = PageConfig.getOption("serverRoot");
+    this.cleanups.push(watchRewinds(this.store, root, () => this.directory.find(agentId)?.cwd));
     this.directory.changed.connect(this.onDirectory, this);
     this.cleanups.push(this.directory.watch());
     this.updateTitle(this.directory.find(agentId));

@@ -34,3 +34,11 @@ export function noticeText(name: string): string {
     "yours (Jupyter asks before overwriting), or reload to see the agent's changes."
   );
 }
+
+/** The notice when a rewind put the file back (`how`: what rewind-notices.ts says it did). */
+export function rewindNoticeText(name: string, how: string): string {
+  return (
+    `${name}: ${how}. Your unsaved edits are kept: save to keep yours (Jupyter asks before ` +
+    "overwriting), or reload to see the file as the rewind left it."
+  );
+}

@@ -7,7 +7,8 @@ import { Notification } from "@jupyterlab/apputils";
 import { INotebookTracker, type NotebookPanel } from "@jupyterlab/notebook";
 import type { Contents } from "@jupyterlab/services";
 import { Widget } from "@lumino/widgets";
-import { diskAction, noticeText } from "./disk-sync-policy";
+import { diskAction, noticeText, rewindNoticeText } from "./disk-sync-policy";
+import { forgetRewind, onRewindNoted, rewindNote } from "./rewind-notices";
 
 const POLL_MS = 1000;
 const NOTICE_ITEM = "shardChangedOnDisk";
@@ -37,7 +38,12 @@ class DiskWatch {
       }
     });
     context.fileChanged.connect(() => this.clearNotice());
+    // the disk change can be seen before the rewind's event arrives: the notice then says it
+    const unsubscribe = onRewindNoted((path) => {
+      if (path === context.path && this.noticed !== null) this.showNotice();
+    });
     panel.disposed.connect(() => {
+      unsubscribe();
       clearInterval(this.timer);
       this.clearNotice();
     });
@@ -82,6 +88,7 @@ class DiskWatch {
       if (action === "reload") {
         await context.revert();
         this.remember();
+        forgetRewind(context.path);
       } else if (action === "notice") {
         this.noticed = disk.last_modified;
         this.showNotice();
@@ -95,12 +102,19 @@ class DiskWatch {
 
   private showNotice(): void {
     const context = this.panel.context;
-    const text = noticeText(context.localPath.split("/").pop() ?? context.path);
+    const name = context.localPath.split("/").pop() ?? context.path;
+    const rewound = rewindNote(context.path);
+    const text = rewound ? rewindNoticeText(name, rewound) : noticeText(name);
+    const badge = rewound ? "⚠ put back by a rewind" : "⚠ changed by the agent";
+    if (this.notice !== null && this.notice.node.textContent !== badge) {
+      this.notice.dispose();
+      this.notice = null;
+    }
     if (this.notice === null) {
       this.notice = new Widget();
       this.notice.addClass("shard-disk-notice");
       this.notice.node.title = text;
-      this.notice.node.textContent = "⚠ changed by the agent";
+      this.notice.node.textContent = badge;
       // inline: one small badge does not need its own stylesheet rules
       this.notice.node.style.cssText =
         "color: var(--jp-warn-color0); font-weight: 600; padding: 0 8px; cursor: help;";

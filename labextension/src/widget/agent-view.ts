@@ -24,6 +24,7 @@ import {
 } from "./model";
 import { promptFocus, TranscriptFollower } from "./follow";
 import { asReply, commandsOf } from "./replies";
+import { RewindControls } from "./rewind-view";
 import { renderSteerBox } from "./steer-box";
 import { deriveItems, isEventLike, type Item, type Pending } from "./transcript-items";
 import { renderUsage } from "./usage-line";
@@ -58,6 +59,7 @@ export function renderAgentView(
   const transcriptBox = h("div", { class: "shard-transcript-box" }, transcript, follower.pill);
   const usage = h("div", { class: "shard-usage-slot" });
   const notice = h("div", { class: "shard-command-notice", attrs: { role: "alert" } });
+  const rewind = new RewindControls(model);
   const dialogs = new Map<string, Dialog>();
   const sentFor = new Map<string, string>(); // command id → dialog key ("" for controls)
 
@@ -110,8 +112,11 @@ export function renderAgentView(
         (view as UiDialogView).setResolved(item.resolved, item.open);
         return view.el;
       }
-      default:
-        return renderPlainItem(item, commands.clientId(model));
+      default: {
+        const node = renderPlainItem(item, commands.clientId(model));
+        if (item.kind === "user" && item.entryId) node.append(rewind.turnActions(item.entryId));
+        return node;
+      }
     }
   };
   const list = new KeyedList<Item>(transcript, renderItem);
@@ -121,6 +126,7 @@ export function renderAgentView(
     const events = getList(model, "events");
     opened = [];
     list.update(deriveItems(events, readPending(model)));
+    rewind.refresh(events);
     follower.contentChanged();
     for (const [key, dialog] of dialogs) {
       // an answered prompt folded into its tool card: its element left the transcript
@@ -181,6 +187,7 @@ export function renderAgentView(
           wantCommands: () => send(commands.listCommands()),
         });
   const onCustom = (message: unknown): void => {
+    if (rewind.onReply(message)) return;
     const reply = asReply(message);
     if (reply?.command === "list_commands") steerBox?.setCommands(commandsOf(reply));
     if (!reply || reply.ok) return;
@@ -197,6 +204,8 @@ export function renderAgentView(
       "div",
       { class: "shard-widget shard-agent" },
       header,
+      rewind.bar,
+      rewind.panel,
       transcriptBox,
       usage,
       steerBox?.el ?? null,

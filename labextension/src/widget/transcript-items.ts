@@ -22,6 +22,8 @@ interface Base {
 export interface UserItem extends Base {
   readonly kind: "user";
   text: string;
+  /** the prompt's entry in the log: what "Rewind to here" and "Changes" name */
+  entryId?: string | null;
 }
 export interface AssistantItem extends Base {
   readonly kind: "assistant";
@@ -126,6 +128,7 @@ class ItemBuilder {
           key: `user:${e.turn_id}`,
           sig: `${e.seq}`,
           text: e.prompt,
+          entryId: e.entry_id ?? null,
         });
       case "message_delta":
         return this.delta(e.turn_id, e.channel, e.delta, e.tool_call_id, e.seq);
@@ -215,6 +218,16 @@ class ItemBuilder {
           ok: e.ok,
           markdown: e.markdown,
           by: e.label ?? e.client_id ?? null,
+        });
+      case "rewind": // every client marks the point and says what was put back
+        return void this.put({
+          kind: "command",
+          key: `rewind:${e.seq}`,
+          sig: `${e.seq}`,
+          text: `rewind (${e.scope === "both" ? "files and conversation" : e.scope === "code" ? "files" : "conversation"})`,
+          ok: true,
+          markdown: e.message || `Rewound to before entry ${e.to_entry_id}.`,
+          by: null,
         });
       case "compaction":
         return this.notice(

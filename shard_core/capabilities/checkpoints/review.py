@@ -24,6 +24,7 @@ from shard_core.capabilities.checkpoints.rewind import (
 from shard_core.capabilities.checkpoints.store import BlobError, BlobStore, blob_id
 from shard_core.capabilities.checkpoints.timeline import RewindError, files_checkpoints
 from shard_core.capabilities.checkpoints.workspace import FileState
+from shard_core.protocol.review import ChangesReview, ReviewCell, ReviewFile
 from shard_core.tools.diffs import diff_texts
 from shard_core.types import DiffDescriptor, Hunk, RenderDescriptor, SessionEntry, TextDescriptor
 
@@ -159,6 +160,40 @@ def descriptors(title: str, files: list[FileReview]) -> list[RenderDescriptor]:
         else:
             out.append(DiffDescriptor(path=f.path, hunks=f.hunks, status=f.status))
     return out
+
+
+def wire(
+    title: str, files: list[FileReview], turn: int | None = None, target: str | None = None
+) -> ChangesReview:
+    """The review with what a client's accept/revert controls name (hunks, cell ids)."""
+    return ChangesReview(
+        title=title,
+        turn=turn,
+        target=target,
+        files=[
+            ReviewFile(
+                path=f.path,
+                status=f.status,
+                hunks=f.hunks,
+                cells=None
+                if f.cells is None
+                else [
+                    ReviewCell(
+                        cell_id=c.cell_id,
+                        cell_type=c.cell_type,
+                        status=c.status,
+                        hunks=c.hunks,
+                        outputs=c.outputs,
+                    )
+                    for c in f.cells
+                ],
+                note=f.note,
+                added=f.added,
+                removed=f.removed,
+            )
+            for f in files
+        ],
+    )
 
 
 def markdown(title: str, files: list[FileReview]) -> str:

@@ -21,17 +21,20 @@ from shard_core.capabilities.checkpoints.review import (
     revert_cell,
     revert_hunk,
     review,
+    wire,
 )
 from shard_core.capabilities.checkpoints.rewind import Choice, Rewinder, RewindResult, Scope
 from shard_core.capabilities.checkpoints.store import DEFAULT_MAX_FILE_BYTES, BlobStore
 from shard_core.capabilities.checkpoints.timeline import (
     RewindError,
     files_checkpoints,
+    resolve,
     turn_span,
     turns,
 )
 from shard_core.capabilities.checkpoints.workspace import DEFAULT_MAX_SCAN_FILES, Workspace
 from shard_core.engine.session_store import SessionStore
+from shard_core.protocol.review import ChangesReview
 from shard_core.types import CheckpointEntry, FilesCheckpoint, RenderDescriptor, SessionEntry
 
 STORE_FOLDER = "checkpoints"
@@ -46,6 +49,7 @@ class Outcome:
     text: str
     result: RewindResult | None = None
     render: list[RenderDescriptor] | None = None
+    review: ChangesReview | None = None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -156,10 +160,27 @@ class Checkpoints:
         entries = [e for e in branch[start:end] if not _is_rewind(e)]
         return f"**Changes in turn {turn}**", entries
 
+    def turn_number(self, target: str) -> int:
+        """The turn a target names: its number, or the entry id of its prompt (what a
+        client's transcript knows a turn by)."""
+        branch = self.store.branch()
+        index = resolve(self.store, target)
+        for t in turns(branch):
+            if t.index == index:
+                return t.number
+        raise RewindError(f"entry {target} does not start a turn; name a turn or its prompt")
+
     def review(self, turn: int | None = None) -> Outcome:
         title, entries = self.span(turn)
         files = review(self.workspace.blobs, entries)
-        return Outcome(markdown(title, files), render=descriptors(title, files))
+        target = None
+        if turn is not None:
+            target = turns(self.store.branch())[turn - 1].entry.id
+        return Outcome(
+            markdown(title, files),
+            render=descriptors(title, files),
+            review=wire(title, files, turn, target),
+        )
 
     def changes_command(self, args: list[str]) -> str:
         if len(args) > 1 or (args and not args[0].lstrip("#").isdigit()):

@@ -93,7 +93,7 @@ def test_the_bundle_files_are_the_ones_built() -> None:
 def test_the_generated_typescript_types_match_the_schemas() -> None:
     # the same digest scripts/gen-types.mjs writes into the header (sorted names, name\0text\0)
     files = ("agent-info", "command", "event", "orchestrator-event", "render-descriptor", "reply")
-    files += ("tool-result", "usage", "slash-command")
+    files += ("tool-result", "usage", "slash-command", "changes-review")
     digest = hashlib.sha256()
     for name in sorted(f"{f}.json" for f in files):
         digest.update(name.encode() + b"\0" + (ROOT / "schema" / name).read_bytes() + b"\0")

@@ -57,5 +57,12 @@ async def test_the_rewind_command(tmp_path: Path) -> None:
         bad = run_common(agent, RewindCommand(target="5"), "interactive")
         assert bad is not None
         assert "unknown turn 5" in bad.message
+        reply = agent.session.store.branch()[-1].id  # the last entry: no turn starts there
+        not_a_turn = run_common(agent, RewindCommand(action="diff", target=reply), "observer")
+        assert not_a_turn is not None
+        assert not not_a_turn.ok
+        assert not_a_turn.message == (
+            f"entry {reply} does not start a turn; name a turn or its prompt"
+        )
     finally:
         await agent.close()
