@@ -44,6 +44,9 @@ REVERT_HELP = (
     "put back one file, hunk or notebook cell (`/revert PATH [--turn N] [--hunk K|--cell ID]`)"
 )
 
+REWIND_HINT = "[TURN [--code|--conversation|--both] [--force|--keep] | undo]"
+REVERT_HINT = "PATH [--turn N] [--hunk K | --cell ID]"
+
 
 def _int(value: Any, default: int) -> int:
     return value if isinstance(value, int) and value > 0 else default
@@ -80,11 +83,15 @@ class CheckpointsCapability:
         api.on("tool_result", self._tool_result)
         api.on("turn_start", self._turn_boundary)
         api.on("turn_end", self._turn_boundary)
-        api.register_command("rewind", REWIND_HELP, self._command(lambda c, a: c.command(a)))
         api.register_command(
-            "changes", CHANGES_HELP, self._command(lambda c, a: c.changes_command(a))
+            "rewind", REWIND_HELP, self._command(lambda c, a: c.command(a)), hint=REWIND_HINT
         )
-        api.register_command("revert", REVERT_HELP, self._command(lambda c, a: c.revert_command(a)))
+        api.register_command(
+            "changes", CHANGES_HELP, self._command(lambda c, a: c.changes_command(a)), hint="[TURN]"
+        )
+        api.register_command(
+            "revert", REVERT_HELP, self._command(lambda c, a: c.revert_command(a)), hint=REVERT_HINT
+        )
 
     def bind(self, *, events: EventStream, running: Callable[[], bool]) -> None:
         """The agent's event stream (a rewind is announced on it) and whether a turn runs."""
