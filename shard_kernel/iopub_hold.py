@@ -26,6 +26,7 @@ import asyncio
 import contextvars
 import logging
 import threading
+from collections.abc import Coroutine
 from typing import Any
 
 import zmq
@@ -57,6 +58,8 @@ RELIED_ON: dict[str, str | None] = {
 """`module.Class.name` → the signature relied on (None: an attribute, trait or property)."""
 
 Held = list[tuple[tuple[Any, ...], dict[str, Any]]]
+
+_ANSWERED_WHILE_BUSY = frozenset({"kernel_info_request", "comm_info_request"})
 
 
 class IOPubHold(BackgroundSocket):
@@ -154,12 +157,64 @@ class KernelOverrides(Kernel):
 
     def _on_shell(self, msg: list[Any]) -> asyncio.Task[None]:
         loop = asyncio.get_running_loop()
+        if self._shell_running and (answer := self._answer_while_busy(msg)) is not None:
+            return loop.create_task(answer)
         task = loop.create_task(self.shell_main(None, msg), context=self._shell_context_base)
+        self._shell_running += 1
+        task.add_done_callback(self._shell_done)
         hold = self.iopub_hold
         if hold is not None and hold.hold():
             # released after the task's first step: when it is answered, or when it first waits
             loop.call_soon(hold.release)
         return task
+
+    _shell_running = 0
+    """shell requests taken and not yet answered (a turn's execute_request, those behind it)"""
+
+    def _shell_done(self, _: asyncio.Task[None]) -> None:
+        self._shell_running -= 1
+
+    def _answer_while_busy(self, msg: list[Any]) -> Coroutine[Any, Any, None] | None:
+        """kernel_info and comm_info, answered at once while a cell runs, or None.
+
+        ipykernel answers shell requests one at a time (comms excepted), and JupyterLab sends a
+        new connection's messages, its `shard` comm_open among them, only once kernel_info is
+        answered or 3 s have passed: a second tab on a notebook whose turn waits for a
+        permission answer waited those 3 s before it could attach. Both are pure reads of the
+        kernel's state; the handlers reply on the shell stream with this request as parent and
+        never touch the parent of the cell that runs."""
+        session: Any = self.session
+        if session is None:
+            return None
+        try:
+            idents, frames = session.feed_identities(msg, copy=False)
+            # a peek (content=False) keeps no signature, so the usual path can still take it
+            msg_type = session.deserialize(frames, content=False, copy=False)["header"]["msg_type"]
+            if msg_type not in _ANSWERED_WHILE_BUSY:
+                return None
+            request = session.deserialize(frames, content=True, copy=False)
+        except Exception:
+            return None  # dispatch_shell reports a bad message, in turn
+        return self._answer_now(msg_type, idents, request)
+
+    async def _answer_now(self, msg_type: str, idents: list[Any], request: Any) -> None:
+        # busy, the reply, idle, all with this request as parent: a client's request is done
+        # when it has both the reply and the idle (JupyterLab's futures wait for both)
+        self._publish_own_status("busy", request)
+        try:
+            await self.shell_handlers[msg_type](self.shell_stream, idents, request)
+        finally:
+            self._publish_own_status("idle", request)
+
+    def _publish_own_status(self, state: str, parent: Any) -> None:
+        session: Any = self.session
+        session.send(
+            self.iopub_socket,
+            "status",
+            {"execution_state": state},
+            parent=parent,
+            ident=self.iopub_topic("status"),
+        )
 
     def _publish_status_and_flush(
         self, status: str, channel: str, stream: Any, parent: Any = None
