@@ -97,6 +97,16 @@ class TitlesConfig(_Config):
     off: the title is the first prompt's first line, and no model is called for it."""
 
 
+class CheckpointsConfig(_Config):
+    """Files kept before tools change them (the checkpoints capability: rewind, review)."""
+
+    enabled: bool = True
+    max_file_bytes: int = Field(default=16 * 1024 * 1024, ge=1)
+    """a file larger than this is not kept: a rewind names it instead of restoring it"""
+    max_scan_files: int = Field(default=20_000, ge=1)
+    """the most files a workspace scan (after a shell command) compares"""
+
+
 class WebSearchConfig(_Config):
     provider: str | None = None
     """`brave`, `tavily`, `searxng`, `offline`, or an extension's search provider; unset: no
@@ -139,6 +149,7 @@ class ShardConfig(_Config):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
     titles: TitlesConfig = Field(default_factory=TitlesConfig)
+    checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
     web: WebConfig = Field(default_factory=WebConfig)
     prices: dict[str, Price] = Field(default_factory=dict[str, Price])
     context_windows: dict[str, int] = Field(default_factory=dict[str, int])

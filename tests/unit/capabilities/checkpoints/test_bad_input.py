@@ -4,6 +4,7 @@ revert` over the log once the agent is gone."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -131,3 +132,88 @@ async def test_the_cli_lists_rewinds_reviews_and_reverts(
     assert "unknown turn 9" in capsys.readouterr().err
     assert main(["session", "rewind", str(log), "--undo"]) == 0
     assert (ws / "c.py").read_text() == "c = 30\n"
+
+
+async def test_a_file_too_big_to_keep_is_named_and_the_rest_restored(tmp_path: Path) -> None:
+    from shard_core.engine.config import CheckpointsConfig, ShardConfig
+    from shard_core.sdk import create_agent
+    from tests.unit.capabilities.checkpoints.conftest import ALLOW
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.py").write_text("a = 1\n")
+    (ws / "big.txt").write_text("x" * 2000 + "\n")
+    turns = [[_edit("a.py", "1", "10"), _edit("big.txt", "x\n", "y\n")]]
+    agent = await create_agent(
+        cwd=ws,
+        model=f"scripted/{write_script(tmp_path / 's.json', turns)}",
+        home=tmp_path / "home",
+        config=ShardConfig(checkpoints=CheckpointsConfig(max_file_bytes=1000)),
+        env={"HOME": str(tmp_path / "user")},
+        allow=ALLOW,
+    )
+    try:
+        await agent.run("edit both")
+        assert agent.checkpoints is not None
+        service = agent.checkpoints.checkpoints()
+        review = service.review(1)
+        assert "**big.txt** (modified): content not kept (too big or unreadable): no diff" in (
+            review.text
+        )
+        out = service.rewind("1", "code")
+        assert out.result is not None
+        assert out.result.restored == ["a.py"]
+        assert out.result.failed == [
+            "big.txt: its earlier content was not kept (too big to keep (2,001 bytes > 1,000))"
+        ]
+        assert "in part" in out.text
+        assert (ws / "a.py").read_text() == "a = 1\n"
+        assert (ws / "big.txt").read_text().endswith("y\n")  # left as it is, and said so
+    finally:
+        await agent.close()
+
+
+async def test_more_bad_requests_are_clear_and_change_nothing(tmp_path: Path) -> None:
+    ws, log = await _session(tmp_path)
+    service = _offline(tmp_path, log)
+    try:
+        before = hashes(ws)
+        usage = [
+            (lambda: service.changes_command(["two"]), "usage: /changes [TURN]"),
+            (lambda: service.command(["1", "--sideways"]), "/rewind: unrecognized arguments"),
+            (lambda: service.revert("nope.py", turn=1), "nope.py was not changed there"),
+            (lambda: service.revert("a.py", turn=1, hunk=3), "a.py has hunks 1 to 1, not 3"),
+            (lambda: service.revert("a.py", turn=1, cell="c1"), "not a notebook with cell ids"),
+            (lambda: service.turn_number(service.store.branch()[-1].id), "does not start a turn"),
+        ]
+        for call, message in usage:
+            with pytest.raises(RewindError, match=re.escape(message)):
+                call()
+        (ws / "a.py").write_text("a = 10  # a person's line\n")
+        with pytest.raises(RewindError, match=r"hunk 1 of a\.py no longer applies"):
+            service.revert("a.py", turn=1, hunk=1)
+        busy = Checkpoints(service.store, service.workspace, running=lambda: True)
+        with pytest.raises(RewindError, match="a turn is running: stop it"):
+            busy.rewind("1")
+
+        # a person's edit waits for a choice: nothing changes, even what could be restored,
+        # and what could not is named beside the three versions
+        blobs = BlobStore(tmp_path / "home" / "checkpoints")
+        blobs.path(_befores(log)["b.py"]).unlink()
+        edited = hashes(ws)
+        refused = service.rewind("1", "code")
+        assert refused.result is not None
+        assert not refused.result.applied
+        assert hashes(ws) == edited
+        assert "Rewind refused: nothing was changed" in refused.text
+        assert "Also not restorable: b.py: checkpoint blob" in refused.text
+        assert edited != before
+
+        moved = service.rewind("1", "conversation")  # the turn leaves the branch
+        assert moved.result is not None
+        turn_entry = service.store.get(moved.result.to_entry_id)
+        assert turn_entry is not None
+        with pytest.raises(RewindError, match="not on the conversation's current branch"):
+            service.rewind(turn_entry.id, "code")
+    finally:
+        service.store.close()
