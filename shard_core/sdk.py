@@ -26,7 +26,7 @@ from shard_core.capabilities.assembly import credential_files, extension_setting
 from shard_core.capabilities.checkpoints import CheckpointsCapability
 from shard_core.capabilities.code_index import CodeIndexCapability
 from shard_core.capabilities.commands import BuiltinCommands
-from shard_core.capabilities.goals import GoalsCapability
+from shard_core.capabilities.goals import GoalsCapability, goal_text
 from shard_core.capabilities.hooks import HooksCapability
 from shard_core.capabilities.mcp import install_mcp
 from shard_core.capabilities.skills import SkillsCapability, default_roots
@@ -116,6 +116,7 @@ class AgentOptions:
     files: HostFiles | None = None
     """the editor's view of text files (an ACP host's): read, edit and write go through it"""
     parent_agent_id: str | None = None  # the agent that launched this one (a subagent)
+    goal: str | None = None  # the session's goal when its branch never had one (GOALS.md)
 
 
 class Agent:
@@ -384,6 +385,7 @@ async def create_agent(
 ) -> Agent:
     """Assemble an agent. Keyword arguments are `AgentOptions` fields."""
     opts = AgentOptions(cwd=cwd, model=model, mode=mode, **kwargs)
+    initial_goal = goal_text([opts.goal]) if opts.goal is not None else None  # cap: before all
     root = Path(opts.cwd).expanduser().resolve()
     if not root.is_dir():
         raise ConfigError(f"cwd {opts.cwd} is not a directory")
@@ -413,7 +415,8 @@ async def create_agent(
             tasks_running=lambda: any(t.running for t in tasks.all()),
         )
         await host.install("shard.checkpoints", checkpoints)
-        await host.install("shard.goals", GoalsCapability(store=lambda: store))
+        goals = GoalsCapability(store=lambda: store)
+        await host.install("shard.goals", goals)
         await host.install("shard.todos", TodosCapability(store=lambda: store))
         # MCP last: the transports extensions registered are known, and its grants are this agent's.
         await install_mcp(host, config, cwd=root, home=home, env=env, trusted=opts.trust_project,
@@ -423,6 +426,7 @@ async def create_agent(
         agent = _assemble(opts, host, store, config, (root, model_spec, demo, agent_id))
         agent.definitions = definitions
         checkpoints.bind(events=agent.events, running=lambda: agent.session.running)
+        goals.bind(agent.session, initial=initial_goal)
         agent.checkpoints = checkpoints
         commands.bind(agent)
         prompts.bind(agent.session)

@@ -51,6 +51,8 @@ class AgentEnv:
     """KERNEL_SHARD_RULES_FROM: where ALLOW/DENY came from (default: KERNEL_SHARD_ALLOW/DENY)"""
     parent_agent_id: str | None = None
     """the manifest's parent (a subagent: its Stop hooks are SubagentStop)"""
+    goal: str | None = None
+    """KERNEL_SHARD_GOAL: the session's goal, when its branch never had one"""
 
 
 def trusts_project(env: Mapping[str, str] | None = None) -> bool:
@@ -114,6 +116,7 @@ def read_agent_env(env: Mapping[str, str] | None = None) -> AgentEnv:
         skills=_rules(get("SKILLS")) or None,
         rules_from=rules_from,
         parent_agent_id=parent,
+        goal=get("GOAL"),
     )
 
 

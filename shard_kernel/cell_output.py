@@ -26,6 +26,7 @@ from typing import Any
 
 from shard_core.protocol.events import (
     Event,
+    GoalUpdateEvent,
     MessageCompleteEvent,
     MessageDeltaEvent,
     PermissionRequestEvent,
@@ -37,7 +38,12 @@ from shard_core.protocol.events import (
 )
 from shard_core.protocol.mime import PERMISSION_MIME, RENDER_MIME, render_payload
 from shard_core.types import KvDescriptor, KvPair, StatusDescriptor, TextDescriptor
-from shard_kernel.terminal.render import TerminalRenderer, format_usage, resolved_text
+from shard_kernel.terminal.render import (
+    TerminalRenderer,
+    format_usage,
+    goal_line,
+    resolved_text,
+)
 
 __all__ = [
     "PERMISSION_MIME",
@@ -90,6 +96,8 @@ class CellOutput:
             self._resolved(event)
         elif isinstance(event, TurnEndEvent):
             self._usage(event)
+        elif isinstance(event, GoalUpdateEvent):
+            self._goal(event)
 
     def finish(self) -> None:
         """The cell ends (the turn ended, failed or was stopped): what is shown only live lands."""
@@ -154,6 +162,14 @@ class CellOutput:
 
     def _display(self, data: dict[str, Any]) -> None:
         self._new_output(data)
+
+    def _goal(self, event: GoalUpdateEvent) -> None:
+        """A goal change (goal.continue going on or stopping included) as a status line."""
+        self._finish_text()
+        line = goal_line(event)
+        tone = "warn" if event.action == "stopped" else "info"
+        descriptor = StatusDescriptor(label=line, tone=tone)
+        self._new_output({RENDER_MIME: render_payload([descriptor]), "text/plain": line})
 
     def _tool_call(self, event: ToolCallEvent) -> None:
         """The card appears when the call starts ("running bash · 0:03"), before any ask."""

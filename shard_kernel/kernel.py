@@ -193,6 +193,7 @@ class ShardKernel(KernelOverrides):
             deny=env.deny,
             rules_from=env.rules_from,
             parent_agent_id=env.parent_agent_id,
+            goal=env.goal,
             trust_project=env.trust_project,
             headless_policy=env.headless_policy,
             permission_timeout=env.permission_timeout,
@@ -258,6 +259,8 @@ class ShardKernel(KernelOverrides):
             message=message,
             clients=counts,
             diagnostics=list(session.diagnostics),
+            title=session.title,
+            goal=session.goal,
         )
 
     def clients_changed(self) -> None:

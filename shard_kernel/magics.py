@@ -40,12 +40,12 @@ from shard_kernel.remote import GatewayError, NoGatewayError, RemoteAgent, Remot
 
 USAGE = """usage:
   %shard new [--name N] [--cwd DIR] [--model MODEL] [--mode plan|build] [--allow RULE] [--deny RULE]
-             [--agent DEFINITION] [--skill NAME] [--local] [--notebook this|PATH]
+             [--agent DEFINITION] [--skill NAME] [--local] [--notebook this|PATH] [--goal TEXT]
                                    a gateway agent, attached live (the default agent); in this
                                    kernel with --local, or when no gateway is found; --agent
                                    builds it from agents/DEFINITION.md, --skill limits its skills;
                                    --notebook this hands it this notebook and runs its code in
-                                   this kernel
+                                   this kernel; --goal sets the session's goal
   %shard connect [URL] [--token T] use the Shard gateway at URL (no URL: find a running one)
   %shard attach NAME|ID            show a gateway agent live; it becomes the default agent
   %shard dashboard                 every gateway agent, refreshed live, with Attach and Kill
@@ -88,6 +88,7 @@ def _new_parser() -> _Parser:
     parser.add_argument("--skill", action="append", default=None)
     parser.add_argument("--local", action="store_true")
     parser.add_argument("--notebook", metavar="this|PATH")
+    parser.add_argument("--goal", metavar="TEXT")
     return parser
 
 
@@ -204,7 +205,8 @@ class ShardMagics(Magics):
             "cwd": str(Path(opts.cwd).expanduser().resolve()),
             "permissions": {"allow": opts.allow, "deny": opts.deny},
         }
-        for key, value in (("model", opts.model), ("mode", opts.mode), ("agent", opts.agent)):
+        chosen = {"model": opts.model, "mode": opts.mode, "agent": opts.agent, "goal": opts.goal}
+        for key, value in chosen.items():
             if value:
                 command[key] = value
         if opts.skill:
@@ -240,6 +242,7 @@ class ShardMagics(Magics):
             deny=opts.deny,
             agent_definition=opts.agent,
             skills=opts.skill,
+            goal=opts.goal,
             **({"extensions": [notebook_extension(handed)]} if handed else {}),
         )
         if handed is not None and handed.connection_file is not None:

@@ -55,6 +55,7 @@ class AgentWidget(ShardWidget):
         traitlets.Unicode(), help="what the agent left out at start (the status' diagnostics)"
     ).tag(sync=True)
     usage = traitlets.Dict(help="the latest usage event's figures").tag(sync=True)
+    goal = traitlets.Unicode("", help="the session's active goal (the status' goal)").tag(sync=True)
 
     def __init__(
         self,
@@ -163,6 +164,7 @@ class AgentWidget(ShardWidget):
             self.status, self.mode, self.model = event["status"], event["mode"], event["model"]
             self.demo = event["demo"]
             self.diagnostics = [str(d) for d in event.get("diagnostics") or []]
+            self.goal = str(event.get("goal") or "")
         else:
             self.usage = {
                 k: v for k, v in event.items() if k not in ("type", "agent_id", "seq", "ts")

@@ -8,6 +8,7 @@ export type {
   CommandReply,
   DiffDescriptor,
   Event,
+  GoalUpdateEvent,
   Hunk,
   ImageBlock,
   KvDescriptor,

@@ -107,6 +107,19 @@ class CheckpointsConfig(_Config):
     """the most files a workspace scan (after a shell command) compares"""
 
 
+class GoalConfig(_Config):
+    """`goal.continue`: at a turn's end, with a goal active and not reported met, the agent
+    goes on with another turn until it calls `goal_report` or a bound is hit. The bounds count
+    from the person's prompt, its own turn included; a null bound is not checked."""
+
+    continue_: bool = Field(default=False, alias="continue")
+    max_turns: int = Field(default=10, ge=1, le=1000)
+    max_tokens: int | None = Field(default=None, ge=1)
+    """input (cached included) plus output tokens of the prompt's turns together"""
+    max_cost_usd: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    max_seconds: float | None = Field(default=3600.0, gt=0, allow_inf_nan=False)
+
+
 class WebSearchConfig(_Config):
     provider: str | None = None
     """`brave`, `tavily`, `searxng`, `offline`, or an extension's search provider; unset: no
@@ -150,6 +163,7 @@ class ShardConfig(_Config):
     subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
     titles: TitlesConfig = Field(default_factory=TitlesConfig)
     checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
+    goal: GoalConfig = Field(default_factory=GoalConfig)
     web: WebConfig = Field(default_factory=WebConfig)
     prices: dict[str, Price] = Field(default_factory=dict[str, Price])
     context_windows: dict[str, int] = Field(default_factory=dict[str, int])

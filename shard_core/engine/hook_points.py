@@ -19,6 +19,9 @@ handler returns a `HookVerdict` (or None: no opinion); each point reads the fiel
 - `BEFORE_ASK` `fn(AskCheck)`, when the gate would ask a person: `allow` or `block` answers the
   question (once); None asks as usual. Only a question is answered: a deny rule has already
   decided, and a rule that always asks is still asked.
+- `AFTER_TURN` `fn(TurnDone) -> str | None`, after a turn ended (and the between-turns
+  compaction ran): text is the prompt of one more turn in the same run (goal.continue); the
+  first handler that answers wins.
 
 Every point honours `halt` (Claude Code's `continue: false`): the turn ends after it, with
 reason `hook_stopped`. A handler that raises decides nothing (the gate still decides).
@@ -34,7 +37,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from shard_core.engine.extension_events import Handler
-from shard_core.types import JsonObject, ToolResult
+from shard_core.protocol.events import TurnEndEvent
+from shard_core.types import JsonObject, ToolResult, Usage
 
 log = logging.getLogger("shard.extensions")
 
@@ -46,6 +50,7 @@ BEFORE_COMPACT = "before_compact"
 SESSION_START = "session_start"
 SESSION_END = "session_end"
 BEFORE_ASK = "before_ask"
+AFTER_TURN = "after_turn"
 
 HOOK_LABEL = "hook"
 """the label of the context a hook added (what the model and the transcript see)"""
@@ -124,6 +129,17 @@ class AskCheck:
     prompt: str
 
 
+@dataclass(frozen=True)
+class TurnDone:
+    """A run's turn ended: the turn, and the run so far (the person's prompt and every turn
+    an `after_turn` handler added since)."""
+
+    end: TurnEndEvent
+    turns: int
+    usage: Usage
+    seconds: float
+
+
 class HookPoints:
     """The handlers of the hook points among `handlers` (a live list: later ones count)."""
 
@@ -183,6 +199,13 @@ class HookPoints:
             verdict = await _call(entry, check)
             if isinstance(verdict, HookVerdict) and (verdict.allow or verdict.block):
                 return verdict
+        return None
+
+    async def after_turn(self, done: TurnDone) -> str | None:
+        for entry in self._for(AFTER_TURN):
+            text = await _call(entry, done)
+            if isinstance(text, str) and text.strip():
+                return text
         return None
 
 

@@ -27,7 +27,7 @@ from shard_core.contracts import (
 from shard_core.contracts.codeintel import CodeIntelligenceProvider, WarmingProvider
 from shard_core.contracts.compactor import ObservingCompactor
 from shard_core.contracts.tool import HostFiles
-from shard_core.engine import lifecycle
+from shard_core.engine import lifecycle, runs
 from shard_core.engine.compaction import live_context
 from shard_core.engine.events import EventStream
 from shard_core.engine.hook_points import HOOK_LABEL, HookPlace, HookPoints, PromptCheck
@@ -150,6 +150,8 @@ class AgentSession:
         self.inbox = Inbox(self.events)
         title = latest_title(store.branch())
         self.title: str | None = title.title if title else None
+        self.goal: str | None = None
+        """the active goal, as the goals capability keeps it: every status event carries it"""
         self.title_task: asyncio.Task[None] | None = None
         """the model-written title being asked for (config `titles.model`), if any"""
         self.follow_ups: set[asyncio.Task[None]] = set()
@@ -158,6 +160,8 @@ class AgentSession:
         self._title_prompt: str | None = None
         self._turn_task: asyncio.Task[TurnEndEvent] | None = None
         self._abort_requested = False
+        self._chained = False
+        """between the turns of one run (goal.continue): an abort ends the run"""
         self._cancel = asyncio.Event()
         self._asking: set[str] = set()
         self._announced = False
@@ -176,10 +180,22 @@ class AgentSession:
         return self._turn_task is not None and not self._turn_task.done()
 
     async def run(self, text: str, images: Sequence[ImageBlock] = ()) -> TurnEndEvent:
-        """Run one turn to its end; events go to `self.events` subscribers. `images` go with
-        the prompt, after its text."""
-        if self.running:
+        """Run the prompt's turn to its end, then each turn an `after_turn` handler asks for
+        (goal.continue); events go to `self.events` subscribers. `images` go with the prompt,
+        after its text. Returns the last turn's end."""
+        if self.running or self._chained:
             raise SessionError("a turn is already running: steer it or abort it first")
+        self._chained = True
+        try:
+            return await runs.chained(self, await self._run_turn(text, images), self._run_turn)
+        finally:
+            self._chained = False
+
+    @property
+    def abort_requested(self) -> bool:
+        return self._abort_requested
+
+    async def _run_turn(self, text: str, images: Sequence[ImageBlock] = ()) -> TurnEndEvent:
         self._abort_requested = False
         self._cancel = asyncio.Event()
         self._turn_task = asyncio.create_task(self._turn(text, images))
@@ -197,23 +213,10 @@ class AgentSession:
         return end
 
     async def prompt(self, text: str) -> AsyncIterator[Event]:
-        """Run one turn, yielding its events as they happen, ending with `turn_end`."""
-        queue: asyncio.Queue[Event] = asyncio.Queue()
-        unsubscribe = self.events.subscribe(queue.put_nowait)
-        runner = asyncio.create_task(self.run(text))
-        try:
-            while True:
-                event = await queue.get()
-                yield event
-                if isinstance(event, TurnEndEvent):
-                    break
-            await runner
-        finally:
-            unsubscribe()
-            if not runner.done():
-                runner.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await runner
+        """Run the prompt (its turn and any goal.continue adds), yielding its events as they
+        happen, ending with the last `turn_end`."""
+        async for event in runs.events_of(self, self.run(text)):
+            yield event
 
     def steer(
         self,
@@ -281,7 +284,9 @@ class AgentSession:
     def abort(self) -> bool:
         """Cancel the running turn; False when there is none."""
         if not self.running or self._turn_task is None:
-            return False
+            if self._chained:
+                self._abort_requested = True  # no next turn of the run starts
+            return self._chained
         self._abort_requested = True
         self._cancel.set()
         self._turn_task.cancel()
@@ -535,6 +540,7 @@ class AgentSession:
             message=message,
             title=self.title,
             diagnostics=list(self.diagnostics),
+            goal=self.goal,
         )
 
     def _restore_mode(self, default: str) -> str:

@@ -199,6 +199,7 @@ class StatusEvent(_Event):
         description="what the agent skipped or could not load when it started, one line each "
         "(e.g. a project resource left out without --trust-project), in every status",
     )
+    goal: str | None = Field(default=None, description="the session's active goal, if one is set")
 
 
 SteerStatus = Literal["admitted", "rejected", "superseded", "queued"]
@@ -289,6 +290,22 @@ class CommandOutputEvent(_Event):
     label: str | None = None
 
 
+GoalBound = Literal["turns", "tokens", "cost", "time"]
+
+
+class GoalUpdateEvent(_Event):
+    """The session's goal changed (set, met, cleared) or `goal.continue` went on or stopped.
+    `bound` names the `goal.continue` bound that stopped the agent; `message` says it in words."""
+
+    type: Literal["goal_update"] = "goal_update"
+    text: str | None = Field(description="the goal, verbatim; None when cleared")
+    status: Literal["active", "done", "cleared"]
+    source: Literal["user", "model"] = "user"
+    action: Literal["set", "done", "cleared", "continued", "stopped"]
+    bound: GoalBound | None = None
+    message: str = ""
+
+
 AGENT_START_FAILED = "agent_start_failed"
 """`ErrorEvent.code` when a kernel's agent cannot start (the gateway then lists it as failed)."""
 
@@ -322,7 +339,8 @@ Event = Annotated[
     | ErrorEvent
     | SteerReceiptEvent
     | ContextInjectedEvent
-    | CommandOutputEvent,
+    | CommandOutputEvent
+    | GoalUpdateEvent,
     Field(discriminator="type"),
 ]
 
@@ -360,4 +378,5 @@ EVENT_TYPES: tuple[str, ...] = (
     "steer_receipt",
     "context_injected",
     "command_output",
+    "goal_update",
 )

@@ -79,6 +79,9 @@ class AgentCreateCommand(WireModel):
         description="build the agent from this agent definition (agents/NAME.md): its model "
         "and mode are the defaults, its tools, skills and rules apply",
     )
+    goal: str | None = Field(
+        default=None, description="the session's goal (docs/GOALS.md), one line, capped"
+    )
 
 
 class AgentKillCommand(WireModel):

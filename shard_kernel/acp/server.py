@@ -48,6 +48,7 @@ from shard_core.engine.state import shard_home
 from shard_core.sdk import Agent, create_agent
 from shard_core.types.errors import ShardError
 from shard_kernel.acp.files import AcpFiles
+from shard_kernel.acp.goal import requested_goal
 from shard_kernel.acp.permissions import AcpAsker
 from shard_kernel.acp.session import AcpSession, ContentBlock
 from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
@@ -167,7 +168,11 @@ class ShardAcpAgent:
         return found
 
     async def _open(
-        self, cwd: str, servers: list[McpServer] | None, resume: str | None = None
+        self,
+        cwd: str,
+        servers: list[McpServer] | None,
+        resume: str | None = None,
+        goal: str | None = None,
     ) -> AcpSession:
         client = self._need_init()
         root = _checked_cwd(cwd)
@@ -189,6 +194,7 @@ class ShardAcpAgent:
                 trust_project=self.options.trust_project,
                 home=self.options.home,
                 resume=resume,
+                goal=goal,
                 agent_id=_agent_of(self.home, resume) if resume else None,
                 config=config,
                 ui=asker,
@@ -217,7 +223,7 @@ class ShardAcpAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> NewSessionResponse:
-        session = await self._open(cwd, mcp_servers)
+        session = await self._open(cwd, mcp_servers, goal=requested_goal(kwargs))
         session.send(session.commands())
         return NewSessionResponse(session_id=session.session_id, modes=session.modes())
 

@@ -40,6 +40,8 @@ class AgentManifest(BaseModel):
     skills: list[str] = Field(default_factory=list)
     agent_definition: str | None = None
     """The agent definition (agents/NAME.md) the kernel builds the agent from."""
+    goal: str | None = None
+    """The goal the create request gave: set when the session never had one."""
     created: float = Field(default_factory=time.time)
     notebook: str | None = None
     """The notebook (a path under the server's root) whose `shard` kernel became this agent."""

@@ -94,6 +94,7 @@ class AgentRegistry:
             permission_timeout=command.permission_timeout,
             skills=command.skills,
             agent_definition=command.agent,
+            goal=command.goal,
             created=time.time(),
         )
         self.store.save(manifest)

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from shard_core.capabilities.goals import goal_text
 from shard_core.capabilities.skills import default_roots, load_skills
 from shard_core.engine.agent_definitions import load_agent_definitions
 from shard_core.engine.frontmatter import valid_name
@@ -102,7 +103,17 @@ def parse_create(body: dict[str, Any], *, trusted: bool | None = None) -> AgentC
         )
     _check_rules(command)
     _check_skills_exist(command, trusted)
-    return command
+    return _with_goal(command)
+
+
+def _with_goal(command: AgentCreateCommand) -> AgentCreateCommand:
+    """The goal as a session keeps it (one line), or a 400 when it is over the cap."""
+    if command.goal is None:
+        return command
+    try:
+        return command.model_copy(update={"goal": goal_text([command.goal])})
+    except ConfigError as exc:
+        raise BadRequestError(f"goal: {exc}") from None
 
 
 def _check_bounds(command: AgentCreateCommand) -> None:
@@ -274,4 +285,6 @@ def kernel_env(manifest: AgentManifest) -> dict[str, str]:
         env["KERNEL_SHARD_SKILLS"] = "\n".join(manifest.skills)
     if manifest.agent_definition:
         env["KERNEL_SHARD_AGENT_DEFINITION"] = manifest.agent_definition
+    if manifest.goal:
+        env["KERNEL_SHARD_GOAL"] = manifest.goal
     return env

@@ -15,6 +15,7 @@ from shard_core.protocol.events import (
     CompactionEvent,
     ErrorEvent,
     Event,
+    GoalUpdateEvent,
     MessageCompleteEvent,
     MessageDeltaEvent,
     PermissionRequestEvent,
@@ -128,10 +129,16 @@ class TerminalRenderer:
                 f"{event.tokens_before} → {event.tokens_after} tokens",
                 "dim",
             )
+        return self._notice(event)
+
+    def _notice(self, event: Event) -> str | None:
         if isinstance(event, StatusEvent) and event.message:
             return self.style(f"· {event.message}", "dim")
         if isinstance(event, RestartedEvent):
             return self.style(f"↻ restarted; lost: {', '.join(event.lost) or 'nothing'}", "yellow")
+        if isinstance(event, GoalUpdateEvent):
+            tone = "yellow" if event.action == "stopped" else "blue"
+            return self.style(f"◎ {goal_line(event)}", tone)
         return None
 
     def result_text(self, event: ToolResultEvent) -> str:
@@ -212,3 +219,19 @@ def format_usage(usage: Usage) -> str:
     elif usage.cost_usd:
         parts.append(f"${usage.cost_usd:.4f}")
     return " · ".join(parts)
+
+
+def goal_line(event: GoalUpdateEvent) -> str:
+    """A goal change in words, as every client says it (labextension transcript-items.ts)."""
+    text = event.text or ""
+    detail = f" ({event.message})" if event.message else ""
+    if event.action == "set":
+        return f"Goal set: {text}"
+    if event.action == "done":
+        by = ", the agent reports" if event.source == "model" else ""
+        return f"Goal met{by}: {text}{detail}"
+    if event.action == "cleared":
+        return "Goal cleared."
+    if event.action == "continued":
+        return f"Going on toward the goal{detail}."
+    return f"Goal not met: {event.message or 'stopped'}."

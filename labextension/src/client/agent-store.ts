@@ -86,6 +86,7 @@ export class AgentStore implements WidgetModel {
     ["pending_ui", []],
     ["clients", null],
     ["title", ""],
+    ["goal", ""],
     ["steers", {}],
   ]);
   private readonly listeners = new Map<string, Set<Listener>>();
@@ -190,6 +191,7 @@ export class AgentStore implements WidgetModel {
     this.put("diagnostics", Array.isArray(notes) ? notes.filter(isString) : []);
     if (isRecord(event["clients"])) this.put("clients", event["clients"]);
     if (isString(event["title"])) this.put("title", event["title"]);
+    this.put("goal", isString(event["goal"]) ? event["goal"] : "");
   }
 
   private track(type: string, event: JsonRecord): void {

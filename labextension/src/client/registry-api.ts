@@ -16,6 +16,8 @@ export interface CreateAgent {
   readonly agent?: string;
   /** only these Agent Skills */
   readonly skills?: readonly string[];
+  /** the session's goal (docs/GOALS.md) */
+  readonly goal?: string;
 }
 
 /** The model an agent created without one gets, and why (`GET /shard/api/defaults`). */

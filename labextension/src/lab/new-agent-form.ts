@@ -1,5 +1,5 @@
 // The New agent form: folder (relative to the server root, with a folder picker), name, model,
-// mode, headless policy, an agent definition and the skills it may use. Validation says what to
+// mode, headless policy, an agent definition, the skills it may use and the session's goal. Validation says what to
 // fix; the registry's own errors are shown as it words them (e.g. "the name x is taken: choose
 // another").
 import { button, h } from "../render/dom";
@@ -84,6 +84,10 @@ export function renderNewAgentForm(root: string, actions: NewAgentActions): HTML
     class: "shard-input shard-new-skills",
     attrs: { type: "text", placeholder: "(every skill found)", "aria-label": "Skills" },
   });
+  const goal = h("input", {
+    class: "shard-input shard-new-goal",
+    attrs: { type: "text", placeholder: "(none)", "aria-label": "Goal" },
+  });
   const mode = h(
     "select",
     { class: "shard-input shard-new-mode", attrs: { "aria-label": "Mode" } },
@@ -125,6 +129,7 @@ export function renderNewAgentForm(root: string, actions: NewAgentActions): HTML
       ...(model.value.trim() ? { model: model.value.trim() } : {}),
       ...(definition.value.trim() ? { agent: definition.value.trim() } : {}),
       ...(skillNames.length ? { skills: skillNames } : {}),
+      ...(goal.value.trim() ? { goal: goal.value.trim() } : {}),
     };
     submit.disabled = true;
     message.textContent = "Creating…";
@@ -151,6 +156,7 @@ export function renderNewAgentForm(root: string, actions: NewAgentActions): HTML
     field("When nobody answers", policy),
     field("Agent definition", definition, "agents/NAME.md: its model, mode, tools and rules"),
     field("Skills", skills, "names, comma-separated"),
+    field("Goal", goal, "the session's objective, one line (/goal)"),
     h(
       "div",
       { class: "shard-form-actions" },

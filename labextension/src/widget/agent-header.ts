@@ -20,6 +20,8 @@ export interface HeaderState {
   readonly modes: readonly string[];
   /** What the agent left out or could not load at start, one line each (status `diagnostics`). */
   readonly diagnostics?: readonly string[];
+  /** The session's active goal (status `goal`), "" when none is set. */
+  readonly goal?: string;
 }
 
 export interface HeaderActions {
@@ -68,6 +70,17 @@ function statusText(state: HeaderState, now: number): string {
   if (isBusy(status) && state.activity)
     return `${state.activity.label} · ${formatElapsed(now - state.activity.since)}`;
   return status.replaceAll("_", " ");
+}
+
+/** The session's goal under the header ("Goal: ..."); null when none is active. */
+export function renderGoal(goal: string | undefined): HTMLElement | null {
+  if (!goal) return null;
+  return h(
+    "div",
+    { class: "shard-goal", title: goal, attrs: { "aria-label": "the session's goal" } },
+    h("span", { class: "shard-goal-label" }, "Goal"),
+    h("span", { class: "shard-goal-text" }, goal),
+  );
 }
 
 /** The start-up notes under the header (e.g. a project skill skipped without

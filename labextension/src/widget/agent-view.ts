@@ -8,6 +8,7 @@ import {
   currentActivity,
   isBusy,
   renderDiagnostics,
+  renderGoal,
   renderHeader,
   type Activity,
 } from "./agent-header";
@@ -156,13 +157,14 @@ export function renderAgentView(
       mode: getString(model, "mode"),
       modes,
       diagnostics: getList(model, "diagnostics").filter((d): d is string => typeof d === "string"),
+      goal: getString(model, "goal"),
     };
     const row = renderHeader(state, {
       abort: () => send(commands.abort()),
       setMode: (mode) => send(commands.setMode(mode)),
     });
-    const notes = renderDiagnostics(state.diagnostics);
-    header.replaceChildren(...(notes ? [row, notes] : [row]));
+    const extra = [renderGoal(state.goal), renderDiagnostics(state.diagnostics)];
+    header.replaceChildren(row, ...extra.filter((e): e is HTMLElement => e !== null));
   };
   const refreshUsage = (): void => usage.replaceChildren(renderUsage(model.get("usage")));
   const showError = (message: string): void => {
@@ -230,6 +232,7 @@ export function renderAgentView(
       "change:model",
       "change:demo",
       "change:diagnostics",
+      "change:goal",
     ].map((e) => listen(model, e, refreshHeader)),
     listen(model, "change:usage", refreshUsage),
     listen(model, "msg:custom", onCustom),

@@ -4,6 +4,7 @@
 import { isFiniteNumber, isRecord, isString } from "../render/guards";
 import type {
   Event,
+  GoalUpdateEvent,
   PermissionRequestEvent,
   PermissionResolvedEvent,
   ToolResult,
@@ -235,6 +236,8 @@ class ItemBuilder {
           "info",
           `Context compacted (${e.reason}): ${e.tokens_before} → ${e.tokens_after} tokens, ${e.entries_folded} entries folded by ${e.compactor}.`,
         );
+      case "goal_update":
+        return this.notice(e.seq, e.action === "stopped" ? "warn" : "info", goalLine(e));
       case "restarted":
         return this.notice(
           e.seq,
@@ -436,6 +439,24 @@ class ItemBuilder {
 }
 
 /** A short fingerprint of a text (FNV-1a), for item signatures. */
+/** A goal change in words: "Goal set: ...", "Goal met: ...", "Goal: stopped: 3 turns ran ...". */
+export function goalLine(e: GoalUpdateEvent): string {
+  const text = e.text ?? "";
+  const detail = e.message ? ` (${e.message})` : "";
+  switch (e.action) {
+    case "set":
+      return `Goal set: ${text}`;
+    case "done":
+      return `Goal met${e.source === "model" ? ", the agent reports" : ""}: ${text}${detail}`;
+    case "cleared":
+      return "Goal cleared.";
+    case "continued":
+      return `Going on toward the goal${detail}.`;
+    default:
+      return `Goal not met: ${e.message || "stopped"}.`;
+  }
+}
+
 function signature(text: string): string {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);

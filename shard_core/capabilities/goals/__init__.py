@@ -4,6 +4,11 @@ shown in `/status` and carried verbatim through compaction as the Session Goal s
 from __future__ import annotations
 
 from shard_core.capabilities.goals.capability import GoalsCapability
-from shard_core.capabilities.goals.goal import GOAL_MAX_CHARS, current_goal, latest_goal
+from shard_core.capabilities.goals.goal import (
+    GOAL_MAX_CHARS,
+    current_goal,
+    goal_text,
+    latest_goal,
+)
 
-__all__ = ["GOAL_MAX_CHARS", "GoalsCapability", "current_goal", "latest_goal"]
+__all__ = ["GOAL_MAX_CHARS", "GoalsCapability", "current_goal", "goal_text", "latest_goal"]

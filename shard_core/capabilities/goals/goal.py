@@ -15,7 +15,7 @@ def goal_text(words: list[str]) -> str:
     """The goal `/goal WORDS` sets, one line (as the summary keeps it), or a ConfigError."""
     text = " ".join(" ".join(words).split())
     if not text:
-        raise ConfigError("usage: /goal TEXT (or /goal done, /goal clear)")
+        raise ConfigError("a goal needs some words: /goal TEXT (or /goal done, /goal clear)")
     if len(text) > GOAL_MAX_CHARS:
         raise ConfigError(
             f"the goal is {len(text)} characters; the limit is {GOAL_MAX_CHARS}. "
@@ -37,3 +37,14 @@ def current_goal(entries: Iterable[SessionEntry]) -> GoalCheckpoint | None:
     """The goal being worked on now (status active), else None."""
     goal = latest_goal(entries)
     return goal if goal is not None and goal.status == "active" else None
+
+
+def past_goals(entries: Iterable[SessionEntry]) -> set[str]:
+    """Every goal text the branch has set."""
+    return {
+        entry.details.text
+        for entry in entries
+        if isinstance(entry, CheckpointEntry)
+        and isinstance(entry.details, GoalCheckpoint)
+        and entry.details.text is not None
+    }

@@ -108,6 +108,7 @@ async def test_plan_then_build_carries_the_active_plan_and_a_fork_does_not(home:
             "terminal_wait",
             "terminal_list",
             "todo_write",  # the agent's own plan: it changes no file
+            "goal_report",  # the session's own goal: no file either
         }
         agent.set_mode("build")
         await agent.run("do it")

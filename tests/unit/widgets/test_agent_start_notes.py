@@ -1,4 +1,4 @@
-"""The agent's start diagnostics reach the widget's `diagnostics` trait (what the header lists)."""
+"""The agent's start diagnostics and its goal reach the widget's traits (what the header shows)."""
 
 from __future__ import annotations
 
@@ -21,3 +21,14 @@ def test_the_latest_status_sets_the_diagnostics() -> None:
     assert widget.diagnostics == [SKIPPED]
     widget.push(_status(3))  # a status without the field has none
     assert widget.diagnostics == []
+
+
+def test_the_latest_status_sets_the_goal() -> None:
+    widget = AgentWidget()
+    assert widget.goal == ""
+    widget.push(_status(2, goal="ship the parser"))
+    assert widget.goal == "ship the parser"
+    widget.push(_status(1, goal="an older goal"))  # replayed: ignored
+    assert widget.goal == "ship the parser"
+    widget.push(_status(3, goal=None))  # cleared or met
+    assert widget.goal == ""
