@@ -113,4 +113,13 @@ def describe(result: RewindResult, blobs: BlobStore, again: str) -> str:
         lines.append("No file was changed after that point.")
     if result.entry_id:
         lines.append(f"Undo with `/rewind undo` (or rewind to before `{result.entry_id}`).")
-    return "\n".join(lines)
+    return _paragraphs(lines)
+
+
+def _paragraphs(lines: list[str]) -> str:
+    """One paragraph per line (markdown would run them together), list items kept a list."""
+    out = ""
+    for i, line in enumerate(lines):
+        together = line.startswith("- ") and i > 0 and lines[i - 1].startswith("- ")
+        out += ("\n" if together else "\n\n") + line if i else line
+    return out
