@@ -105,6 +105,12 @@ class SubagentLaunchTool(_GatewayTool):
                 "maximum": 86400,
                 "description": "Seconds each run may take.",
             },
+            "context": {
+                "enum": ["fresh", "fork"],
+                "description": "fresh (default): the child starts with only its task; fork: "
+                "it starts from this conversation up to your last completed turn, so it knows "
+                "what you know (not this turn).",
+            },
         },
         "additionalProperties": False,
     }
@@ -119,6 +125,11 @@ class SubagentLaunchTool(_GatewayTool):
             f"accepted job {job['id']} ({job['strategy']}): {_runs(job)}. {names} will report "
             "to you when done; subagent_wait blocks until then, subagent_status checks."
         )
+        if job.get("fork_entry"):
+            text += (
+                f" Forked from your session {job['fork_session']} at entry "
+                f"{job['fork_entry']} (your last completed turn)."
+            )
         return ToolResult.ok(text, _kv(job), job=job)
 
 

@@ -32,6 +32,7 @@ from shard_kernel.gateway.jobs import aliases
 from shard_kernel.gateway.jobs.backends import ChildBackend, ChildRun, ChildTurn
 from shard_kernel.gateway.jobs.catalog import JobCatalog
 from shard_kernel.gateway.jobs.channel import AgentChannel, ChannelError
+from shard_kernel.gateway.jobs.fork import fork_point, start_from
 from shard_kernel.gateway.jobs.launch import PREVIOUS, LaunchError, LaunchRequest, child_manifest
 from shard_kernel.gateway.jobs.records import REPORT_CHARS, JobRecord, RunRecord, new_id
 from shard_kernel.gateway.jobs.relay import nearest_person, relay_ask
@@ -126,8 +127,11 @@ class Coordinator:
         config = self._config or load_config()
         pool = aliases.pool(definition.names if definition else (), config.subagents.names)
         taken = self._aliases(parent.id)
+        fork = self._fork_point(request, parent, definition)
         job = JobRecord(
             parent_agent_id=parent.id,
+            fork_session=fork[0] if fork else None,
+            fork_entry=fork[1] if fork else None,
             strategy=request.strategy,
             definition=definition.name if definition else None,
             concurrency=request.concurrency or config.subagents.concurrency,
@@ -141,6 +145,8 @@ class Coordinator:
             taken.append(alias)
             agent_id = new_id("agent")
             self._save_child(parent, definition, agent_id, alias, now)
+            if fork is not None:
+                start_from(self.home, agent_id, parent.cwd, fork)
             job.runs.append(RunRecord(index=index, task=task, agent_id=agent_id, alias=alias))
         self._save(job)
         self._spawn(self._drive(job))
@@ -214,6 +220,18 @@ class Coordinator:
         problem = backend.check(spec)
         if problem is not None:
             raise LaunchError(f"agent definition {definition.name}: {problem}")
+
+    def _fork_point(
+        self, request: LaunchRequest, parent: AgentManifest, definition: AgentDefinition | None
+    ) -> tuple[str, str] | None:
+        if request.context != "fork":
+            return None
+        if definition is not None and definition.backend is not None:
+            raise LaunchError(
+                f"context: fork needs a Shard child; {definition.name} runs on a "
+                f"{definition.backend[0]} backend, which cannot start from a Shard session"
+            )
+        return fork_point(self.home, self._session_of(parent.id))
 
     def _aliases(self, parent_id: str) -> list[str]:
         return [

@@ -43,6 +43,8 @@ class LaunchRequest(BaseModel):
     agent: str | None = Field(default=None, min_length=1, max_length=64)
     deadline: float | None = Field(default=None, gt=0, le=86_400, allow_inf_nan=False)
     concurrency: int | None = Field(default=None, ge=1, le=32)
+    context: Literal["fresh", "fork"] = "fresh"
+    """fork: each child starts from the parent's conversation up to its last completed turn"""
 
     @model_validator(mode="after")
     def _shape(self) -> LaunchRequest:

@@ -79,6 +79,9 @@ class JobRecord(BaseModel):
     """whether the parent has been handed the job's report"""
     backend: tuple[str, Any] | None = None
     """the definition's backend (kind, spec) pinned at launch; None: Shard kernels"""
+    fork_session: str | None = None
+    fork_entry: str | None = None
+    """context fork: the parent's session and the entry its children start after"""
 
     @property
     def terminal(self) -> bool:
