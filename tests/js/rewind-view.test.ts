@@ -210,6 +210,49 @@ describe("rewind to here", () => {
     });
   });
 
+  it("dims the turns a conversation rewind left, until it is undone", () => {
+    const { model, el } = mount();
+    const rewindEvent = (entry: string, to: string, scope: string) =>
+      ev("rewind", {
+        entry_id: entry,
+        to_entry_id: to,
+        scope,
+        restored: [],
+        kept: [],
+        failed: [],
+        leaf_id: entry,
+        message: "rewound",
+      });
+    const second = ev("turn_start", {
+      turn_id: "t2",
+      prompt: "again",
+      entry_id: "e-turn-2",
+    });
+    model.emitCustom({ type: "append", events: [second], max_events: 100 });
+    const dimmed = () =>
+      [...el.querySelectorAll(".shard-msg-user.shard-rewound pre")].map(
+        (p) => p.textContent,
+      );
+    model.emitCustom({
+      type: "append",
+      events: [rewindEvent("e-rw-code", "e-turn-1", "code")],
+      max_events: 100,
+    });
+    expect(dimmed()).toEqual([]); // files only: the conversation goes on
+    model.emitCustom({
+      type: "append",
+      events: [rewindEvent("e-rw-1", "e-turn-2", "both")],
+      max_events: 100,
+    });
+    expect(dimmed()).toEqual(["again"]);
+    model.emitCustom({
+      type: "append",
+      events: [rewindEvent("e-undo", "e-rw-1", "both")],
+      max_events: 100,
+    });
+    expect(dimmed()).toEqual([]);
+  });
+
   it("ignores replies to another view's commands", () => {
     const { model, el } = mount();
     click(el, ".shard-rewind-here");

@@ -116,6 +116,10 @@ export function renderAgentView(
       default: {
         const node = renderPlainItem(item, commands.clientId(model));
         if (item.kind === "user" && item.entryId) node.append(rewind.turnActions(item.entryId));
+        if (item.rewound) {
+          node.classList.add("shard-rewound");
+          node.title = "Rewound: not in what the agent's next request carries";
+        }
         return node;
       }
     }

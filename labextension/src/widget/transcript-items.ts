@@ -7,6 +7,7 @@ import type {
   GoalUpdateEvent,
   PermissionRequestEvent,
   PermissionResolvedEvent,
+  RewindEvent,
   ToolResult,
   UiRequestEvent,
   UiResolvedEvent,
@@ -19,6 +20,8 @@ export type ToolStatus =
 interface Base {
   readonly key: string;
   sig: string;
+  /** left by a conversation rewind: no longer in what the agent's next request carries */
+  rewound?: boolean;
 }
 export interface UserItem extends Base {
   readonly kind: "user";
@@ -120,6 +123,7 @@ class ItemBuilder {
   private readonly byKey = new Map<string, Item>();
   private readonly streaming = new Map<string, AssistantItem>();
   private readonly denied = new Set<string>();
+  private readonly left = new Map<string, Item[]>();
 
   add(e: Event): void {
     switch (e.type) {
@@ -221,6 +225,7 @@ class ItemBuilder {
           by: e.label ?? e.client_id ?? null,
         });
       case "rewind": // every client marks the point and says what was put back
+        this.conversationRewind(e);
         return void this.put({
           kind: "command",
           key: `rewind:${e.seq}`,
@@ -431,6 +436,22 @@ class ItemBuilder {
       const tone: Tone = reason === "error" ? "error" : "warn";
       this.notice(seq, tone, `Turn ended: ${reason}${error ? ` — ${error}` : ""}`);
     }
+  }
+
+  /** A rewind of the conversation leaves the turns from its target on; undoing it (a rewind
+   * to before that rewind's own entry) brings them back. */
+  private conversationRewind(e: RewindEvent): void {
+    if (e.scope === "code") return;
+    const undone = this.left.get(e.to_entry_id);
+    if (undone !== undefined) {
+      for (const item of undone) Object.assign(item, { rewound: false, sig: `${item.sig}:back` });
+      return;
+    }
+    const start = this.items.findIndex((i) => i.kind === "user" && i.entryId === e.to_entry_id);
+    if (start < 0) return;
+    const gone = this.items.slice(start).filter((i) => !i.rewound);
+    for (const item of gone) Object.assign(item, { rewound: true, sig: `${item.sig}:left` });
+    this.left.set(e.entry_id, gone);
   }
 
   private notice(seq: number, tone: Tone, text: string): void {
