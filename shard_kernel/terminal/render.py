@@ -21,6 +21,7 @@ from shard_core.protocol.events import (
     PermissionRequestEvent,
     PermissionResolvedEvent,
     RestartedEvent,
+    RewindEvent,
     StatusEvent,
     ToolCallEvent,
     ToolResultEvent,
@@ -139,6 +140,8 @@ class TerminalRenderer:
         if isinstance(event, GoalUpdateEvent):
             tone = "yellow" if event.action == "stopped" else "blue"
             return self.style(f"◎ {goal_line(event)}", tone)
+        if isinstance(event, RewindEvent):
+            return self.style(f"↺ {rewind_line(event)}", "yellow" if event.failed else "blue")
         return None
 
     def result_text(self, event: ToolResultEvent) -> str:
@@ -235,3 +238,16 @@ def goal_line(event: GoalUpdateEvent) -> str:
     if event.action == "continued":
         return f"Going on toward the goal{detail}."
     return f"Goal not met: {event.message or 'stopped'}."
+
+
+def rewind_line(event: RewindEvent) -> str:
+    """What a rewind (from any client) put back, in one line."""
+    what = {"code": "files", "conversation": "the conversation", "both": "files and conversation"}
+    parts = [f"rewound {what[event.scope]} to before entry {event.to_entry_id}"]
+    if event.restored:
+        parts.append("restored " + ", ".join(event.restored))
+    if event.kept:
+        parts.append("kept as a person left them: " + ", ".join(event.kept))
+    if event.failed:
+        parts.append("not restored: " + "; ".join(event.failed))
+    return "; ".join(parts) + f" (undo: /rewind undo, or rewind to before {event.entry_id})"
