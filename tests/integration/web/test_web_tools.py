@@ -66,6 +66,7 @@ def site() -> Iterator[tuple[Server, Server]]:
             "/to-localhost": redirect(f"http://localhost:{other.port}/page"),
             "/big": big(20_000_000, declared=True),
             "/big-undeclared": big(20_000_000, declared=False),
+            "/huge": big(50_000_000, declared=False),
             "/slow": slow,
             "/manual.pdf": lambda h: send(h, 200, minimal_pdf("Hello from the PDF"), PDF),
             "/logo.png": lambda h: send(h, 200, b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "image/png"),
@@ -141,6 +142,7 @@ async def test_size_time_and_type_limits_are_clear_errors(tmp_path, site) -> Non
     try:
         declared = await _call(agent, "web_fetch", url=f"{main.url}/big")
         undeclared = await _call(agent, "web_fetch", url=f"{main.url}/big-undeclared")
+        huge = await _call(agent, "web_fetch", url=f"{main.url}/huge")
         slow_body = await _call(agent, "web_fetch", url=f"{main.url}/slow")
         png = await _call(agent, "web_fetch", url=f"{main.url}/logo.png")
         gone = await _call(agent, "web_fetch", url=f"{main.url}/gone")
@@ -149,6 +151,7 @@ async def test_size_time_and_type_limits_are_clear_errors(tmp_path, site) -> Non
         await agent.close()
     _fails(declared, "20 MB, over the 10 MB limit")
     _fails(undeclared, "over the 10 MB limit")
+    _fails(huge, "over the 10 MB limit")  # a 50 MB page, its size not said: read up to the cap
     _fails(slow_body, "within 1.5 s")
     _fails(png, "image/png")
     _fails(png, "not text")
