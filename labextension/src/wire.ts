@@ -28,6 +28,7 @@ export type {
   SlashCommand,
   SlashCommandInfo,
   StatusDescriptor,
+  TerminalDescriptor,
   StatusEvent,
   TextBlock,
   TextDescriptor,
@@ -45,4 +46,5 @@ export type {
   UiResponseCommand,
   Usage,
   UsageEvent,
+  WebPageDescriptor,
 } from "./generated/wire";

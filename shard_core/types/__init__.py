@@ -44,9 +44,11 @@ from shard_core.types.render import (
     ProgressDescriptor,
     RenderDescriptor,
     StatusDescriptor,
+    TerminalDescriptor,
     TextDescriptor,
     TreeDescriptor,
     TreeNode,
+    WebPageDescriptor,
 )
 from shard_core.types.results import ToolResult
 from shard_core.types.session import (
@@ -133,6 +135,7 @@ __all__ = [
     "StopReason",
     "StreamEvent",
     "SystemSection",
+    "TerminalDescriptor",
     "TextBlock",
     "TextDelta",
     "TextDescriptor",
@@ -156,5 +159,6 @@ __all__ = [
     "Usage",
     "UserBlock",
     "UserMessage",
+    "WebPageDescriptor",
     "WireModel",
 ]

@@ -80,12 +80,38 @@ class StatusDescriptor(WireModel):
     tone: Literal["info", "warn", "error", "success"] = "info"
 
 
+class TerminalDescriptor(WireModel):
+    """A terminal's screen as the agent last read it; `server_terminal` names the Jupyter
+    server's terminal when it is one (a client offers "Open in Lab")."""
+
+    kind: Literal["terminal"] = "terminal"
+    version: int = RENDER_VERSION
+    terminal_id: str
+    name: str
+    command: str
+    state: str
+    screen: str
+    server_terminal: str | None = None
+
+
+class WebPageDescriptor(WireModel):
+    """A page web_fetch read or a hit web_search found: its URL and title, the text folded."""
+
+    kind: Literal["web_page"] = "web_page"
+    version: int = RENDER_VERSION
+    url: str
+    title: str = ""
+    text: str = ""
+
+
 RenderDescriptor = Annotated[
     TextDescriptor
     | KvDescriptor
     | DiffDescriptor
     | TreeDescriptor
     | ProgressDescriptor
-    | StatusDescriptor,
+    | StatusDescriptor
+    | TerminalDescriptor
+    | WebPageDescriptor,
     Field(discriminator="kind"),
 ]

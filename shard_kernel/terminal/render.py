@@ -34,10 +34,12 @@ from shard_core.types import (
     ProgressDescriptor,
     RenderDescriptor,
     StatusDescriptor,
+    TerminalDescriptor,
     TextDescriptor,
     TreeDescriptor,
     TreeNode,
     Usage,
+    WebPageDescriptor,
 )
 from shard_kernel.terminal.escape import terminal_safe
 
@@ -51,6 +53,8 @@ STYLES = {
     "cyan": "36",
 }
 MAX_LINES = 40
+FOLDED = 6
+"""lines of a web page shown under its title in a terminal (the rest stays folded)"""
 
 
 class TerminalRenderer:
@@ -170,6 +174,15 @@ class TerminalRenderer:
         if isinstance(d, StatusDescriptor):
             tone = {"error": "red", "warn": "yellow", "success": "green"}.get(d.tone, "blue")
             return [self.style(d.label, tone)]
+        if isinstance(d, TerminalDescriptor):
+            lab = f" · in Lab: {d.server_terminal}" if d.server_terminal else ""
+            head = f"terminal {d.terminal_id} ({d.name}): {d.command} — {d.state}{lab}"
+            screen = [terminal_safe(row) for row in d.screen.splitlines()] or ["(blank)"]
+            return [self.style(terminal_safe(head), "bold"), *_clip(screen)]
+        if isinstance(d, WebPageDescriptor):
+            title = self.style(terminal_safe(d.title or d.url), "bold")
+            rows = [title, self.style(terminal_safe(d.url), "cyan")]
+            return rows + _clip([terminal_safe(row) for row in d.text.splitlines()[:FOLDED]])
         return []
 
     def _diff(self, d: DiffDescriptor) -> list[str]:

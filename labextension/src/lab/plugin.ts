@@ -8,6 +8,8 @@ import { FileDialog } from "@jupyterlab/filebrowser";
 import { INotebookTracker, type NotebookPanel } from "@jupyterlab/notebook";
 import { LabIcon } from "@jupyterlab/ui-components";
 import { clientLabel } from "../client/identity";
+import { OPEN_TERMINAL_EVENT } from "../render/descriptors/terminal";
+import { isRecord } from "../render/guards";
 import * as commands from "../widget/commands";
 import type { AgentInfo } from "../wire";
 import { AgentDirectory } from "./agent-directory";
@@ -196,6 +198,18 @@ function activate(
       addAgentButton(app, notebook);
       addLiveStrip(notebook);
     },
+  });
+  openTerminalsInLab(app);
+}
+
+/** A terminal card's "Open in Lab": Lab's own terminal widget for that server terminal. */
+function openTerminalsInLab(app: JupyterFrontEnd): void {
+  document.addEventListener(OPEN_TERMINAL_EVENT, (event) => {
+    const detail: unknown = event instanceof CustomEvent ? event.detail : null;
+    const name = isRecord(detail) && typeof detail["name"] === "string" ? detail["name"] : "";
+    if (!name || !app.commands.hasCommand("terminal:open")) return;
+    event.preventDefault();
+    void app.commands.execute("terminal:open", { name });
   });
 }
 

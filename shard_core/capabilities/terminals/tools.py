@@ -33,7 +33,7 @@ from shard_core.tools.environment import tool_environment
 from shard_core.tools.sandbox import Launch, Sandbox
 from shard_core.tools.workspace import resolve_in_workspace
 from shard_core.types import JsonObject, RenderDescriptor, ToolResult
-from shard_core.types.render import KvDescriptor, KvPair, TextDescriptor
+from shard_core.types.render import TerminalDescriptor, TextDescriptor
 
 MAX_TERMINALS = 8
 MAX_WAIT = 600.0
@@ -184,13 +184,11 @@ def view(terminal: Terminal, *, new: bool = True, note: str = "") -> ToolResult:
         if fresh.strip():
             parts += ["--- output since the last read ---", fresh.rstrip()]
     parts += ["--- screen ---", screen or "(blank)"]
-    pairs = [KvPair(k="terminal", v=f"{terminal.id} · {terminal.name}"),
-             KvPair(k="command", v=terminal.command), KvPair(k="state", v=state)]  # fmt: skip
-    card: list[RenderDescriptor] = [KvDescriptor(pairs=pairs),
-                                    TextDescriptor(text=screen or " ", format="code",
-                                                   language="text")]  # fmt: skip
+    card = TerminalDescriptor(terminal_id=terminal.id, name=terminal.name,
+                              command=terminal.command, state=state, screen=screen,
+                              server_terminal=terminal.server_name)  # fmt: skip
     served = {} if terminal.server_name is None else {"server_terminal": terminal.server_name}
-    return ToolResult.ok("\n".join(parts), *card, terminal=terminal.id, state=state,
+    return ToolResult.ok("\n".join(parts), card, terminal=terminal.id, state=state,
                          pid=terminal.pid, sandbox=terminal.sandbox, **served)  # fmt: skip
 
 

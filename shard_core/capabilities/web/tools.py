@@ -25,7 +25,7 @@ from shard_core.contracts.web import (
     WebFetcher,
 )
 from shard_core.types import JsonObject, ToolResult
-from shard_core.types.render import KvDescriptor, KvPair, TextDescriptor
+from shard_core.types.render import KvDescriptor, KvPair, WebPageDescriptor
 
 CACHE_SECONDS = 15 * 60
 _WORD = re.compile(r"[\w-]{3,}")
@@ -143,8 +143,9 @@ class WebFetchTool:
         body = "\n".join([*header, "", shown or "(empty page)", "", note]).rstrip()
         facts = {"url": cached.final_url, "title": title, "status": str(cached.status),
                  "size": f"{total:,} chars"}  # fmt: skip
-        pairs = [KvPair(k=k, v=v) for k, v in facts.items()]
-        card = [KvDescriptor(pairs=pairs), TextDescriptor(text=shown[:4000], format="markdown")]
+        pairs = [KvPair(k=k, v=v) for k, v in facts.items() if k in ("status", "size")]
+        card = [WebPageDescriptor(url=cached.final_url, title=title, text=shown[:4000]),
+                KvDescriptor(pairs=pairs)]  # fmt: skip
         details = {"url": url, "final_url": cached.final_url, "status": cached.status,
                    "chars": total, "title": title}  # fmt: skip
         result = ToolResult.ok(body, *card, **details)
@@ -201,9 +202,8 @@ class WebSearchTool:
         lines = [f"{i}. {h.title} — {h.url}" + (f"\n   {h.snippet}" if h.snippet else "")
                  for i, h in enumerate(kept, 1)]  # fmt: skip
         text = f"{len(kept)} results for {query!r} ({provider.name}):\n" + "\n".join(lines)
-        pairs = [KvPair(k=h.title, v=h.url) for h in kept]
-        return ToolResult.ok(text, KvDescriptor(pairs=pairs), results=len(kept),
-                             provider=provider.name)  # fmt: skip
+        cards = [WebPageDescriptor(url=h.url, title=h.title, text=h.snippet) for h in kept]
+        return ToolResult.ok(text, *cards, results=len(kept), provider=provider.name)
 
     def _allowed(self, url: str) -> bool:
         if url.startswith("file:"):

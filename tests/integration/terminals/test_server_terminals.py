@@ -67,7 +67,7 @@ async def _turn(agent: WsAgent, text: str) -> list[dict[str, Any]]:
 
 
 def _failed(result: dict[str, Any]) -> bool:
-    return bool(result.get("isError", result.get("is_error", False)))
+    return bool(result["is_error"])
 
 
 def _text(result: dict[str, Any]) -> str:
@@ -133,6 +133,9 @@ async def test_the_agents_terminal_is_the_servers_and_a_person_shares_it(
         name = opened["details"]["server_terminal"]
         assert opened["details"]["sandbox"] == ("bwrap" if sandbox == "required" else "off")
         assert name in await _terminal_names(server), "listed as the server's (Lab's Running panel)"
+        card = ready["render"][0]
+        assert (card["kind"], card["server_terminal"]) == ("terminal", name), "Open in Lab's"
+        assert "READY>" in card["screen"]
 
         person = await _person(server, name)
         check = "echo found-$(env | grep -c -i -e token -e jpy -e jupyter)-vars\r"

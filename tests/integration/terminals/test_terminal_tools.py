@@ -18,7 +18,7 @@ import pytest
 from shard_core.contracts import Tool, ToolContext
 from shard_core.engine.config import ShardConfig
 from shard_core.sdk import Agent, create_agent
-from shard_core.types import ToolResult
+from shard_core.types import TerminalDescriptor, ToolResult
 
 BWRAP = shutil.which("bwrap") is not None
 
@@ -32,13 +32,19 @@ async def _agent(tmp_path: Path, mode: str = "off") -> Agent:
                               config=config)  # fmt: skip
 
 
-async def _call(agent: Agent, tool_name: str, /, **input: object) -> ToolResult:
+async def _call(
+    agent: Agent,
+    tool_name: str,
+    /,
+    updates: list[ToolResult] | None = None,
+    **input: object,
+) -> ToolResult:
     tool = agent.session.tools.get(tool_name)
     assert isinstance(tool, Tool), f"no tool {tool_name}"
     cwd = Path(agent.session.config.cwd)
     env = {"PATH": os.environ["PATH"], "HOME": str(cwd.parent)}
     ctx = ToolContext(cwd=cwd, roots=[cwd], agent_id="agent-t", session_id="s", call_id="c",
-                      env=env)  # fmt: skip
+                      env=env, on_update=None if updates is None else updates.append)  # fmt: skip
     return await tool.execute(dict(input), ctx)
 
 
@@ -68,8 +74,18 @@ async def test_a_python_repl_is_driven_like_a_person_would(tmp_path: Path, mode:
         assert "matched" in ready.text, ready.text
         await _call(agent, "terminal_send", id="repl", text="x = 6*7")
         await _call(agent, "terminal_send", id=tid, text="print(x)")
-        answer = await _call(agent, "terminal_wait", id=tid, pattern=r"^42\s*$", timeout=30)
+        updates: list[ToolResult] = []
+        answer = await _call(agent, "terminal_wait", updates, id=tid, pattern=r"^42\s*$",
+                             timeout=30)  # fmt: skip
         assert "matched" in answer.text, answer.text
+        card = answer.render[0]
+        assert isinstance(card, TerminalDescriptor), "a terminal card, not text"
+        assert (card.terminal_id, card.name, card.state) == (tid, "repl", "running")
+        assert ">>> print(x)\n42" in card.screen
+        assert card.server_terminal is None, "no server: the kernel's own pty, no Open in Lab"
+        live = [u.render[0] for u in updates]
+        assert live, "the card is updated while the wait runs (tool_update)"
+        assert all(isinstance(c, TerminalDescriptor) and c.terminal_id == tid for c in live)
         screen = answer.text.split("--- screen ---", 1)[1]
         assert ">>> print(x)\n42" in screen
         assert "\x1b" not in answer.text, "the model reads the rendered screen, not escape bytes"
@@ -126,6 +142,11 @@ async def test_bad_input_is_a_clear_error_and_the_agent_carries_on(tmp_path: Pat
         dead = await _call(agent, "terminal_send", id=tid, text="echo hi")
         assert dead.is_error
         assert "has ended (exit 3)" in dead.text
+        binary = await _call(agent, "terminal_open", command="head -c 3000000 /dev/urandom")
+        flooded = await _call(agent, "terminal_wait", id=binary.details["terminal"], timeout=60)
+        assert "the process ended (exit 0)" in flooded.text, flooded.text[:300]
+        assert "earlier characters of output were dropped" in flooded.text
+        assert len(flooded.text) < 200_000, "a binary flood is capped too"
         silent = await _call(agent, "terminal_open", command="sleep 30")
         waited = await _call(agent, "terminal_wait", id=silent.details["terminal"], pattern="never",
                              timeout=0.5)  # fmt: skip

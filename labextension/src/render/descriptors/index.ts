@@ -6,8 +6,10 @@ import { isDiffDescriptor, renderDiff } from "./diff";
 import { isKvDescriptor, renderKv } from "./kv";
 import { isProgressDescriptor, renderProgress } from "./progress";
 import { isStatusDescriptor, renderStatus } from "./status";
+import { isTerminalDescriptor, renderTerminal } from "./terminal";
 import { isTextDescriptor, renderText } from "./text";
 import { isTreeDescriptor, renderTree } from "./tree";
+import { isWebPageDescriptor, renderWebPage } from "./web-page";
 import type { RenderDescriptor } from "../../wire";
 
 type Renderer = (value: unknown) => HTMLElement | null;
@@ -20,6 +22,8 @@ export const RENDERERS: Readonly<Record<RenderDescriptor["kind"], Renderer>> = {
   tree: (v) => (isTreeDescriptor(v) ? renderTree(v) : null),
   progress: (v) => (isProgressDescriptor(v) ? renderProgress(v) : null),
   status: (v) => (isStatusDescriptor(v) ? renderStatus(v) : null),
+  terminal: (v) => (isTerminalDescriptor(v) ? renderTerminal(v) : null),
+  web_page: (v) => (isWebPageDescriptor(v) ? renderWebPage(v) : null),
 };
 
 export function renderDescriptor(value: unknown): HTMLElement {

@@ -1,0 +1,99 @@
+"""The agent's terminal in Lab: its tool calls render as a terminal card with the screen, "Open
+in Lab" opens Lab's own terminal widget on the same server terminal, what a person types there
+is what the agent's next `terminal_read` shows."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import save_screenshot
+from tests.e2e.lab import LabServer
+from tests.e2e.lab_page import LabPage
+
+pytestmark = pytest.mark.e2e
+
+STEPS: list[dict[str, Any]] = [
+    {"tool_calls": [{"name": "terminal_open",
+                     "input": {"command": "bash --norc -i", "name": "shared"}}]},
+    {"tool_calls": [{"name": "terminal_send",
+                     "input": {"id": "shared", "text": "export PS1='READY> '"}}]},
+    {"tool_calls": [{"name": "terminal_wait",
+                     "input": {"id": "shared", "pattern": "READY> $", "timeout": 60}}]},
+    {"text": "The terminal is open."},
+    {"tool_calls": [{"name": "terminal_read", "input": {"id": "shared"}}]},
+    {"text": "I read what you typed."},
+]  # fmt: skip
+ALLOW = ["Bash(bash --norc -i)", "Bash(export:*)"]
+
+
+@pytest.fixture
+def person(page: Page, lab: LabServer, request: pytest.FixtureRequest) -> Iterator[LabPage]:
+    yield LabPage(page, lab)
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        save_screenshot(page, f"{request.node.name}-failure.png")
+
+
+@pytest.fixture
+def agent(lab: LabServer, tmp_path: Path) -> Iterator[dict[str, Any]]:
+    work = tmp_path / "terminal-work"
+    work.mkdir()
+    script = tmp_path / "terminal-script.json"
+    script.write_text(json.dumps({"name": "terminal", "steps": STEPS}))
+    body = {"cwd": str(work), "model": f"scripted/{script}", "name": "terminal-agent",
+            "permissions": {"allow": ALLOW}}  # fmt: skip
+    made = lab.api("POST", "/shard/api/agents", body)
+    yield made
+    lab.api("DELETE", f"/shard/api/agents/{made['id']}")
+
+
+SCREEN = """() => {
+  const widget = window.jupyterapp.shell.currentWidget;
+  const term = widget && widget.content && widget.content._term;
+  if (!term) return "";
+  const buffer = term.buffer.active, lines = [];
+  for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i).translateToString(true));
+  return lines.join("\\n");
+}"""
+"""What Lab's terminal widget shows (xterm.js draws on a canvas: its buffer, not the DOM)."""
+
+
+def _wait_for_screen(page: Page, text: str) -> None:
+    page.wait_for_function(f"() => ({SCREEN})().includes({json.dumps(text)})", timeout=30_000)
+
+
+def test_open_the_agents_terminal_from_its_card_and_type_into_it(
+    person: LabPage, agent: dict[str, Any], lab: LabServer
+) -> None:
+    person.open()
+    chat = person.open_agent(agent["id"])
+    person.send(chat, "open a terminal")
+    expect(chat).to_contain_text("The terminal is open.", timeout=90_000)
+    card = chat.locator(".shard-terminal").last
+    expect(card.locator(".shard-terminal-screen")).to_contain_text("READY>")
+    expect(card.locator(".shard-terminal-state")).to_have_text("running")
+    names = [t["name"] for t in lab.api("GET", "/api/terminals")]
+    shared = [n for n in names if n.startswith("shard_")]
+    assert len(shared) == 1, names
+    save_screenshot(person.page, "e2e-lab-terminal-1-card.png")
+
+    card.get_by_role("button", name="Open in Lab").click()
+    tab = person.page.locator(".lm-TabBar-tab", has_text=shared[0])
+    expect(tab).to_be_visible(timeout=30_000)
+    _wait_for_screen(person.page, "READY>")
+    person.page.locator(".jp-Terminal:visible .xterm").click()
+    person.page.keyboard.type("echo typed-in-lab-$((6*7))\n")
+    _wait_for_screen(person.page, "typed-in-lab-42")
+    save_screenshot(person.page, "e2e-lab-terminal-2-typed.png")
+
+    person.command("shard:open-agent", {"agent": agent["id"]})
+    person.send(chat, "what did I type?")
+    expect(chat).to_contain_text("I read what you typed.", timeout=90_000)
+    read = chat.locator(".shard-terminal").last
+    expect(read.locator(".shard-terminal-screen")).to_contain_text("typed-in-lab-42")
