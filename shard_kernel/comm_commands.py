@@ -7,6 +7,7 @@ Every command is validated with the protocol's pydantic models; a bad one is ans
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -24,6 +25,7 @@ from shard_core.protocol.commands import (
     SyncCommand,
     UiResponseCommand,
 )
+from shard_core.types import ImageBlock
 from shard_core.types.errors import ShardError
 from shard_kernel.agent_commands import run_common, run_slash_command
 
@@ -176,12 +178,12 @@ class CommCommands:
         assert agent is not None
         if agent.session.running:
             return CommandReply(command="prompt", ok=False, message="a turn is already running")
-        self._spawn(self._background_turn(command.text))
+        self._spawn(self._background_turn(command.text, command.images))
         return CommandReply(command="prompt", ok=True, message="started")
 
-    async def _background_turn(self, text: str) -> None:
+    async def _background_turn(self, text: str, images: Sequence[ImageBlock] = ()) -> None:
         agent = await self.kernel.ready_agent()
-        await agent.run(text)
+        await agent.run(text, images)
 
     async def _relay_ask(self, command: RelayAskCommand) -> CommandReply:
         """A question for this agent's people from the gateway (a subagent's ask): asked like

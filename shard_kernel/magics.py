@@ -24,6 +24,7 @@ from IPython.display import display
 from shard_core.engine.plurals import counted
 from shard_core.protocol.events import TurnEndEvent
 from shard_core.types.errors import ConfigError, ShardError
+from shard_kernel import cell_agent  # noqa: F401  (the Lab's cell actions look for it)
 from shard_kernel.inprocess import InProcessAgent
 from shard_kernel.magic_context import (
     InjectError,

@@ -2,6 +2,7 @@
 export type {
   AgentInfo,
   AssistantMessage,
+  CellEditDescriptor,
   ChangesReview,
   Command,
   CommandOutputEvent,
@@ -20,6 +21,7 @@ export type {
   PermissionResolvedEvent,
   PermissionResponseCommand,
   ProgressDescriptor,
+  PromptCommand,
   RenderDescriptor,
   ReviewCell,
   ReviewFile,

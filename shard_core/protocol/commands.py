@@ -5,10 +5,10 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, field_validator
 
 from shard_core.protocol.events import AgentStatus, Event, PermissionRequestEvent, UiRequestEvent
-from shard_core.types import ContextKind, WireModel
+from shard_core.types import ContextKind, ImageBlock, WireModel
 
 ClientRole = Literal["interactive", "observer"]
 LABEL_MAX = 60
@@ -46,9 +46,23 @@ class _Command(WireModel):
     id: str | None = Field(default=None, description="echoed in the reply, for correlation")
 
 
+PROMPT_IMAGES_MAX = 8
+
+
 class PromptCommand(_Command):
     type: Literal["prompt"] = "prompt"
     text: str = Field(min_length=1)
+    images: list[ImageBlock] = Field(
+        default_factory=list[ImageBlock],
+        description=f"images that go with the text (a cell's plots), at most {PROMPT_IMAGES_MAX}",
+    )
+
+    @field_validator("images")
+    @classmethod
+    def _few_images(cls, images: list[ImageBlock]) -> list[ImageBlock]:
+        if len(images) > PROMPT_IMAGES_MAX:
+            raise ValueError(f"{len(images)} images: at most {PROMPT_IMAGES_MAX} go with a prompt")
+        return images
 
 
 class SteerCommand(_Command):

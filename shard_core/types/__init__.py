@@ -37,6 +37,7 @@ from shard_core.types.provider import (
 )
 from shard_core.types.render import (
     RENDER_VERSION,
+    CellEditDescriptor,
     DiffDescriptor,
     Hunk,
     KvDescriptor,
@@ -92,6 +93,7 @@ __all__ = [
     "AssistantBlock",
     "AssistantMessage",
     "BashBlock",
+    "CellEditDescriptor",
     "CheckpointDetails",
     "CheckpointEntry",
     "CompactionDetails",

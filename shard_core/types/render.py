@@ -104,6 +104,27 @@ class WebPageDescriptor(WireModel):
     text: str = ""
 
 
+class CellEditDescriptor(WireModel):
+    """A change to one notebook cell the agent proposes and a person accepts or rejects.
+
+    Nothing is written when it is made: a client that can reach the open notebook applies
+    `source` to cell `cell_id` on Accept, but only while the cell still reads `base`; a cell
+    changed since (or a `base` of None: the cell was not in the notebook the agent read) is
+    diffed again against what it holds now and asked again, never overwritten blindly."""
+
+    kind: Literal["cell_edit"] = "cell_edit"
+    version: int = RENDER_VERSION
+    proposal_id: str = Field(min_length=1, max_length=80)
+    path: str = Field(description="the notebook as the agent names it (relative to its cwd)")
+    file: str = Field(description="the notebook's absolute path, for clients that open it")
+    cell_id: str = Field(min_length=1, max_length=64)
+    cell_type: Literal["code", "markdown", "raw"] = "code"
+    base: str | None = Field(description="the cell's source the proposal was made against")
+    source: str = Field(description="the cell's whole proposed source")
+    hunks: list[Hunk] = Field(description="base -> source (empty base when base is None)")
+    summary: str = Field(default="", max_length=2000, description="why, in a sentence or two")
+
+
 RenderDescriptor = Annotated[
     TextDescriptor
     | KvDescriptor
@@ -112,6 +133,7 @@ RenderDescriptor = Annotated[
     | ProgressDescriptor
     | StatusDescriptor
     | TerminalDescriptor
-    | WebPageDescriptor,
+    | WebPageDescriptor
+    | CellEditDescriptor,
     Field(discriminator="kind"),
 ]

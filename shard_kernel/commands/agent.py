@@ -137,7 +137,7 @@ class StdioAgent:
         if isinstance(command, PromptCommand):
             if session.running:
                 return CommandReply(command="prompt", ok=False, message="a turn is running")
-            self._spawn(agent.run(command.text))
+            self._spawn(agent.run(command.text, command.images))
             return None
         if isinstance(command, SlashCommand):  # its command_output event goes out too
             self._spawn(self._slash(agent, command))

@@ -2,11 +2,11 @@
 
     create_agent(..., extensions=[notebook_extension()])
 
-It registers notebook_read, notebook_edit, notebook_run, python_exec, python_inspect and
-kernel_restart around one WorkspaceKernel (started on first use inside the agent's sandbox, shut
-down with the agent), the `/kernel` command, and — when a notebook was handed over
-(`%shard new --notebook this`) — a prompt section that names it and says whose kernel the code
-runs in.
+It registers notebook_read, notebook_edit, propose_cell_edit, notebook_run, python_exec,
+python_inspect and kernel_restart around one WorkspaceKernel (started on first use inside the
+agent's sandbox, shut down with the agent), the `/kernel` command, and — when a notebook was
+handed over (`%shard new --notebook this`) — a prompt section that names it and says whose
+kernel the code runs in.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from shard_kernel.notebook_tools.exec_tools import (
     PythonExecTool,
     PythonInspectTool,
 )
+from shard_kernel.notebook_tools.propose_tool import ProposeCellEditTool
 from shard_kernel.notebook_tools.read_tool import NotebookReadTool
 from shard_kernel.notebook_tools.shared_doc import SharedNotebooks
 from shard_kernel.notebook_tools.store import NotebookStore
@@ -38,7 +39,7 @@ EXTENSION_NAME = "shard.notebook"
 KERNEL_USAGE = "usage: /kernel [status|restart|interrupt]"
 TOOL_TYPES = (
     NotebookReadTool, NotebookEditTool, NotebookRunTool, PythonExecTool, PythonInspectTool,
-    KernelRestartTool,
+    KernelRestartTool, ProposeCellEditTool,
 )  # fmt: skip
 
 
@@ -65,6 +66,7 @@ def notebook_extension(
         store = NotebookStore(shared)
         api.register_tool(NotebookReadTool(chosen, store))
         api.register_tool(NotebookEditTool(chosen, store, on_saved))
+        api.register_tool(ProposeCellEditTool(chosen, store))
         api.register_tool(NotebookRunTool(kernel, chosen, store, on_saved))
         api.register_tool(PythonExecTool(kernel, chosen))
         api.register_tool(PythonInspectTool(kernel))

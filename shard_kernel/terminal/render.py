@@ -29,6 +29,7 @@ from shard_core.protocol.events import (
     UsageEvent,
 )
 from shard_core.types import (
+    CellEditDescriptor,
     DiffDescriptor,
     KvDescriptor,
     ProgressDescriptor,
@@ -174,6 +175,10 @@ class TerminalRenderer:
         if isinstance(d, StatusDescriptor):
             tone = {"error": "red", "warn": "yellow", "success": "green"}.get(d.tone, "blue")
             return [self.style(d.label, tone)]
+        if isinstance(d, CellEditDescriptor):
+            where = f"{d.path} · cell {d.cell_id} (proposed, not applied)"
+            summary = [terminal_safe(row) for row in d.summary.splitlines()]
+            return summary + self._diff(DiffDescriptor(path=where, hunks=d.hunks))
         if isinstance(d, TerminalDescriptor):
             lab = f" · in Lab: {d.server_terminal}" if d.server_terminal else ""
             head = f"terminal {d.terminal_id} ({d.name}): {d.command} — {d.state}{lab}"

@@ -81,6 +81,11 @@ export class AgentChat extends Widget {
     this.updateTitle(this.directory.find(agentId));
   }
 
+  /** Whether the chat is attached to the agent's kernel (commands sent now reach it). */
+  get attached(): boolean {
+    return this.agent !== null;
+  }
+
   /** Attaches (starting the agent's kernel when it is stopped). */
   async open(): Promise<void> {
     if (this.connecting) return;

@@ -15,6 +15,7 @@ import type { AgentInfo } from "../wire";
 import { AgentDirectory } from "./agent-directory";
 import { AgentsPanel } from "./agents-panel";
 import { AgentChat } from "./chat-widget";
+import { installCellActions } from "./cell-actions";
 import { diskSyncPlugin } from "./disk-sync";
 import { kernelAgents, SHARD_KERNEL } from "./kernel-agents";
 import { addLiveStrip } from "./notebook-live";
@@ -191,6 +192,7 @@ function activate(
     },
   });
   app.contextMenu.addItem({ command: COMMANDS.sendOutput, selector: OUTPUT_SELECTOR, rank: 40 });
+  if (tracker) installCellActions(app, { tracker, directory, docManager, openChat });
   const inPalette = Object.values(COMMANDS).filter((c) => c !== COMMANDS.sendOutput);
   if (palette) for (const command of inPalette) palette.addItem({ command, category: CATEGORY });
   app.docRegistry.addWidgetExtension("Notebook", {

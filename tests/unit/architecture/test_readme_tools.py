@@ -17,6 +17,7 @@ from shard_kernel.notebook_tools.exec_tools import (
     PythonExecTool,
     PythonInspectTool,
 )
+from shard_kernel.notebook_tools.propose_tool import ProposeCellEditTool
 from shard_kernel.notebook_tools.read_tool import NotebookReadTool
 
 README = Path(__file__).resolve().parents[3] / "README.md"
@@ -40,6 +41,7 @@ async def test_the_readme_names_every_bundled_tool(
         NotebookRunTool,
         PythonInspectTool,
         KernelRestartTool,
+        ProposeCellEditTool,
     )
     text = README.read_text()
     named = set(re.findall(r"`([a-z_]+)`", text))

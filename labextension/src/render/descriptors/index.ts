@@ -2,6 +2,7 @@
 import { h } from "../dom";
 import { isRecord } from "../guards";
 import { renderJson } from "../json-text";
+import { isCellEditDescriptor, renderCellEdit } from "./cell-edit";
 import { isDiffDescriptor, renderDiff } from "./diff";
 import { isKvDescriptor, renderKv } from "./kv";
 import { isProgressDescriptor, renderProgress } from "./progress";
@@ -22,6 +23,7 @@ export const RENDERERS: Readonly<Record<RenderDescriptor["kind"], Renderer>> = {
   tree: (v) => (isTreeDescriptor(v) ? renderTree(v) : null),
   progress: (v) => (isProgressDescriptor(v) ? renderProgress(v) : null),
   status: (v) => (isStatusDescriptor(v) ? renderStatus(v) : null),
+  cell_edit: (v) => (isCellEditDescriptor(v) ? renderCellEdit(v) : null),
   terminal: (v) => (isTerminalDescriptor(v) ? renderTerminal(v) : null),
   web_page: (v) => (isWebPageDescriptor(v) ? renderWebPage(v) : null),
 };

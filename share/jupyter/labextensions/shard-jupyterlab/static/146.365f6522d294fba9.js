@@ -1,4 +1,46 @@
-"use strict";(self.rspackChunkshard_jupyterlab=self.rspackChunkshard_jupyterlab||[]).push([[146],{964(r,a,e){var o=e(601),d=e.n(o),s=e(314),t=(e.n(s))()(d());t.push([r.id,`/* Shard widgets and renderers. Colours come from JupyterLab's theme variables, with fallbacks
+"use strict";(self.rspackChunkshard_jupyterlab=self.rspackChunkshard_jupyterlab||[]).push([[146],{876(r,a,e){var d=e(601),o=e.n(d),s=e(314),t=(e.n(s))()(o());t.push([r.id,`/* Cell actions (Fix with Shard, Explain, Ask Shard) and the proposed cell change they bring back. */
+.shard-cell-edit {
+  border: 1px solid var(--shard-border, #d0d0d0);
+  border-left: 3px solid var(--shard-accent, #1976d2);
+  border-radius: 4px;
+  padding: 6px 8px;
+  display: flex;
+  flex-direction: column;
+  gap: 6px;
+}
+.shard-cell-edit-title {
+  font-weight: 600;
+}
+.shard-cell-edit-summary {
+  color: var(--shard-muted, #616161);
+  white-space: pre-wrap;
+}
+.shard-cell-edit-actions {
+  display: flex;
+  gap: 6px;
+}
+.shard-cell-edit-actions:empty {
+  display: none;
+}
+.shard-cell-edit[data-state="applied"] {
+  border-left-color: var(--shard-success, #388e3c);
+}
+.shard-cell-edit[data-state="rejected"] {
+  border-left-color: var(--shard-muted, #616161);
+  opacity: 0.8;
+}
+.shard-cell-action-bar {
+  display: flex;
+  gap: 6px;
+  padding: 2px 0 4px;
+}
+.shard-cell-action-bar .shard-button {
+  font-size: var(--jp-ui-font-size0, 11px);
+}
+.jp-Cell > .shard-cell-action-bar {
+  padding-left: calc(var(--jp-cell-collapser-width, 8px) + var(--jp-cell-prompt-width, 64px));
+}
+`,""]),e.d(a,{},{A:t})},964(r,a,e){var d=e(601),o=e.n(d),s=e(314),t=e.n(s),i=e(876),n=t()(o());n.i(i.A),n.push([r.id,`/* Shard widgets and renderers. Colours come from JupyterLab's theme variables, with fallbacks
    for hosts that do not define them (classic Notebook, VS Code). */
 .shard-widget {
   --shard-fg: var(--jp-ui-font-color1, #1f1f1f);
@@ -1042,4 +1084,4 @@
   font-size: 0.9em;
   overflow-wrap: anywhere;
 }
-`,""]),e.d(a,{},{A:t})},314(r){r.exports=function(r){var a=[];return a.toString=function(){return this.map(function(a){var e="",o=void 0!==a[5];return a[4]&&(e+="@supports (".concat(a[4],") {")),a[2]&&(e+="@media ".concat(a[2]," {")),o&&(e+="@layer".concat(a[5].length>0?" ".concat(a[5]):""," {")),e+=r(a),o&&(e+="}"),a[2]&&(e+="}"),a[4]&&(e+="}"),e}).join("")},a.i=function(r,e,o,d,s){"string"==typeof r&&(r=[[null,r,void 0]]);var t={};if(o)for(var i=0;i<this.length;i++){var n=this[i][0];null!=n&&(t[n]=!0)}for(var h=0;h<r.length;h++){var l=[].concat(r[h]);o&&t[l[0]]||(void 0!==s&&(void 0===l[5]||(l[1]="@layer".concat(l[5].length>0?" ".concat(l[5]):""," {").concat(l[1],"}")),l[5]=s),e&&(l[2]&&(l[1]="@media ".concat(l[2]," {").concat(l[1],"}")),l[2]=e),d&&(l[4]?(l[1]="@supports (".concat(l[4],") {").concat(l[1],"}"),l[4]=d):l[4]="".concat(d)),a.push(l))}},a}},601(r){r.exports=function(r){return r[1]}},913(r,a,e){e.r(a);var o=e(72),d=e.n(o),s=e(825),t=e.n(s),i=e(659),n=e.n(i),h=e(56),l=e.n(h),p=e(540),c=e.n(p),f=e(113),g=e.n(f),u=e(964),x={};x.styleTagTransform=g(),x.setAttributes=l(),x.insert=n().bind(null,"head"),x.domAPI=t(),x.insertStyleElement=c(),d()(u.A,x);let m=u.A&&u.A.locals?u.A.locals:void 0;e.d(a,{},{default:m})},72(r){var a=[];function e(r){for(var e=-1,o=0;o<a.length;o++)if(a[o].identifier===r){e=o;break}return e}function o(r,o){for(var d={},s=[],t=0;t<r.length;t++){var i=r[t],n=o.base?i[0]+o.base:i[0],h=d[n]||0,l="".concat(n," ").concat(h);d[n]=h+1;var p=e(l),c={css:i[1],media:i[2],sourceMap:i[3],supports:i[4],layer:i[5]};if(-1!==p)a[p].references++,a[p].updater(c);else{var f=function(r,a){var e=a.domAPI(a);return e.update(r),function(a){a?(a.css!==r.css||a.media!==r.media||a.sourceMap!==r.sourceMap||a.supports!==r.supports||a.layer!==r.layer)&&e.update(r=a):e.remove()}}(c,o);o.byIndex=t,a.splice(t,0,{identifier:l,updater:f,references:1})}s.push(l)}return s}r.exports=function(r,d){var s=o(r=r||[],d=d||{});return function(r){r=r||[];for(var t=0;t<s.length;t++){var i=e(s[t]);a[i].references--}for(var n=o(r,d),h=0;h<s.length;h++){var l=e(s[h]);0===a[l].references&&(a[l].updater(),a.splice(l,1))}s=n}}},659(r){var a={};r.exports=function(r,e){var o=function(r){if(void 0===a[r]){var e=document.querySelector(r);if(window.HTMLIFrameElement&&e instanceof window.HTMLIFrameElement)try{e=e.contentDocument.head}catch(r){e=null}a[r]=e}return a[r]}(r);if(!o)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");o.appendChild(e)}},540(r){r.exports=function(r){var a=document.createElement("style");return r.setAttributes(a,r.attributes),r.insert(a,r.options),a}},56(r,a,e){r.exports=function(r){var a=e.nc;a&&r.setAttribute("nonce",a)}},825(r){r.exports=function(r){if("u"<typeof document)return{update:function(){},remove:function(){}};var a=r.insertStyleElement(r);return{update:function(e){var o,d,s;o="",e.supports&&(o+="@supports (".concat(e.supports,") {")),e.media&&(o+="@media ".concat(e.media," {")),(d=void 0!==e.layer)&&(o+="@layer".concat(e.layer.length>0?" ".concat(e.layer):""," {")),o+=e.css,d&&(o+="}"),e.media&&(o+="}"),e.supports&&(o+="}"),(s=e.sourceMap)&&"u">typeof btoa&&(o+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(s))))," */")),r.styleTagTransform(o,a,r.options)},remove:function(){var r;null===(r=a).parentNode||r.parentNode.removeChild(r)}}}},113(r){r.exports=function(r,a){if(a.styleSheet)a.styleSheet.cssText=r;else{for(;a.firstChild;)a.removeChild(a.firstChild);a.appendChild(document.createTextNode(r))}}}}]);
+`,""]),e.d(a,{},{A:n})},314(r){r.exports=function(r){var a=[];return a.toString=function(){return this.map(function(a){var e="",d=void 0!==a[5];return a[4]&&(e+="@supports (".concat(a[4],") {")),a[2]&&(e+="@media ".concat(a[2]," {")),d&&(e+="@layer".concat(a[5].length>0?" ".concat(a[5]):""," {")),e+=r(a),d&&(e+="}"),a[2]&&(e+="}"),a[4]&&(e+="}"),e}).join("")},a.i=function(r,e,d,o,s){"string"==typeof r&&(r=[[null,r,void 0]]);var t={};if(d)for(var i=0;i<this.length;i++){var n=this[i][0];null!=n&&(t[n]=!0)}for(var l=0;l<r.length;l++){var h=[].concat(r[l]);d&&t[h[0]]||(void 0!==s&&(void 0===h[5]||(h[1]="@layer".concat(h[5].length>0?" ".concat(h[5]):""," {").concat(h[1],"}")),h[5]=s),e&&(h[2]&&(h[1]="@media ".concat(h[2]," {").concat(h[1],"}")),h[2]=e),o&&(h[4]?(h[1]="@supports (".concat(h[4],") {").concat(h[1],"}"),h[4]=o):h[4]="".concat(o)),a.push(h))}},a}},601(r){r.exports=function(r){return r[1]}},913(r,a,e){e.r(a);var d=e(72),o=e.n(d),s=e(825),t=e.n(s),i=e(659),n=e.n(i),l=e(56),h=e.n(l),p=e(540),c=e.n(p),f=e(113),g=e.n(f),x=e(964),u={};u.styleTagTransform=g(),u.setAttributes=h(),u.insert=n().bind(null,"head"),u.domAPI=t(),u.insertStyleElement=c(),o()(x.A,u);let m=x.A&&x.A.locals?x.A.locals:void 0;e.d(a,{},{default:m})},72(r){var a=[];function e(r){for(var e=-1,d=0;d<a.length;d++)if(a[d].identifier===r){e=d;break}return e}function d(r,d){for(var o={},s=[],t=0;t<r.length;t++){var i=r[t],n=d.base?i[0]+d.base:i[0],l=o[n]||0,h="".concat(n," ").concat(l);o[n]=l+1;var p=e(h),c={css:i[1],media:i[2],sourceMap:i[3],supports:i[4],layer:i[5]};if(-1!==p)a[p].references++,a[p].updater(c);else{var f=function(r,a){var e=a.domAPI(a);return e.update(r),function(a){a?(a.css!==r.css||a.media!==r.media||a.sourceMap!==r.sourceMap||a.supports!==r.supports||a.layer!==r.layer)&&e.update(r=a):e.remove()}}(c,d);d.byIndex=t,a.splice(t,0,{identifier:h,updater:f,references:1})}s.push(h)}return s}r.exports=function(r,o){var s=d(r=r||[],o=o||{});return function(r){r=r||[];for(var t=0;t<s.length;t++){var i=e(s[t]);a[i].references--}for(var n=d(r,o),l=0;l<s.length;l++){var h=e(s[l]);0===a[h].references&&(a[h].updater(),a.splice(h,1))}s=n}}},659(r){var a={};r.exports=function(r,e){var d=function(r){if(void 0===a[r]){var e=document.querySelector(r);if(window.HTMLIFrameElement&&e instanceof window.HTMLIFrameElement)try{e=e.contentDocument.head}catch(r){e=null}a[r]=e}return a[r]}(r);if(!d)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");d.appendChild(e)}},540(r){r.exports=function(r){var a=document.createElement("style");return r.setAttributes(a,r.attributes),r.insert(a,r.options),a}},56(r,a,e){r.exports=function(r){var a=e.nc;a&&r.setAttribute("nonce",a)}},825(r){r.exports=function(r){if("u"<typeof document)return{update:function(){},remove:function(){}};var a=r.insertStyleElement(r);return{update:function(e){var d,o,s;d="",e.supports&&(d+="@supports (".concat(e.supports,") {")),e.media&&(d+="@media ".concat(e.media," {")),(o=void 0!==e.layer)&&(d+="@layer".concat(e.layer.length>0?" ".concat(e.layer):""," {")),d+=e.css,o&&(d+="}"),e.media&&(d+="}"),e.supports&&(d+="}"),(s=e.sourceMap)&&"u">typeof btoa&&(d+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(s))))," */")),r.styleTagTransform(d,a,r.options)},remove:function(){var r;null===(r=a).parentNode||r.parentNode.removeChild(r)}}}},113(r){r.exports=function(r,a){if(a.styleSheet)a.styleSheet.cssText=r;else{for(;a.firstChild;)a.removeChild(a.firstChild);a.appendChild(document.createTextNode(r))}}}}]);

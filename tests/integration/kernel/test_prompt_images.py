@@ -1,0 +1,43 @@
+"""A prompt over the comm with images (a cell action's plots): the user message carries them as
+image blocks next to the text; too many is a clear refusal and starts no turn."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from tests.integration.kernel.agent_client import AgentClient
+from tests.integration.kernel.conftest import StartKernel
+
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
+    "nGNgYGD4DwABBAEAHnOcQAAAAABJRU5ErkJggg=="
+)
+
+
+def test_a_prompt_with_images_reaches_the_log_as_image_blocks(
+    start_kernel: StartKernel, workspace: Path
+) -> None:
+    _, kc = start_kernel([{"text": "a single pixel"}])
+    client = AgentClient(kc, "client-a")
+    client.attach(label="alice")
+    image = {"type": "image", "media_type": "image/png", "data": PNG}
+
+    refused = client.command({"type": "prompt", "id": "p0", "text": "x", "images": [image] * 9})
+    assert refused["ok"] is False
+    assert "at most 8 go with a prompt" in refused["message"]
+
+    reply = client.command(
+        {"type": "prompt", "id": "p1", "text": "what is this?", "images": [image]}
+    )
+    assert (reply["ok"], reply["message"]) == (True, "started")
+    client.wait_event("turn_end")
+    home = Path(os.environ["SHARD_HOME"]) / "agents" / "agent-test" / "sessions"
+    [log] = list(home.glob("*.jsonl"))
+    users = [
+        json.loads(line)["details"]["message"]["content"]
+        for line in log.read_text().splitlines()
+        if '"role":"user"' in line.replace(" ", "")
+    ]
+    assert users == [[{"type": "text", "text": "what is this?"}, image]]
