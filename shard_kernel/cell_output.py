@@ -27,6 +27,7 @@ from typing import Any
 from shard_core.protocol.events import (
     Event,
     GoalUpdateEvent,
+    HookRunEvent,
     MessageCompleteEvent,
     MessageDeltaEvent,
     PermissionRequestEvent,
@@ -42,6 +43,8 @@ from shard_kernel.terminal.render import (
     TerminalRenderer,
     format_usage,
     goal_line,
+    hook_run_text,
+    hook_tone,
     resolved_text,
 )
 
@@ -96,8 +99,8 @@ class CellOutput:
             self._resolved(event)
         elif isinstance(event, TurnEndEvent):
             self._usage(event)
-        elif isinstance(event, GoalUpdateEvent):
-            self._goal(event)
+        elif isinstance(event, GoalUpdateEvent | HookRunEvent):
+            self._notice(event)
 
     def finish(self) -> None:
         """The cell ends (the turn ended, failed or was stopped): what is shown only live lands."""
@@ -239,6 +242,21 @@ class CellOutput:
                 "text/plain": label,
             }
         )
+
+    def _notice(self, event: GoalUpdateEvent | HookRunEvent) -> None:
+        """A line about the agent, not the conversation: a goal's change, a hook's run."""
+        if isinstance(event, GoalUpdateEvent):
+            self._goal(event)
+        else:
+            self._hook_run(event)
+
+    def _hook_run(self, event: HookRunEvent) -> None:
+        """A small card: which hook ran for which event, how it ended, what it decided."""
+        self._finish_text()
+        text = hook_run_text(event.run)
+        descriptor = StatusDescriptor(label=text, tone=hook_tone(event.run))
+        payload = render_payload([descriptor], event=event.model_dump(mode="json"))
+        self._display({RENDER_MIME: payload, "text/plain": text})
 
     def _usage(self, event: TurnEndEvent) -> None:
         self._finish_text()

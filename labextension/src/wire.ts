@@ -10,6 +10,8 @@ export type {
   DiffDescriptor,
   Event,
   GoalUpdateEvent,
+  HookRunCheckpoint,
+  HookRunEvent,
   Hunk,
   ImageBlock,
   KvDescriptor,

@@ -32,13 +32,13 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from shard_core.engine.extension_events import Handler
 from shard_core.protocol.events import TurnEndEvent
-from shard_core.types import JsonObject, ToolResult, Usage
+from shard_core.types import HookRunCheckpoint, JsonObject, ToolResult, Usage
 
 log = logging.getLogger("shard.extensions")
 
@@ -66,6 +66,10 @@ class HookPlace:
     turn_id: str | None = None
     parent_agent_id: str | None = None
     """set for a subagent (its Stop is a SubagentStop)"""
+    report: Callable[[HookRunCheckpoint], None] | None = field(
+        default=None, compare=False, repr=False
+    )
+    """logs a command hook's run and shows it to every client (`hook_run`)"""
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ from shard_core.protocol.events import (
     ContextInjectedEvent,
     ErrorEvent,
     Event,
+    HookRunEvent,
     PermissionRequestEvent,
     PermissionResolvedEvent,
     StatusEvent,
@@ -59,6 +60,7 @@ from shard_core.types import (
     CheckpointEntry,
     CompactionEntry,
     ContextKind,
+    HookRunCheckpoint,
     ImageBlock,
     InjectedContext,
     MessageDetails,
@@ -385,7 +387,15 @@ class AgentSession:
             cwd=str(self.config.cwd),
             turn_id=turn_id,
             parent_agent_id=self.config.parent_agent_id,
+            report=self.record_hook_run,
         )
+
+    def record_hook_run(self, run: HookRunCheckpoint) -> None:
+        """A hook's run, in the log and as a `hook_run` event (both redacted at their door)."""
+        entry = self.store.append(CheckpointEntry, run)
+        if not self.running:
+            self.store.sync()
+        self.events.emit(HookRunEvent, entry_id=entry.id, run=run)
 
     # ------------------------------------------------------------ the turn
 

@@ -13,6 +13,7 @@ from pydantic import Field
 from shard_core.types import (
     AssistantMessage,
     ContextKind,
+    HookRunCheckpoint,
     JsonObject,
     RenderDescriptor,
     ToolCallBlock,
@@ -306,6 +307,15 @@ class GoalUpdateEvent(_Event):
     message: str = ""
 
 
+class HookRunEvent(_Event):
+    """A command hook ran (docs/HOOKS.md); `entry_id` is its `hook_run` checkpoint in the log.
+    Every client shows it as a small card in the transcript."""
+
+    type: Literal["hook_run"] = "hook_run"
+    entry_id: str
+    run: HookRunCheckpoint
+
+
 AGENT_START_FAILED = "agent_start_failed"
 """`ErrorEvent.code` when a kernel's agent cannot start (the gateway then lists it as failed)."""
 
@@ -340,7 +350,8 @@ Event = Annotated[
     | SteerReceiptEvent
     | ContextInjectedEvent
     | CommandOutputEvent
-    | GoalUpdateEvent,
+    | GoalUpdateEvent
+    | HookRunEvent,
     Field(discriminator="type"),
 ]
 
@@ -379,4 +390,5 @@ EVENT_TYPES: tuple[str, ...] = (
     "context_injected",
     "command_output",
     "goal_update",
+    "hook_run",
 )

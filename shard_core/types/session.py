@@ -231,6 +231,31 @@ class FilesCheckpoint(WireModel):
     )
 
 
+HookDecision = Literal[
+    "none", "block", "deny", "allow", "ask", "updated_input", "context", "continue", "stop", "error"
+]
+
+
+class HookRunCheckpoint(WireModel):
+    """One command hook's run (docs/HOOKS.md): what ran for which event, how it ended, what it
+    decided. Every client shows it as a small card (the `hook_run` event carries it)."""
+
+    kind: Literal["hook_run"] = "hook_run"
+    event: str = Field(description="the Claude Code event name, e.g. PreToolUse")
+    command: str
+    source: str = Field(description="where the hook is configured: config.json or a file")
+    tool: str | None = None
+    tool_call_id: str | None = None
+    turn_id: str | None = None
+    exit_code: int | None = Field(default=None, description="None: timed out or never started")
+    timed_out: bool = False
+    duration_ms: float = Field(ge=0)
+    decision: HookDecision
+    reason: str | None = Field(default=None, description="a block's, deny's or stop's reason")
+    system_message: str | None = Field(default=None, description="the hook's note for the user")
+    sandboxed: bool = False
+
+
 CheckpointDetails = Annotated[
     ModeCheckpoint
     | PlanCheckpoint
@@ -239,7 +264,8 @@ CheckpointDetails = Annotated[
     | TitleCheckpoint
     | GoalCheckpoint
     | TodosCheckpoint
-    | FilesCheckpoint,
+    | FilesCheckpoint
+    | HookRunCheckpoint,
     Field(discriminator="kind"),
 ]
 

@@ -4,7 +4,7 @@ A streamed text or thinking delta is an `agent_message_chunk` / `agent_thought_c
 call is a `tool_call` (its ACP kind as its tool declares it, a title, the paths it touches, the
 raw input); a running tool's partial result and its final result are `tool_call_update`s whose
 content is the text, a `diff` (old and new text) for each file it changed, and for bash the
-command above its output. Usage becomes a `usage_update`.
+command above its output. Usage becomes a `usage_update`; a hook's run a finished `tool_call`.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from shard_core.contracts import Tool
 from shard_core.contracts.tool import tool_kind
 from shard_core.protocol.events import (
     Event,
+    HookRunEvent,
     MessageDeltaEvent,
     ToolCallEvent,
     ToolResultEvent,
@@ -42,6 +43,7 @@ from shard_core.protocol.events import (
 )
 from shard_core.types import DiffDescriptor, JsonObject, RenderDescriptor, ToolResult
 from shard_core.types.session import PlanCheckpoint, TodoItem
+from shard_kernel.terminal.render import hook_run_text
 
 Update = (
     AgentMessageChunk
@@ -198,6 +200,8 @@ class UpdateMapper:
             self.inputs.pop(event.tool_call_id, None)
             todos = todos_update(event)
             return [update] if todos is None else [update, todos]
+        if isinstance(event, HookRunEvent):
+            return [hook_card(event)]
         if isinstance(event, UsageEvent) and event.context_window:
             return [
                 UsageUpdate(
@@ -222,6 +226,25 @@ class UpdateMapper:
             content=result_content(name, input, result, self.cwd),
             raw_output=raw,
         )
+
+
+def hook_card(event: HookRunEvent) -> ToolCallStart:
+    """A hook's run as a finished tool call of kind `other` (what an ACP host draws as a card):
+    its title names the event and the command, its content says how it ended."""
+    run = event.run
+    title = f"hook {run.event}: {run.command}"
+    if len(title) > _TITLE_LIMIT:
+        title = title[:_TITLE_LIMIT] + "…"
+    text = TextContentBlock(type="text", text=hook_run_text(run))
+    return ToolCallStart(
+        session_update="tool_call",
+        tool_call_id=f"hook-{event.entry_id}",
+        title=title,
+        kind="other",
+        status="failed" if run.decision == "error" else "completed",
+        content=[ContentToolCallContent(type="content", content=text)],
+        raw_input=run.model_dump(mode="json", exclude_none=True),
+    )
 
 
 ACP_STATUS: dict[str, Literal["pending", "in_progress", "completed"]] = {

@@ -29,6 +29,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "rules",
     "extensions",
     "mcp",
+    "hooks",
     "install-kernel",
 )
 """Module names under shard_kernel.commands, in the order `shard --help` lists them."""
@@ -56,6 +57,7 @@ SUMMARIES: dict[str, str] = {
     "rules": "inspect permission rules",
     "extensions": "list extensions",
     "mcp": "list and test MCP servers",
+    "hooks": "list command hooks or run one against a sample event",
     "install-kernel": "install the shard kernelspec",
 }
 """Each subcommand's `help=` as its module registers it (a test keeps the two the same)."""

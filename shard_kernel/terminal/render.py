@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TextIO
+from typing import Literal, TextIO
 
 from shard_core.engine.plurals import counted
 from shard_core.protocol.events import (
@@ -16,6 +16,7 @@ from shard_core.protocol.events import (
     ErrorEvent,
     Event,
     GoalUpdateEvent,
+    HookRunEvent,
     MessageCompleteEvent,
     MessageDeltaEvent,
     PermissionRequestEvent,
@@ -31,6 +32,7 @@ from shard_core.protocol.events import (
 from shard_core.types import (
     CellEditDescriptor,
     DiffDescriptor,
+    HookRunCheckpoint,
     KvDescriptor,
     ProgressDescriptor,
     RenderDescriptor,
@@ -129,6 +131,10 @@ class TerminalRenderer:
             return None
         if isinstance(event, TurnEndEvent):
             return self.style(f"— {event.reason} · {format_usage(event.usage)}", "dim")
+        return self._note(event)
+
+    def _note(self, event: Event) -> str | None:
+        """The lines about the agent rather than the conversation."""
         if isinstance(event, CompactionEvent):
             return self.style(
                 f"⟳ compacted {counted(event.entries_folded, 'entry')}: "
@@ -147,6 +153,9 @@ class TerminalRenderer:
             return self.style(f"◎ {goal_line(event)}", tone)
         if isinstance(event, RewindEvent):
             return self.style(f"↺ {rewind_line(event)}", "yellow" if event.failed else "blue")
+        if isinstance(event, HookRunEvent):
+            tone = {"error": "red", "warn": "yellow"}.get(hook_tone(event.run), "dim")
+            return self.style(f"⚓ {hook_run_text(event.run)}", tone)
         return None
 
     def result_text(self, event: ToolResultEvent) -> str:
@@ -229,6 +238,31 @@ def resolved_text(event: PermissionResolvedEvent) -> str:
     kind = _BY_RULE.get(event.source)
     who = f"{kind} {event.rule}" if kind and event.rule else event.decided_by
     return f"{verb} by {who}"
+
+
+HookTone = Literal["info", "warn", "error"]
+_HOOK_TONES: dict[str, HookTone] = {
+    "block": "warn", "deny": "warn", "stop": "warn", "continue": "warn", "error": "error"
+}  # fmt: skip
+
+
+def hook_tone(run: HookRunCheckpoint) -> HookTone:
+    """info, warn (it blocked, denied, stopped or kept the agent going) or error."""
+    return _HOOK_TONES.get(run.decision, "info")
+
+
+def hook_run_text(run: HookRunCheckpoint) -> str:
+    """ "hook PreToolUse (bash) `./policy.sh`: deny, exit 2, 12 ms: no rm here" and the hook's
+    message for the user on the next line."""
+    what = f"hook {run.event}" + (f" ({run.tool})" if run.tool else "")
+    ended = "timed out" if run.timed_out else f"exit {run.exit_code}"
+    sandbox = ", sandboxed" if run.sandboxed else ""
+    text = f"{what} `{run.command}`: {run.decision}, {ended}, {run.duration_ms:g} ms{sandbox}"
+    if run.reason:
+        text += f": {run.reason}"
+    if run.system_message:
+        text += f"\n{run.system_message}"
+    return text
 
 
 def format_usage(usage: Usage) -> str:

@@ -7,6 +7,7 @@ import type {
   AssistantItem,
   CommandItem,
   ContextItem,
+  HookItem,
   Item,
   NoticeItem,
   SteerItem,
@@ -32,7 +33,47 @@ export function renderPlainItem(item: PlainItem, ownClientId: string | null): HT
       return renderContext(item);
     case "command":
       return renderCommand(item);
+    case "hook":
+      return renderHook(item);
   }
+}
+
+const HOOK_TONES: Readonly<Record<string, string>> = {
+  block: "warn",
+  deny: "warn",
+  stop: "warn",
+  continue: "warn",
+  error: "error",
+};
+
+/** A hook's run: its event (and tool), command, decision, how it ended; its reason and note. */
+export function renderHook(item: HookItem): HTMLElement {
+  const run = item.run;
+  const tone = HOOK_TONES[run.decision] ?? "info";
+  const ended = run.timed_out ? "timed out" : `exit ${String(run.exit_code)}`;
+  const facts = `${run.decision} · ${ended} · ${String(run.duration_ms)} ms${run.sandboxed ? " · sandboxed" : ""}`;
+  return h(
+    "div",
+    {
+      class: `shard-hook-card shard-tone-${tone}`,
+      attrs: { "data-event": run.event, "data-decision": run.decision, role: "status" },
+    },
+    h(
+      "div",
+      { class: "shard-hook-head" },
+      h(
+        "span",
+        { class: "shard-hook-event" },
+        `hook ${run.event}${run.tool ? ` (${run.tool})` : ""}`,
+      ),
+      " ",
+      h("code", { class: "shard-hook-command" }, run.command),
+      " ",
+      h("span", { class: "shard-hook-facts" }, facts),
+    ),
+    run.reason ? h("div", { class: "shard-hook-reason" }, run.reason) : null,
+    run.system_message ? h("div", { class: "shard-hook-message" }, run.system_message) : null,
+  );
 }
 
 const STEER_STATES: Record<SteerItem["status"], string> = {

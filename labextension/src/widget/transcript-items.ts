@@ -5,6 +5,7 @@ import { isFiniteNumber, isRecord, isString } from "../render/guards";
 import type {
   Event,
   GoalUpdateEvent,
+  HookRunCheckpoint,
   PermissionRequestEvent,
   PermissionResolvedEvent,
   RewindEvent,
@@ -91,8 +92,14 @@ export interface CommandItem extends Base {
   readonly markdown: string;
   readonly by: string | null;
 }
+/** A command hook's run (docs/HOOKS.md): a small card with its event, command and decision. */
+export interface HookItem extends Base {
+  readonly kind: "hook";
+  readonly run: HookRunCheckpoint;
+}
 export type Item =
   | CommandItem
+  | HookItem
   | UserItem
   | AssistantItem
   | ToolItem
@@ -234,6 +241,13 @@ class ItemBuilder {
           ok: true,
           markdown: e.message || `Rewound to before entry ${e.to_entry_id}.`,
           by: null,
+        });
+      case "hook_run":
+        return void this.put({
+          kind: "hook",
+          key: `hook:${e.entry_id}`,
+          sig: `${e.seq}`,
+          run: e.run,
         });
       case "compaction":
         return this.notice(

@@ -39,7 +39,8 @@ from shard_core.engine.hook_points import (
     ToolDone,
 )
 from shard_core.protocol.events import PermissionRequestEvent, UiRequestEvent
-from shard_core.types import JsonObject
+from shard_core.types import HookRunCheckpoint, JsonObject
+from shard_core.types.session import HookDecision
 
 log = logging.getLogger("shard.hooks")
 
@@ -51,8 +52,8 @@ class HooksCapability:
         self.cwd = cwd.resolve()
         self.trusted = trusted
         self.config = HookConfig()
-        self.runs: deque[dict[str, Any]] = deque(maxlen=50)
-        """recent runs: event, command, exit, duration_ms, decision"""
+        self.runs: deque[HookRunCheckpoint] = deque(maxlen=50)
+        """the recent runs, for `/hooks`"""
         self.place: HookPlace | None = None
         """where the last hook point fired (a Notification comes from an event, not a point)"""
 
@@ -93,9 +94,11 @@ class HooksCapability:
         current: JsonObject = check.input
         updated = False
         for hook in self.config.for_event("PreToolUse", check.tool):
-            payload = self._payload("PreToolUse", check.place, tool_name=check.tool)
+            payload = self._payload(
+                "PreToolUse", check.place, tool_name=check.tool, tool_use_id=check.call_id
+            )
             payload["tool_input"] = current
-            run = await self._run(hook, payload)
+            run = await self._run(hook, payload, check.place)
             decision = run.specific.get("permissionDecision")
             if run.halt is not None:
                 return self._done(run, "stop", HookVerdict(halt=run.halt))
@@ -106,14 +109,20 @@ class HooksCapability:
                 current, updated = cast(JsonObject, changed), True
                 self._record(run, "updated_input")
             else:
-                self._record(run, "error" if run.failed else str(decision or "none"))
+                said = decision if decision in ("allow", "ask") else "none"
+                self._record(run, "error" if run.failed else said)
         return HookVerdict(updated_input=current if updated else None)
 
     async def after_tool(self, done: ToolDone) -> HookVerdict:
         texts: list[str] = []
         check = done.check
         response = {"text": done.result.text, "is_error": done.result.is_error}
-        fields = {"tool_name": check.tool, "tool_input": check.input, "tool_response": response}
+        fields = {
+            "tool_name": check.tool,
+            "tool_input": check.input,
+            "tool_response": response,
+            "tool_use_id": check.call_id,
+        }
         for run in await self._fire("PostToolUse", check.place, check.tool, **fields):
             if run.halt is not None:
                 return self._done(run, "stop", HookVerdict(halt=run.halt))
@@ -154,7 +163,7 @@ class HooksCapability:
 
     async def before_ask(self, check: AskCheck) -> HookVerdict | None:
         """Allow or deny from the first hook that says so; anything else asks as usual."""
-        fields = {"tool_name": check.tool, "tool_input": check.input}
+        fields = {"tool_name": check.tool, "tool_input": check.input, "tool_use_id": check.call_id}
         for run in await self._fire("PermissionRequest", check.place, check.tool, **fields):
             found = run.specific.get("decision")
             said = cast(dict[str, Any], found) if isinstance(found, dict) else {}
@@ -195,33 +204,51 @@ class HooksCapability:
     ) -> list[HookRun]:
         """Run the event's matching hooks one after another (each sees the same input)."""
         payload = self._payload(event, place, **fields)
-        return [await self._run(hook, payload) for hook in self.config.for_event(event, target)]
+        hooks = self.config.for_event(event, target)
+        return [await self._run(hook, payload, place) for hook in hooks]
 
-    async def _run(self, hook: HookCommand, payload: dict[str, Any]) -> HookRun:
+    async def _run(self, hook: HookCommand, payload: dict[str, Any], place: HookPlace) -> HookRun:
         try:
-            return await run_hook(hook, payload, self.cwd)
+            run = await run_hook(hook, payload, self.cwd)
         except OSError as exc:  # could not start: an error that decides nothing
-            return HookRun(hook, None, "", f"could not start: {exc}", 0.0)
+            run = HookRun(hook, None, "", f"could not start: {exc}", 0.0)
+        run.place = place
+        run.tool, run.tool_call_id = payload.get("tool_name"), payload.get("tool_use_id")
+        return run
 
     @staticmethod
-    def _plain(run: HookRun) -> str:
+    def _plain(run: HookRun) -> HookDecision:
         return "error" if run.failed else "none"
 
-    def _done(self, run: HookRun, decision: str, verdict: HookVerdict) -> HookVerdict:
-        self._record(run, decision)
+    def _done(self, run: HookRun, decision: HookDecision, verdict: HookVerdict) -> HookVerdict:
+        said = verdict.halt or verdict.reason or None
+        self._record(run, decision, said)
         return verdict
 
-    def _record(self, run: HookRun, decision: str) -> None:
-        entry = {
-            "event": run.hook.event,
-            "command": run.hook.command,
-            "exit": run.exit_code,
-            "timed_out": run.timed_out,
-            "duration_ms": run.duration_ms,
-            "decision": decision,
-        }
-        self.runs.append(entry)
-        log.info("hook run %s", entry)
+    def _record(self, run: HookRun, decision: HookDecision, reason: str | None = None) -> None:
+        """Keep the run for `/hooks`, and report it (the session logs it and shows it)."""
+        if run.failed and reason is None:
+            reason = "timed out" if run.timed_out else (run.stderr.strip()[-500:] or None)
+        place = run.place
+        record = HookRunCheckpoint(
+            event=run.hook.event,
+            command=run.hook.command,
+            source=run.hook.source,
+            tool=run.tool,
+            tool_call_id=run.tool_call_id,
+            turn_id=place.turn_id if place else None,
+            exit_code=run.exit_code,
+            timed_out=run.timed_out,
+            duration_ms=run.duration_ms,
+            decision=decision,
+            reason=reason,
+            system_message=run.system_message,
+            sandboxed=run.sandboxed,
+        )
+        self.runs.append(record)
+        log.info("hook run %s", record.model_dump(exclude_none=True))
+        if place is not None and place.report is not None:
+            place.report(record)
 
     def command(self, words: list[str]) -> str:
         lines = ["**Hooks**", ""]
@@ -237,7 +264,7 @@ class HooksCapability:
             lines += ["", "**Recent runs**", ""]
             for r in self.runs:
                 lines.append(
-                    f"- {r['event']} `{r['command']}`: exit {r['exit']}, "
-                    f"{r['duration_ms']} ms, {r['decision']}"
+                    f"- {r.event} `{r.command}`: exit {r.exit_code}, "
+                    f"{r.duration_ms:g} ms, {r.decision}"
                 )
         return "\n".join(lines)

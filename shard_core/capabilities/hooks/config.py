@@ -44,9 +44,20 @@ class HookCommand:
         None: an event without a matcher, every hook runs."""
         if target is None or self.matcher in ("", "*"):
             return True
-        # Shard's tool names are lower case (`bash`); Claude Code's matchers say `Bash`
-        names = (target, target[:1].upper() + target[1:])
-        return any(re.fullmatch(self.matcher, name) is not None for name in names)
+        return any(re.fullmatch(self.matcher, name) is not None for name in claude_names(target))
+
+
+CLAUDE_NAMES = {"ls": ("LS",), "find": ("Glob",), "edit": ("MultiEdit",)}
+"""Claude Code's names for Shard's tools where capitalising is not enough"""
+
+
+def claude_names(name: str) -> set[str]:
+    """`name` as Shard writes it (`web_fetch`) and as Claude Code's matchers say it (`WebFetch`);
+    an MCP tool (`mcp__server__tool`) is named alike in both."""
+    if name.startswith("mcp__"):
+        return {name}
+    camel = "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+    return {name, camel, *CLAUDE_NAMES.get(name, ())}
 
 
 @dataclass

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from shard_core.capabilities.hooks.config import HookCommand
+from shard_core.engine.hook_points import HookPlace
 from shard_core.tools.environment import allowed_env
 
 MAX_OUTPUT = 64_000
@@ -33,6 +34,11 @@ class HookRun:
     timed_out: bool = False
     output: dict[str, Any] = field(default_factory=dict[str, Any])
     """stdout parsed as a JSON object on exit 0 (`{}` otherwise)"""
+    sandboxed: bool = False
+    place: HookPlace | None = None
+    """where the run's event fired (set by the capability)"""
+    tool: str | None = None
+    tool_call_id: str | None = None
 
     @property
     def blocked(self) -> bool:

@@ -82,9 +82,10 @@ async def agent_with(
         api.register_provider("fn", lambda _model: provider)
 
     kwargs.setdefault("allow", ["Bash(echo:*)"])
+    kwargs.setdefault("env", {})
     config = kwargs.pop("config", None) or ShardConfig(hooks=hooks)
     agent = await create_agent(
-        cwd=work, model="fn/test", config=config, env={},
+        cwd=work, model="fn/test", config=config,
         extensions=[("test.fn", install)], headless_policy="deny", **kwargs,
     )  # fmt: skip
     return agent, provider

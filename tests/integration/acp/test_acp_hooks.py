@@ -1,0 +1,49 @@
+"""`shard acp` and command hooks: a hook's run reaches the ACP host as a finished `tool_call`
+of kind `other` (what an editor draws as a card), titled with its event and command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.integration.acp.conftest import AcpHost, acp_agent, text_prompt, write_script
+
+BLOCK = (
+    "import json, sys; json.load(sys.stdin); "
+    "print('no listing today', file=sys.stderr); sys.exit(2)"
+)
+
+
+async def test_a_hook_run_is_a_finished_tool_call_card(
+    project: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    script = tmp_path / "block.py"
+    script.write_text(BLOCK, encoding="utf-8")
+    command = f"{sys.executable} {script}"
+    config = {"hooks": {"PreToolUse": [{"matcher": "LS", "hooks": [{"command": command}]}]}}
+    folder = Path(acp_env["XDG_CONFIG_HOME"]) / "shard"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    steps = [{"text": "Listing.", "tool_calls": [{"name": "ls", "input": {"path": "."}}]}]
+    model = write_script(tmp_path, [*steps, {"text": "Blocked, then."}])
+    host = AcpHost()
+    async with acp_agent(host, acp_env, "--model", model, stderr=tmp_path / "stderr") as (
+        conn,
+        _p,
+        _i,
+    ):
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        response = await conn.prompt(session_id=new.session_id, prompt=text_prompt("list"))
+    assert response.stop_reason == "end_turn"
+    starts = host.of("tool_call")
+    [card] = [s for s in starts if s.tool_call_id.startswith("hook-")]
+    assert card.title == f"hook PreToolUse: {command}"
+    assert (card.kind, card.status) == ("other", "completed")
+    text = card.content[0].content.text
+    assert text.startswith(f"hook PreToolUse (ls) `{command}`: deny, exit 2, ")
+    assert text.endswith(": no listing today")
+    assert card.raw_input["decision"] == "deny"
+    [ls] = [s for s in starts if s.title.startswith("ls")]
+    [result] = [u for u in host.of("tool_call_update") if u.tool_call_id == ls.tool_call_id]
+    assert result.status == "failed"
