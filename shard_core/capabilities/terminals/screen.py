@@ -44,12 +44,34 @@ def _line(row: dict[int, Any], columns: int) -> str:
     return "".join(chars).rstrip()
 
 
+class _Screen(pyte.Screen):
+    """pyte's screen, whose scroll moves the rendered lines with the rows: pyte marks every
+    line dirty when the screen scrolls, which made each echo at the bottom of a full screen
+    render all 32 lines again (most of a terminal round trip's own time)."""
+
+    def __init__(self, columns: int, lines: int) -> None:
+        super().__init__(columns, lines)
+        self.rendered = [""] * lines
+        """the lines as text, redrawn only where dirty"""
+
+    def index(self) -> None:
+        top, bottom = self.margins or pyte.screens.Margins(0, self.lines - 1)
+        if self.cursor.y != bottom or len(self.rendered) != self.lines:
+            super().index()
+            return
+        before = self.dirty
+        self.dirty = set()
+        super().index()  # marks every line; only the new bottom one (and what moved) is
+        self.rendered[top:bottom] = self.rendered[top + 1 : bottom + 1]
+        self.rendered[bottom] = ""
+        moved = {y - 1 if top < y <= bottom else y for y in before}
+        self.dirty = moved | {bottom}
+
+
 class TerminalScreen:
     def __init__(self, rows: int = ROWS, columns: int = COLUMNS) -> None:
-        self.screen = pyte.Screen(columns, rows)
+        self.screen = _Screen(columns, rows)
         self.stream = pyte.ByteStream(self.screen)
-        self._lines = [""] * rows
-        """the rendered lines, redrawn only where pyte marked them dirty"""
         self._new: list[str] = []
         self._new_size = 0
         self.dropped = 0
@@ -72,14 +94,14 @@ class TerminalScreen:
 
     def _render(self) -> list[str]:
         screen = self.screen
-        if len(self._lines) != screen.lines:
-            self._lines = [""] * screen.lines
+        if len(screen.rendered) != screen.lines:
+            screen.rendered = [""] * screen.lines
             screen.dirty.update(range(screen.lines))
         for y in screen.dirty:
             if 0 <= y < screen.lines:
-                self._lines[y] = _line(screen.buffer[y], screen.columns)
+                screen.rendered[y] = _line(screen.buffer[y], screen.columns)
         screen.dirty.clear()
-        return self._lines
+        return screen.rendered
 
     def text(self) -> str:
         lines = list(self._render())

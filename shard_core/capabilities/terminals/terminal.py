@@ -52,7 +52,9 @@ class Terminal:
         self.exit_status: int | None = None
         self.ended = False
         self._on_exit = on_exit
-        self._changed = asyncio.Event()
+        self._waiters: list[asyncio.Future[None]] = []
+        """woken at the next chunk: a bare future and a timer, not `wait_for`'s task per wait
+        (half of a round trip's own time in bench/terminal_roundtrip.py)"""
         self.version = 0
         """counts the chunks read (and the end): a waiter that saw version v waits for v + 1"""
         self.last_output = time.monotonic()
@@ -85,7 +87,10 @@ class Terminal:
 
     def _bump(self) -> None:
         self.version += 1
-        self._changed.set()
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     async def send(self, data: bytes) -> None:
         """Type `data` into the terminal; OSError when it has ended or takes no input."""
@@ -98,13 +103,19 @@ class Terminal:
         """Wait for output (or the end) after version `seen` (default: from now); False after
         `timeout`. Passing the version read before a check loses no wake-up in between."""
         seen = self.version if seen is None else seen
-        while self.version == seen:
-            self._changed.clear()
-            try:
-                await asyncio.wait_for(self._changed.wait(), timeout)
-            except TimeoutError:
-                return self.version != seen
-        return True
+        if self.version != seen:
+            return True
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        self._waiters.append(waiter)
+        timer = loop.call_later(timeout, lambda: waiter.done() or waiter.set_result(None))
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+        return self.version != seen
 
 
 class PtyTerminal(Terminal):

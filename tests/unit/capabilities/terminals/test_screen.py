@@ -1,0 +1,46 @@
+"""The screen the model reads is pyte's screen: rendering only dirty lines, and moving the
+rendered lines on a scroll instead of redrawing them, never changes what it shows."""
+
+from __future__ import annotations
+
+import random
+
+import pyte
+
+from shard_core.capabilities.terminals.screen import TerminalScreen
+
+PIECES = [
+    b"line\r\n", b"a longer line of output\r\n", b"\r\n", b"partial", b"\roverwrite",
+    b"\x1b[2J", b"\x1b[H", b"\x1b[5;10H", b"\x1b[K", b"\x1b[1A", b"\x1b[3B", b"\x1b[31mred\x1b[0m",
+    b"\x1b[2;6r", b"\x1b[r", b"\x1bM", b"\x1bD", b"\t|", b"x" * 130, "\u00e9t\u00e9\r\n".encode(),
+]  # fmt: skip
+
+
+def _expected(screen: pyte.Screen) -> str:
+    lines = [line.rstrip() for line in screen.display]
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines)
+
+
+def test_the_rendered_screen_is_always_pyte_s_display() -> None:
+    chooser = random.Random(41)
+    for _ in range(40):
+        ours = TerminalScreen(rows=8, columns=40)
+        plain = pyte.Screen(40, 8)
+        stream = pyte.ByteStream(plain)
+        for _ in range(60):
+            data = b"".join(chooser.choice(PIECES) for _ in range(chooser.randint(1, 6)))
+            ours.feed(data)
+            stream.feed(data)
+            if chooser.random() < 0.5:  # read often and seldom: dirt piles up between reads
+                assert ours.text() == _expected(plain)
+        assert ours.text() == _expected(plain)
+
+
+def test_scrolling_a_full_screen_keeps_every_line() -> None:
+    screen = TerminalScreen(rows=4, columns=20)
+    for n in range(10):
+        screen.feed(f"row {n}\r\n".encode())
+        assert screen.text().splitlines()[-1] == f"row {n}"
+    assert screen.text() == "row 7\nrow 8\nrow 9"
