@@ -6,10 +6,11 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from shard_core.contracts.codeintel import CodeIntelligenceProvider
 from shard_core.types import JsonObject, RenderDescriptor, ToolResult, ToolSpec
+from shard_core.types.content import TOOL_KINDS, ToolKind
 
 
 class HostFiles(Protocol):
@@ -80,14 +81,6 @@ class ReachingTool(Protocol):
     """
 
     def reach(self, input: JsonObject, ctx: ToolContext) -> Sequence[str]: ...
-
-
-ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
-"""What a call does, for clients that sort or draw calls by it (an ACP host's tool `kind`)."""
-
-TOOL_KINDS: frozenset[str] = frozenset(
-    ("read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other")
-)
 
 
 def tool_kind(tool: Tool | None) -> ToolKind:

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from shard_core.contracts import PermissionQuery, ToolContext, tool_spec
 from shard_core.contracts.provider import WireOptions
+from shard_core.contracts.tool import tool_kind
 from shard_core.engine.compaction import live_context
 from shard_core.engine.file_changes import announce_changes
 from shard_core.engine.hook_points import HOOK_LABEL, ToolCheck, ToolDone
@@ -227,6 +228,7 @@ class StepRunner:
                 turn_id=self.turn_id,
                 call=call,
                 read_only=bool(tool and tool.read_only),
+                kind=tool_kind(tool),
             )
             if self.halted is not None:
                 self._log_result(call, ToolResult.error(f"not run: {self.halted}"), None)

@@ -21,6 +21,7 @@ from shard_core.types import (
     Usage,
     WireModel,
 )
+from shard_core.types.content import ToolKind
 
 AgentStatus = Literal["idle", "streaming", "waiting_for_permission", "error"]
 TurnEndReason = Literal["completed", "aborted", "error", "max_steps", "hook_stopped"]
@@ -52,6 +53,10 @@ class ToolCallEvent(_Event):
     turn_id: str
     call: ToolCallBlock
     read_only: bool = False
+    kind: ToolKind = Field(
+        default="other",
+        description="what the call does, as its tool declares it (an ACP host's tool kind)",
+    )
 
 
 class ToolResultEvent(_Event):

@@ -29,6 +29,14 @@ class ImageBlock(WireModel):
     data: str = Field(description="base64-encoded image bytes")
 
 
+ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+"""What a call does, for clients that sort or draw calls by it (an ACP host's tool `kind`)."""
+
+TOOL_KINDS: frozenset[str] = frozenset(
+    ("read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other")
+)
+
+
 class ToolCallBlock(WireModel):
     type: Literal["tool_call"] = "tool_call"
     id: str = Field(min_length=1)

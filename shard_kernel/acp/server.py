@@ -45,13 +45,22 @@ from shard_core.engine.config import load_config
 from shard_core.engine.recall.catalog import catalog, session_info
 from shard_core.engine.session_store import find_session
 from shard_core.engine.state import shard_home
+from shard_core.protocol import AgentInfo
 from shard_core.sdk import Agent, create_agent
 from shard_core.types.errors import ShardError
 from shard_kernel.acp.files import AcpFiles
+from shard_kernel.acp.gateway import GatewaySession
 from shard_kernel.acp.goal import requested_goal
 from shard_kernel.acp.permissions import AcpAsker
 from shard_kernel.acp.session import AcpSession, ContentBlock
 from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
+from shard_kernel.remote.link import (
+    GatewayError,
+    GatewayLink,
+    NoGatewayError,
+    connect,
+    find_gateway,
+)
 
 _log = logging.getLogger("shard.acp")
 
@@ -70,6 +79,10 @@ class AcpOptions:
     agent_definition: str | None = None
     trust_project: bool = False
     home: Path | None = None
+    gateway: str | None = None
+    """a gateway's URL (its sessions are gateway agents), "auto" for a running one if any,
+    or None: every session is an agent in this process"""
+    token: str | None = None
 
 
 def host_servers(servers: list[McpServer] | None) -> dict[str, dict[str, Any]]:
@@ -116,7 +129,9 @@ class ShardAcpAgent:
         self.client_capabilities = ClientCapabilities()
         self.host_name = "ACP host"
         self.initialized = False
-        self.sessions: dict[str, AcpSession] = {}
+        self.sessions: dict[str, AcpSession | GatewaySession] = {}
+        self._gateway: GatewayLink | None = None
+        self._gateway_checked = False
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
@@ -157,7 +172,70 @@ class ShardAcpAgent:
             raise RequestError.invalid_request({"message": "call initialize first"})
         return self.client
 
-    def _session(self, session_id: str) -> AcpSession:
+    async def gateway(self) -> GatewayLink | None:
+        """The gateway sessions go to: --gateway URL (an error when it cannot be reached), a
+        found one for "auto" (else None, said once on stderr), None without --gateway."""
+        wanted = self.options.gateway
+        if wanted is None or self._gateway_checked:
+            return self._gateway
+        try:
+            if wanted == "auto":
+                self._gateway = await find_gateway()
+            else:
+                self._gateway = await connect(wanted, self.options.token)
+        except NoGatewayError:
+            _log.warning("acp: no Shard gateway found: sessions run in this process")
+        except GatewayError as exc:
+            if wanted != "auto":
+                raise RequestError.internal_error(
+                    {"message": f"the gateway {wanted} cannot be used: {exc}"}
+                ) from None
+            _log.warning("acp: the gateway found cannot be used (%s): sessions run here", exc)
+        self._gateway_checked = True
+        if self._gateway is not None:
+            _log.info("acp: sessions are agents of the gateway at %s", self._gateway.url)
+        return self._gateway
+
+    async def _open_remote(
+        self, link: GatewayLink, cwd: str, servers: list[McpServer] | None, goal: str | None
+    ) -> GatewaySession:
+        root = _checked_cwd(cwd)
+        if servers:
+            _log.warning(
+                "acp: the host's %d MCP server(s) are not added to a gateway agent "
+                "(the gateway starts the agent's kernel; its own config's servers apply)",
+                len(servers),
+            )
+        body: dict[str, Any] = {
+            "cwd": str(root),
+            "mode": self.options.mode or "build",
+            "permissions": {"allow": self.options.allow, "deny": self.options.deny},
+            "name": f"acp-{root.name}"[:60] or "acp",
+        }
+        if self.options.model:
+            body["model"] = self.options.model
+        if self.options.agent_definition:
+            body["agent"] = self.options.agent_definition
+        if goal:
+            body["goal"] = goal
+        try:
+            info = await link.create(body)
+        except GatewayError as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        return await self._attach_remote(link, info, history=False)
+
+    async def _attach_remote(
+        self, link: GatewayLink, info: AgentInfo, *, history: bool
+    ) -> GatewaySession:
+        session = GatewaySession(info, link, self._need_init(), self.host_name, history=history)
+        try:
+            await session.open()
+        except GatewayError as exc:
+            raise RequestError.internal_error({"message": str(exc)}) from None
+        self.sessions[session.session_id] = session
+        return session
+
+    def _session(self, session_id: str) -> AcpSession | GatewaySession:
         self._need_init()
         found = self.sessions.get(session_id)
         if found is None:
@@ -223,6 +301,12 @@ class ShardAcpAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> NewSessionResponse:
+        self._need_init()
+        link = await self.gateway()
+        if link is not None:
+            remote = await self._open_remote(link, cwd, mcp_servers, requested_goal(kwargs))
+            remote.send(await remote.commands())
+            return NewSessionResponse(session_id=remote.session_id, modes=remote.modes())
         session = await self._open(cwd, mcp_servers, goal=requested_goal(kwargs))
         session.send(session.commands())
         return NewSessionResponse(session_id=session.session_id, modes=session.modes())
@@ -240,6 +324,19 @@ class ShardAcpAgent:
             raise RequestError.invalid_params(
                 {"message": f"session {session_id!r} is already open in this process"}
             )
+        link = await self.gateway()
+        if link is not None:
+            _checked_cwd(cwd)
+            try:
+                info = await link.attach(session_id)
+            except GatewayError as exc:
+                raise RequestError.invalid_params(
+                    {"message": f"no gateway agent {session_id!r} at {link.url}: {exc}"}
+                ) from None
+            remote = await self._attach_remote(link, info, history=True)
+            remote.send(await remote.commands())
+            await remote.flush()
+            return LoadSessionResponse(modes=remote.modes())
         try:
             find_session(self.home, session_id)
         except ShardError as exc:
@@ -254,6 +351,9 @@ class ShardAcpAgent:
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
         self._need_init()
+        link = await self.gateway()
+        if link is not None:
+            return await _remote_sessions(link, cwd, cursor)
         infos = catalog(self.home)
         if cwd is not None:
             wanted = str(Path(cwd).resolve())
@@ -281,6 +381,9 @@ class ShardAcpAgent:
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> SetSessionModeResponse:
         session = self._session(session_id)
+        if isinstance(session, GatewaySession):
+            await session.set_mode(mode_id)
+            return SetSessionModeResponse()
         try:
             session.set_mode(mode_id)
         except ShardError as exc:
@@ -298,6 +401,9 @@ class ShardAcpAgent:
         if session is None:
             _log.warning("acp: session/cancel for unknown session %r", session_id)
             return
+        if isinstance(session, GatewaySession):
+            await session.cancel()
+            return
         session.cancel()
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
@@ -314,6 +420,37 @@ class ShardAcpAgent:
 
 async def _nothing() -> None:
     return None
+
+
+async def _remote_sessions(
+    link: GatewayLink, cwd: str | None, cursor: str | None
+) -> ListSessionsResponse:
+    """The gateway's agents as sessions (of `cwd` when given), newest first, paged."""
+    try:
+        agents = await link.agents()
+    except GatewayError as exc:
+        raise RequestError.internal_error({"message": str(exc)}) from None
+    if cwd is not None:
+        wanted = str(Path(cwd).resolve())
+        agents = [a for a in agents if str(Path(a.cwd).resolve()) == wanted]
+    agents.sort(key=lambda a: a.created, reverse=True)
+    if cursor is not None and not cursor.isdigit():
+        raise RequestError.invalid_params({"message": f"unknown cursor {cursor!r}"})
+    start = int(cursor) if cursor else 0
+    page = agents[start : start + LIST_PAGE]
+    following = start + LIST_PAGE
+    return ListSessionsResponse(
+        sessions=[
+            SessionInfo(
+                session_id=a.id,
+                cwd=a.cwd,
+                title=a.title or a.name,
+                updated_at=dt.datetime.fromtimestamp(a.created, dt.UTC).isoformat(),
+            )
+            for a in page
+        ],
+        next_cursor=str(following) if following < len(agents) else None,
+    )
 
 
 def _agent_of(home: Path, session_id: str) -> str | None:

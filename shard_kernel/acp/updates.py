@@ -42,6 +42,7 @@ from shard_core.protocol.events import (
     UsageEvent,
 )
 from shard_core.types import DiffDescriptor, JsonObject, RenderDescriptor, ToolResult
+from shard_core.types.content import ToolKind
 from shard_core.types.session import PlanCheckpoint, TodoItem
 from shard_kernel.terminal.render import hook_run_text
 
@@ -181,6 +182,8 @@ class UpdateMapper:
         self.cwd = cwd
         self.lookup = lookup
         self.inputs: dict[str, tuple[str, JsonObject]] = {}
+        self.kinds: dict[str, ToolKind] = {}
+        """each call's kind as its event said (a permission request about it reuses it)"""
 
     def __call__(self, event: Event) -> list[Update]:
         if isinstance(event, MessageDeltaEvent):
@@ -190,7 +193,11 @@ class UpdateMapper:
         if isinstance(event, ToolCallEvent):
             call = event.call
             self.inputs[call.id] = (call.name, call.input)
-            return [tool_call_start(call.id, call.name, call.input, self.cwd, self.lookup)]
+            self.kinds[call.id] = event.kind
+            start = tool_call_start(call.id, call.name, call.input, self.cwd, self.lookup)
+            if start.kind == "other" and event.kind != "other":  # a tool this side cannot see
+                start.kind = event.kind
+            return [start]
         if isinstance(event, ToolUpdateEvent):
             return [self.progress(event.tool_call_id, event.name, event.partial, "in_progress")]
         if isinstance(event, ToolResultEvent):

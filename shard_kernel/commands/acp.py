@@ -11,6 +11,8 @@ EXAMPLES = """examples:
   shard acp                                   # what an ACP host (Zed, marimo, jupyter-ai) runs
   shard acp --model anthropic/claude-sonnet-4-5 --allow 'Bash(pytest:*)'
   shard acp --mode plan --trust-project
+  shard acp --gateway http://127.0.0.1:8888/ --token TOKEN   # sessions are gateway agents
+  shard acp --gateway auto                    # a running gateway's agents, else this process
 
 The host sends the workspace (session/new cwd); --cwd is not used. Protocol messages only go
 to stdout; notes and logs go to stderr. How hosts run it: docs/ACP.md
@@ -26,6 +28,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_agent_options(parser)
+    parser.add_argument(
+        "--gateway",
+        metavar="URL",
+        help="make each session an agent of the Shard gateway at URL (the Lab panel, "
+        "%%shard attach and other tabs see it live and can answer its prompts); `auto`: "
+        "$SHARD_GATEWAY_URL or a running local gateway if there is one, else this process",
+    )
+    parser.add_argument("--token", help="the gateway's token (default: $SHARD_GATEWAY_TOKEN)")
     parser.set_defaults(handler=handle)
 
 
@@ -39,5 +49,7 @@ def handle(args: argparse.Namespace) -> int:
         deny=list(args.deny),
         agent_definition=args.agent_definition,
         trust_project=args.trust_project,
+        gateway=args.gateway,
+        token=args.token,
     )
     return asyncio.run(serve(options))

@@ -12,7 +12,9 @@ permission requests into the chat. This persona's executable is `shard acp`:
 - SHARD_ACP_ARGS adds arguments either way, e.g. `--model anthropic/claude-sonnet-4-5`.
 
 The subprocess inherits the server's environment, and with it SHARD_GATEWAY_URL and
-SHARD_GATEWAY_TOKEN where Shard's gateway extension runs in the same server.
+SHARD_GATEWAY_TOKEN where Shard's gateway extension runs in the same server: then the command
+gets `--gateway auto`, so each chat session is a gateway agent, shown in Shard's sidebar and
+answerable from any tab (SHARD_ACP_ARGS with its own `--gateway` wins).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ __all__ = ["ShardAcpPersona", "shard_acp_command"]
 AVATAR = Path(__file__).with_name("shard.svg")
 COMMAND_VARIABLE = "SHARD_ACP_COMMAND"
 ARGS_VARIABLE = "SHARD_ACP_ARGS"
+GATEWAY_VARIABLE = "SHARD_GATEWAY_URL"
 _BY_THIS_PYTHON = "import sys; from shard_kernel.cli import main; sys.exit(main())"
 
 
@@ -43,7 +46,10 @@ def shard_acp_command(env: Mapping[str, str] | None = None) -> list[str]:
     argv = shlex.split(env.get(COMMAND_VARIABLE, ""))
     if not argv:
         argv = [sys.executable, "-c", _BY_THIS_PYTHON, "acp"]
-    return argv + shlex.split(env.get(ARGS_VARIABLE, ""))
+    extra = shlex.split(env.get(ARGS_VARIABLE, ""))
+    if env.get(GATEWAY_VARIABLE) and not any(a.startswith("--gateway") for a in extra):
+        extra = ["--gateway", "auto", *extra]
+    return argv + extra
 
 
 class ShardAcpPersona(BaseAcpPersona):  # pyright: ignore[reportUntypedBaseClass]
