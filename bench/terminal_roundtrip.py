@@ -26,11 +26,8 @@ if str(ROOT) not in sys.path:  # run as a script: shard_core lives at the repo r
     sys.path.insert(0, str(ROOT))
 
 from bench._common import machine, ms, percentile, ratio, table  # noqa: E402
-from shard_core.capabilities.terminals.tools import (  # noqa: E402
-    Terminals,
-    TerminalSendTool,
-    TerminalWaitTool,
-)
+from shard_core.capabilities.terminals.registry import Terminals  # noqa: E402
+from shard_core.capabilities.terminals.tools import TerminalSendTool, TerminalWaitTool  # noqa: E402
 from shard_core.contracts import ToolContext  # noqa: E402
 from shard_core.tools.sandbox import Sandbox, SandboxPolicy  # noqa: E402
 

@@ -14,17 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from shard_core.capabilities.terminals.registry import Terminals, status_line, table
 from shard_core.capabilities.terminals.server import TerminalServer
 from shard_core.capabilities.terminals.tools import (
     TerminalCloseTool,
     TerminalListTool,
     TerminalOpenTool,
     TerminalReadTool,
-    Terminals,
     TerminalSendTool,
     TerminalWaitTool,
-    status_line,
-    table,
 )
 from shard_core.contracts import Disposer, ExtensionApi
 from shard_core.tools.sandbox import Sandbox
