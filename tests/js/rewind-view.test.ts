@@ -125,6 +125,9 @@ describe("rewind to here", () => {
       el.querySelector(".shard-rewind-choose")?.getAttribute("data-target"),
     ).toBe("e-turn-1");
     expect(model.sent).toHaveLength(0); // nothing until a scope is chosen
+    expect(
+      document.activeElement?.classList.contains("shard-rewind-code"),
+    ).toBe(true);
     click(el, ".shard-rewind-code");
     expect(model.sent.at(-1)).toMatchObject({
       type: "rewind",

@@ -94,6 +94,9 @@ export class RewindControls {
     this.panel.replaceChildren();
     append(this.panel, ...children);
     this.panel.hidden = false;
+    // in a long notebook widget the panel may be out of sight; the keyboard lands on its first button
+    this.panel.scrollIntoView?.({ block: "nearest" });
+    this.panel.querySelector<HTMLButtonElement>("button")?.focus({ preventScroll: true });
   }
 
   private close(): void {
