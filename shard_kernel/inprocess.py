@@ -62,6 +62,8 @@ class InProcessAgent:
             demo=session.config.demo,
             diagnostics=list(session.diagnostics),
         )
+        for older in self.widgets:
+            older.supersede()
         self.widgets.append(widget)
         return widget
 

@@ -35,6 +35,8 @@ from shard_widgets._transcript import DEFAULT_MAX_EVENTS, EventDict, Transcript,
 
 DEFAULT_MODES = ("build", "plan")
 TRAIT_ONLY = frozenset({"status", "usage"})
+_BUSY = frozenset({"streaming", "running_tool", "waiting_for_permission"})
+"""the statuses of an agent in a turn"""
 """Event types kept only as the latest value in their traits, not in the transcript."""
 
 
@@ -71,6 +73,8 @@ class AgentWidget(ShardWidget):
         self._latest_seq: dict[str, int] = {}
         self._display = SnapshotDisplay(f"shard-agent-{self.model_id}")
         self._turn_ended = False
+        self._superseded = False
+        self._snapshot_kept = False
 
     # ------------------------------------------------------------------ display
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -93,8 +97,24 @@ class AgentWidget(ShardWidget):
         }
 
     def refresh_snapshot(self) -> None:
-        """Send the current snapshot to every output this widget was displayed in."""
-        self._display.update(*self._repr_mimebundle_())
+        """Send the current snapshot to every output this widget was displayed in (not once
+        it is kept: see `supersede`)."""
+        if not self._snapshot_kept:
+            self._display.update(*self._repr_mimebundle_())
+
+    @property
+    def snapshot_kept(self) -> bool:
+        """Whether this output's saved transcript stays as it is (`supersede`)."""
+        return self._snapshot_kept
+
+    def supersede(self) -> None:
+        """A newer view of the same agent was displayed (the next `%%shard` cell): the live
+        view goes on showing everything, but this output's saved transcript stays as it is from
+        the end of the turn now running (at once when none runs), so a saved notebook holds
+        each turn once, in the cell that ran it (a `%shard new` cell kept every later turn)."""
+        self._superseded = True
+        if self.status not in _BUSY:
+            self._snapshot_kept = True
 
     # ------------------------------------------------------------------ events in
     def push(self, event: BaseModel | EventDict) -> None:
@@ -122,9 +142,12 @@ class AgentWidget(ShardWidget):
         if any(e["type"] == "turn_end" for e in ops.accepted):
             self._turn_ended = True
             self.refresh_snapshot()
+            if any(e["type"] == "status" for e in fresh):  # the idle came with it
+                self._snapshot_kept = self._superseded
         elif self._turn_ended and any(e["type"] == "status" for e in fresh):
             self._turn_ended = False
             self.refresh_snapshot()
+            self._snapshot_kept = self._superseded
 
     def apply_snapshot(self, snapshot: SnapshotReply | dict[str, Any]) -> None:
         """A page of events from an attach or sync answer, then its state (which wins)."""

@@ -51,6 +51,8 @@ from shard_core.protocol.events import (
     PermissionRequestEvent,
     PermissionResolvedEvent,
     StatusEvent,
+    ToolCallEvent,
+    ToolResultEvent,
     TurnEndEvent,
     TurnEndReason,
     TurnStartEvent,
@@ -166,6 +168,7 @@ class AgentSession:
         """between the turns of one run (goal.continue): an abort ends the run"""
         self._cancel = asyncio.Event()
         self._asking: set[str] = set()
+        self._tool_open = False
         self._announced = False
         self.projector = Projector()
         self.known_contexts: set[tuple[str, str]] = set()
@@ -530,14 +533,22 @@ class AgentSession:
     # ------------------------------------------------------------ helpers
 
     def _track_asks(self, event: Event) -> None:
-        """While a permission question is open the agent is waiting, not streaming."""
-        if isinstance(event, PermissionRequestEvent):
+        """While a permission question is open the agent is waiting; from a tool call to its
+        result it runs a tool; otherwise, in a turn, it streams."""
+        if isinstance(event, ToolCallEvent):
+            self._tool_open = True
+            self._emit_status("running_tool")
+        elif isinstance(event, ToolResultEvent):
+            self._tool_open = False
+            if not self._asking and self.running:
+                self._emit_status("streaming")
+        elif isinstance(event, PermissionRequestEvent):
             self._asking.add(event.request_id)
             self._emit_status("waiting_for_permission")
         elif isinstance(event, PermissionResolvedEvent) and event.request_id in self._asking:
             self._asking.discard(event.request_id)
             if not self._asking and self.running:
-                self._emit_status("streaming")
+                self._emit_status("running_tool" if self._tool_open else "streaming")
 
     def _emit_status(self, status: AgentStatus, message: str | None = None) -> StatusEvent:
         self.status = status

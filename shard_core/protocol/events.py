@@ -23,7 +23,7 @@ from shard_core.types import (
 )
 from shard_core.types.content import ToolKind
 
-AgentStatus = Literal["idle", "streaming", "waiting_for_permission", "error"]
+AgentStatus = Literal["idle", "streaming", "running_tool", "waiting_for_permission", "error"]
 TurnEndReason = Literal["completed", "aborted", "error", "max_steps", "hook_stopped"]
 
 

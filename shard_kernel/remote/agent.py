@@ -91,6 +91,8 @@ class RemoteAgent:
     def widget(self, *, history: bool = False) -> AgentWidget:
         """A new widget bound to this agent: live from now on, or from its recent history."""
         widget = AgentWidget(controller=self, **self._traits())
+        for older in self.widgets:
+            older.supersede()
         seeds = list(self.latest.values())
         if seeds:
             widget.push_many(seeds)

@@ -123,7 +123,7 @@ describe("agent view", () => {
         reason: null,
         rule: "bash(make)",
         scope: "agent",
-        label: null,
+        label: expect.stringMatching(/^Tab [0-9a-f]{4}$/), // no host label: this tab's
       },
     ]);
   });

@@ -132,7 +132,7 @@ describe("permission dialog widget view", () => {
         reason: null,
         rule: null,
         scope: "agent",
-        label: null,
+        label: expect.stringMatching(/^Tab [0-9a-f]{4}$/), // a person's name, not the id
       },
     ]);
     model.set(
@@ -157,5 +157,35 @@ describe("permission dialog widget view", () => {
     const el = document.createElement("div");
     renderPermissionView({ model, el });
     expect(el.textContent).toBe("No permission request.");
+  });
+});
+
+describe("a notebook widget's answer names the tab as the Lab extension does", () => {
+  it("sends the label the Lab extension gave this tab, the user's name included", async () => {
+    const { clientLabel } =
+      await import("../../labextension/src/client/identity");
+    const label = clientLabel("alice");
+    const asked = ev("permission_request", {
+      request_id: "r10",
+      tool: "write",
+      input: { path: "a.txt" },
+      prompt: "Write a.txt?",
+      suggested_rule: null,
+    });
+    const model = new FakeModel({
+      request: asked,
+      resolved: null,
+      client_id: "",
+    });
+    const el = document.createElement("div");
+    renderPermissionView({ model, el });
+    [...el.querySelectorAll("button")]
+      .find((b) => b.textContent === "Allow once")
+      ?.click();
+    expect(label).toMatch(/^alice · Tab [0-9a-f]{4}$/);
+    expect(model.sent).toEqual([
+      expect.objectContaining({ label, decision: "allow" }),
+    ]);
+    sessionStorage.removeItem("shard:client-label");
   });
 });

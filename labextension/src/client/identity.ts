@@ -2,6 +2,7 @@
 // survives a reload of the same tab (sessionStorage), never a raw client id.
 const TAB_KEY = "shard:tab-label";
 const CLIENT_KEY = "shard:client-id";
+const LABEL_KEY = "shard:client-label";
 
 function randomHex(bytes: number): string {
   const buffer = new Uint8Array(bytes);
@@ -30,11 +31,29 @@ export function tabClientId(): string {
   return remembered(CLIENT_KEY, () => `lab-${randomHex(6)}`);
 }
 
-/** "alice · Tab 3f2a" (just the tab when the server names no user). */
+/** "alice · Tab 3f2a" (just the tab when the server names no user). Remembered for this tab, so
+ * Shard's notebook widgets in the page, which know no user name, answer with the same label. */
 export function clientLabel(userName: string | null | undefined): string {
   const name = (userName ?? "")
     .replace(/[\u0000-\u001f\u007f]/g, "")
     .trim()
     .slice(0, 40);
-  return name ? `${name} · ${tabLabel()}` : tabLabel();
+  const label = name ? `${name} · ${tabLabel()}` : tabLabel();
+  try {
+    globalThis.sessionStorage?.setItem(LABEL_KEY, label);
+  } catch {
+    // storage refused: the widgets fall back to the tab label
+  }
+  return label;
+}
+
+/** The label this tab's Lab extension gave itself, else the tab's own ("Tab 3f2a"). */
+export function pageLabel(): string {
+  try {
+    const found = globalThis.sessionStorage?.getItem(LABEL_KEY);
+    if (found) return found;
+  } catch {
+    // storage refused
+  }
+  return tabLabel();
 }

@@ -56,6 +56,7 @@ class RenderOutput extends Widget implements IRenderMime.IRenderer {
     if (!isRecord(event) || event["type"] !== "permission_resolved") return;
     const area = this.node.closest(".jp-OutputArea");
     const id = String(event["request_id"] ?? "");
+    this.node.dataset["shardEcho"] = id; // the prompt folds it when it says the answer later
     const prompt = area?.querySelector(`[data-shard-request="${CSS.escape(id)}"]`);
     if (!prompt?.querySelector(".shard-dialog-closed")) return; // the prompt does not say it
     (this.node.closest(".jp-OutputArea-child") ?? this.node).classList.add("shard-folded-away");
@@ -158,8 +159,19 @@ class PermissionOutput extends Widget implements IRenderMime.IRenderer {
 
   private makeDialog(request: PermissionRequestEvent): PermissionDialogView {
     const dialog = new PermissionDialogView(request, (a) => this.answer(a));
-    dialog.onFold = (hadFocus) => promptFocus.close(dialog, hadFocus);
+    dialog.onFold = (hadFocus) => {
+      promptFocus.close(dialog, hadFocus);
+      this.foldEchoes(request.request_id);
+    };
     return dialog;
+  }
+
+  /** The decision lines below that this prompt, now folded, says too: shown once. Either one
+   * may render first (the kernel sends the prompt's update and the line one after the other). */
+  private foldEchoes(requestId: string): void {
+    const area = this.node.closest(".jp-OutputArea");
+    for (const echo of area?.querySelectorAll(`[data-shard-echo="${CSS.escape(requestId)}"]`) ?? [])
+      (echo.closest(".jp-OutputArea-child") ?? echo).classList.add("shard-folded-away");
   }
 
   protected override onAfterAttach(): void {

@@ -4,6 +4,7 @@ import type { PermissionResponseCommand, UiResponseCommand } from "../wire";
 import type { PermissionAnswer, UiAnswer } from "../render/index";
 import type { WidgetModel } from "./model";
 import { getString } from "./model";
+import { pageLabel } from "../client/identity";
 
 export interface AbortMessage {
   readonly type: "abort";
@@ -59,9 +60,10 @@ function randomId(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** The human label a host set (`client_label`), sent with answers so others see who answered. */
+/** The human label a host set (`client_label`), else this tab's ("alice · Tab 3f2a"), sent with
+ * answers so others see who answered (and a saved transcript names a person, not an id). */
 function withLabel<T extends object>(model: WidgetModel, command: T): T & { label: string | null } {
-  return { ...command, label: getString(model, "client_label") || null };
+  return { ...command, label: getString(model, "client_label") || pageLabel() };
 }
 
 /** The id this browser answers as: the `client_id` trait when the host set one. */

@@ -18,6 +18,10 @@ const STATUS_TEXT: Readonly<Record<ToolStatus, string>> = {
   aborted: "aborted",
 };
 const PREVIEW_CHARS = 120;
+/** A call whose arguments still stream shows only after this long: most finish streaming within
+ * it, and a "tool · preparing…" card that turns into the real one a moment later only flickers. */
+export const PREPARING_DELAY_MS = 300;
+const firstSeen = new WeakMap<ToolItem, number>();
 const SKILL_TOOL = "load_skill";
 const MAX_TEXT_CHARS = 20_000;
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
@@ -60,7 +64,21 @@ export function renderToolCard(item: ToolItem, ownClientId: string | null = null
   );
   if (item.result) card.appendChild(renderResult(item.result));
   else if (item.partial) card.appendChild(renderResult(item.partial, "shard-tool-partial"));
+  holdWhilePreparing(item, card);
   return card;
+}
+
+/** Hides a card whose arguments stream until PREPARING_DELAY_MS after the call was first seen
+ * (re-renders of the same call keep that moment); any later status shows it at once. */
+function holdWhilePreparing(item: ToolItem, card: HTMLElement): void {
+  if (item.status !== "streaming") return;
+  const now = Date.now();
+  const since = firstSeen.get(item) ?? now;
+  firstSeen.set(item, since);
+  const left = since + PREPARING_DELAY_MS - now;
+  if (left <= 0) return;
+  card.classList.add("shard-tool-held");
+  setTimeout(() => card.classList.remove("shard-tool-held"), left);
 }
 
 /** A result, or a running tool's latest partial state (its own class: it is not final). */

@@ -50,6 +50,8 @@ def test_attach_then_a_waiting_cell_shows_the_reply(
     shell.run_cell_magic("shard", "--agent helper --wait", "say hello")
     cell_widget = agent.widgets[-1]
     assert cell_widget is not attach_widget
+    # the attach cell's saved output does not take the %%shard cell's turn again
+    assert (attach_widget.snapshot_kept, cell_widget.snapshot_kept) == (True, False)
     for widget in (attach_widget, cell_widget):
         assert "Hello from the gateway agent." in texts(widget.events)
         assert [e["type"] for e in widget.events][-1] == "turn_end"

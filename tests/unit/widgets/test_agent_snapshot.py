@@ -169,3 +169,33 @@ def test_an_undisplayed_widget_sends_no_refresh(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(_display, "_publisher", lambda: publisher)
     AgentWidget().push_many(turn())
     assert publisher.sent == []
+
+
+def _idle(seq: int) -> dict[str, Any]:
+    return event("status", seq, status="idle", mode="build", model="m", demo=False)
+
+
+def test_a_superseded_widget_keeps_its_saved_transcript_after_its_running_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The `%shard new` widget above a `%%shard` cell does not save that cell's turn again."""
+    publisher = FakePublisher()
+    monkeypatch.setattr(_display, "_publisher", lambda: publisher)
+    monkeypatch.setattr(IPython.display, "display", lambda data, **keys: None)
+    idle = AgentWidget(model="m", mode="build", status="idle")
+    busy = AgentWidget(model="m", mode="build", status="streaming")
+    for widget in (idle, busy):
+        widget._ipython_display_()
+        widget.supersede()  # a newer cell shows the agent from here on
+    idle.push_many([*turn(), _idle(5)])
+    assert publisher.sent == []  # idle when superseded: its output stays as it was
+    assert "Fixing add()." in str(idle.events)  # the live view still follows
+
+    busy.push_many(turn())  # the turn it was showing ends: saved once more, then its idle
+    busy.push(_idle(5))
+    saved = [content["data"][RENDER] for _, content, _ in publisher.sent]
+    assert len(saved) == 2
+    assert saved[-1]["transcript"] != []
+    assert saved[-1]["state"]["status"] == "idle"
+    busy.push_many([*turn(10), _idle(15)])  # a later turn: in the newer cell only
+    assert len(publisher.sent) == 2
