@@ -19,8 +19,9 @@ NO_MODEL = "none"
 is answered with FIRST_CONTACT (no model is called)."""
 FIRST_CONTACT = (
     "no model configured — set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL (a local "
-    "server), put a model in config.json, or pass --model (a kernel: KERNEL_SHARD_MODEL); "
-    "`shard demo` shows a scripted run"
+    "server) where Shard starts (JupyterLab: in the environment of `jupyter lab`, then restart "
+    "it), put a model in ~/.config/shard/config.json, name one in JupyterLab's New agent form, "
+    "or pass --model (a kernel: KERNEL_SHARD_MODEL); `shard demo` shows a scripted run"
 )
 _WINDOW = 200_000
 
