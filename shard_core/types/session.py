@@ -65,7 +65,7 @@ class RequestRecord(WireModel):
     )
 
 
-ContextKind = Literal["note", "file", "output"]
+ContextKind = Literal["note", "file", "output", "variable"]
 
 
 class InjectedContext(WireModel):

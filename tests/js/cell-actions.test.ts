@@ -17,6 +17,11 @@ import {
 } from "../../labextension/src/render/descriptors/cell-edit";
 import { renderDescriptor } from "../../labextension/src/render/index";
 import type { CellEditDescriptor } from "../../labextension/src/wire";
+import {
+  SUMMARISER,
+  summaryExpression,
+  varMentions,
+} from "../../labextension/src/lab/var-mentions";
 
 const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAHnOcQAAAAABJRU5ErkJggg==";
@@ -275,5 +280,23 @@ describe("cell_edit renderer", () => {
       "Rejected: the cell is unchanged.",
     );
     setCellEditHost(null);
+  });
+});
+
+describe("@var: mentions", () => {
+  it("finds each variable once, only as a word of its own", () => {
+    expect(
+      varMentions(
+        "compare @var:df with @var:df2 and (@var:df) x@var:no @var:9bad",
+      ),
+    ).toEqual(["df", "df2"]);
+    expect(varMentions("no mention")).toEqual([]);
+  });
+
+  it("summarises in a namespace of its own: the name is a string literal, never code", () => {
+    const expression = summaryExpression("df");
+    expect(expression.startsWith("(lambda g: (exec(")).toBe(true);
+    expect(expression.endsWith(`{'ns': globals(), 'name': "df"})`)).toBe(true);
+    expect(expression).toContain(JSON.stringify(SUMMARISER));
   });
 });

@@ -19,6 +19,7 @@ import type { AgentChat } from "./chat-widget";
 import { type CellAction, cellPrompt, folderOf, pathForAgent, underRoot } from "./cell-context";
 import { LabCellEdits } from "./cell-edits";
 import { SHARD_KERNEL } from "./kernel-agents";
+import { setMentionNotebooks } from "./var-mentions";
 
 export const CELL_COMMANDS = {
   fix: "shard:fix-cell",
@@ -63,6 +64,7 @@ export function installCellActions(app: JupyterFrontEnd, deps: CellActionDeps): 
   const root = PageConfig.getOption("serverRoot") || "";
   /** the chat each notebook's last request went to: it hears of Accept / Reject */
   const chatFor = new Map<string, AgentChat>();
+  setMentionNotebooks(tracker);
   setCellEditHost(
     new LabCellEdits(tracker, deps.docManager, (d, decision) => {
       const path = underRoot(root, d.file);

@@ -17,6 +17,7 @@ import { asReply, commandsOf } from "../widget/replies";
 import type { AgentInfo } from "../wire";
 import type { AgentDirectory } from "./agent-directory";
 import { Composer } from "./composer";
+import { injectContexts, resolveVarMentions, varMentions } from "./var-mentions";
 import { watchRewinds } from "./rewind-notices";
 
 export class AgentChat extends Widget {
@@ -175,8 +176,24 @@ export class AgentChat extends Widget {
       const label = String(this.store.get("client_label") ?? "") || null;
       return this.store.send(commands.slash(text, this.store.clientId, label));
     }
+    if (varMentions(text).length > 0) return void this.promptWithVariables(text);
     const future = this.agent.prompt(text);
     future.done.catch(() => undefined); // the turn's outcome arrives as events
+  }
+
+  /** `@var:` mentions become context first (var-mentions.ts); a problem keeps the text. */
+  private async promptWithVariables(text: string): Promise<void> {
+    this.composer.showState("Summarising the mentioned variables…", "info");
+    const outcome = await resolveVarMentions(text);
+    const problem = outcome.ok
+      ? await injectContexts(this.store, outcome.contexts)
+      : outcome.message;
+    if (problem !== null || this.agent === null) {
+      if (!this.composer.input.value) this.composer.input.value = text;
+      return this.composer.showState(problem ?? "Not attached: restart the agent first.", "error");
+    }
+    this.composer.showState("", "info");
+    this.agent.prompt(text).done.catch(() => undefined);
   }
 
   private onReply(message: unknown): void {

@@ -21,7 +21,7 @@ export interface InjectMessage {
   readonly type: "inject";
   readonly id: string;
   readonly text: string;
-  readonly kind: "note" | "file" | "output";
+  readonly kind: "note" | "file" | "output" | "variable";
   readonly label: string | null;
 }
 export interface SetModeMessage {
