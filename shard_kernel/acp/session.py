@@ -13,7 +13,8 @@ import base64
 import binascii
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, cast
 
 from acp.exceptions import RequestError
 from acp.interfaces import Client
@@ -41,6 +42,7 @@ from shard_core.engine.modes import latest_plan
 from shard_core.engine.slash_commands import PromptTurn
 from shard_core.protocol.events import (
     Event,
+    MessageDeltaEvent,
     StatusEvent,
     SteerReceiptEvent,
     TurnEndEvent,
@@ -132,6 +134,27 @@ def stop_reason(agent: Agent, end: TurnEndEvent) -> StopReason:
     return "end_turn"
 
 
+SESSION_UPDATE = "session/update"
+Notify = Callable[[str, Any], Awaitable[None]]
+
+
+def chunk_params(session_id: str, event: MessageDeltaEvent) -> dict[str, object]:
+    """A text or thinking delta as the `session/update` params the SDK would write for
+    `text_chunk(...)` (serialize_params: by alias, no defaults), built without its models:
+    the SDK path costs each of thousands of chunks ~10 us of validation and dumping.
+    tests/unit/acp pins the two as equal."""
+    kind = "agent_thought_chunk" if event.channel == "thinking" else "agent_message_chunk"
+    content = {"text": event.delta, "type": "text"}
+    return {"sessionId": session_id, "update": {"content": content, "sessionUpdate": kind}}
+
+
+def raw_notify(client: Client) -> Notify | None:
+    """The SDK connection's `send_notification` behind an AgentSideConnection (its `_conn`,
+    pinned by tests/unit/acp); None for any other client, which then gets the models."""
+    send = getattr(getattr(client, "_conn", None), "send_notification", None)
+    return cast(Notify, send) if callable(send) else None
+
+
 class AcpSession:
     def __init__(self, agent: Agent, client: Client, session_id: str) -> None:
         self.agent = agent
@@ -142,11 +165,17 @@ class AcpSession:
         self.mode = agent.session.mode
         self.plan = latest_plan(agent.session.store.branch())
         self.turn: asyncio.Task[TurnEndEvent] | None = None
+        self._notify = raw_notify(client)
+        """the connection's own notification sender, for chunks (None: a client without one)"""
         self._unsubscribe = agent.events.subscribe(self._on_event)
 
     # -- updates -------------------------------------------------------------------------------
 
     def _on_event(self, event: Event) -> None:
+        if isinstance(event, MessageDeltaEvent) and self._notify is not None:
+            if event.delta and event.channel != "tool_call":  # the hot path: one chunk
+                self._send_params(chunk_params(self.session_id, event))
+            return
         for update in self.mapper(event):
             self.send(update)
         if isinstance(event, StatusEvent) and event.mode != self.mode:
@@ -167,6 +196,23 @@ class AcpSession:
             return
         if task is not None:
             self._inflight.append(task)
+
+    def _send_params(self, params: dict[str, object]) -> None:
+        """`send` for a notification already in its wire form (see `chunk_params`)."""
+        assert self._notify is not None
+        try:
+            task = start_now(self._notify_one(self._notify, params))
+        except Exception as exc:
+            _log.warning("acp: session/update failed: %s", exc)
+            return
+        if task is not None:
+            self._inflight.append(task)
+
+    async def _notify_one(self, notify: Notify, params: dict[str, object]) -> None:
+        try:
+            await notify(SESSION_UPDATE, params)
+        except Exception as exc:  # the host went away: the agent still runs its turn out
+            _log.warning("acp: session/update failed: %s", exc)
 
     async def _send_one(self, update: SessionUpdate) -> None:
         try:
