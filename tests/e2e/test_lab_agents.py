@@ -153,6 +153,9 @@ def test_stop_ends_a_running_bash_in_every_view(
     for chat in chats:
         expect(chat.locator(".shard-status-text")).to_contain_text("running bash", timeout=30_000)
         expect(chat.locator(".shard-tool-decision")).to_contain_text("by rule Bash(sleep:*)")
+    a.show_sidebar()  # the badge says what the agent does: a tool runs, nothing streams
+    badge = a.agent_row("sleeper").locator(".shard-status-badge")
+    expect(badge).to_have_text("running a tool", timeout=15_000)
     save_screenshot(a.page, "e2e-lab-stop-1-running.png")
 
     started = time.monotonic()
