@@ -29,6 +29,7 @@ from shard_core.capabilities.commands import BuiltinCommands
 from shard_core.capabilities.goals import GoalsCapability, goal_text
 from shard_core.capabilities.hooks import HooksCapability
 from shard_core.capabilities.mcp import install_mcp
+from shard_core.capabilities.questions import QuestionsCapability
 from shard_core.capabilities.skills import SkillsCapability, default_roots
 from shard_core.capabilities.subagents import SubagentsCapability
 from shard_core.capabilities.terminals import TerminalsCapability
@@ -418,6 +419,7 @@ async def create_agent(
         goals = GoalsCapability(store=lambda: store)
         await host.install("shard.goals", goals)
         await host.install("shard.todos", TodosCapability(store=lambda: store))
+        await host.install("shard.questions", QuestionsCapability())
         # MCP last: the transports extensions registered are known, and its grants are this agent's.
         await install_mcp(host, config, cwd=root, home=home, env=env, trusted=opts.trust_project,
                           agent_id=agent_id, diagnostics=opts.diagnostics,

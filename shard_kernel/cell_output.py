@@ -36,6 +36,8 @@ from shard_core.protocol.events import (
     ToolResultEvent,
     ToolUpdateEvent,
     TurnEndEvent,
+    UiRequestEvent,
+    UiResolvedEvent,
 )
 from shard_core.protocol.mime import PERMISSION_MIME, RENDER_MIME, render_payload
 from shard_core.types import KvDescriptor, KvPair, StatusDescriptor, TextDescriptor
@@ -45,6 +47,7 @@ from shard_kernel.terminal.render import (
     goal_line,
     hook_run_text,
     hook_tone,
+    question_text,
     resolved_text,
 )
 
@@ -75,6 +78,8 @@ class CellOutput:
         """the display id of the newest output, while it is one a later message may update"""
         self._handover: tuple[str, dict[str, Any]] | None = None
         """the newest output's display id and final data, which a non-updating client missed"""
+        self._questions: set[str] = set()
+        """ask_user questions this cell showed, until answered"""
         self._asked: dict[str, PermissionRequestEvent] = {}
         """request id → the prompt this cell showed, until it is decided"""
 
@@ -99,7 +104,7 @@ class CellOutput:
             self._resolved(event)
         elif isinstance(event, TurnEndEvent):
             self._usage(event)
-        elif isinstance(event, GoalUpdateEvent | HookRunEvent):
+        else:
             self._notice(event)
 
     def finish(self) -> None:
@@ -165,6 +170,22 @@ class CellOutput:
 
     def _display(self, data: dict[str, Any]) -> None:
         self._new_output(data)
+
+    def _question(self, event: UiRequestEvent) -> None:
+        """An ask_user question as text (the widget and Lab answer it; any client may)."""
+        self._finish_text()
+        self._questions.add(event.request_id)
+        text = question_text(event)
+        descriptor = TextDescriptor(text=text)
+        self._new_output({RENDER_MIME: render_payload([descriptor]), "text/plain": text})
+
+    def _answered(self, event: UiResolvedEvent) -> None:
+        self._questions.discard(event.request_id)
+        value = event.value
+        said = ", ".join(value) if isinstance(value, list) else "no answer"
+        line = f"Answered by {event.decided_by}: {said}"
+        descriptor = StatusDescriptor(label=line, tone="success" if value else "warn")
+        self._new_output({RENDER_MIME: render_payload([descriptor]), "text/plain": line})
 
     def _goal(self, event: GoalUpdateEvent) -> None:
         """A goal change (goal.continue going on or stopping included) as a status line."""
@@ -243,12 +264,17 @@ class CellOutput:
             }
         )
 
-    def _notice(self, event: GoalUpdateEvent | HookRunEvent) -> None:
-        """A line about the agent, not the conversation: a goal's change, a hook's run."""
+    def _notice(self, event: Event) -> None:
+        """A line about the agent, not the conversation: a goal's change, a hook's run, an
+        ask_user question and its answer."""
         if isinstance(event, GoalUpdateEvent):
             self._goal(event)
-        else:
+        elif isinstance(event, HookRunEvent):
             self._hook_run(event)
+        elif isinstance(event, UiRequestEvent) and event.ui == "question":
+            self._question(event)
+        elif isinstance(event, UiResolvedEvent) and event.request_id in self._questions:
+            self._answered(event)
 
     def _hook_run(self, event: HookRunEvent) -> None:
         """A small card: which hook ran for which event, how it ended, what it decided."""

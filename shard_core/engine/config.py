@@ -107,6 +107,12 @@ class CheckpointsConfig(_Config):
     """the most files a workspace scan (after a shell command) compares"""
 
 
+class AskUserConfig(_Config):
+    headless: Literal["no_one", "first_choice"] = "no_one"
+    """what `ask_user` gets when no one answers (headless, or no answer in time): `no_one`
+    tells the model there is no one to ask; `first_choice` answers with the first choice"""
+
+
 class GoalConfig(_Config):
     """`goal.continue`: at a turn's end, with a goal active and not reported met, the agent
     goes on with another turn until it calls `goal_report` or a bound is hit. The bounds count
@@ -164,6 +170,7 @@ class ShardConfig(_Config):
     titles: TitlesConfig = Field(default_factory=TitlesConfig)
     checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
     goal: GoalConfig = Field(default_factory=GoalConfig)
+    ask_user: AskUserConfig = Field(default_factory=AskUserConfig)
     web: WebConfig = Field(default_factory=WebConfig)
     prices: dict[str, Price] = Field(default_factory=dict[str, Price])
     context_windows: dict[str, int] = Field(default_factory=dict[str, int])

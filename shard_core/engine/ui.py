@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from shard_core.contracts.ui import PermissionAnswer, PermissionPrompt, UiBridge
+from shard_core.contracts.ui import (
+    PermissionAnswer,
+    PermissionPrompt,
+    QuestionAnswer,
+    QuestionBridge,
+    QuestionPrompt,
+    UiBridge,
+)
 
 
 class UiProxy:
@@ -27,6 +34,12 @@ class UiProxy:
 
     async def input(self, title: str, message: str = "", default: str | None = None) -> str | None:
         return await self._bridge.input(title, message, default) if self._bridge else None
+
+    async def question(self, prompt: QuestionPrompt) -> QuestionAnswer | None:
+        """A structured question, when the bound surface can put one (else no answer)."""
+        if isinstance(self._bridge, QuestionBridge):
+            return await self._bridge.question(prompt)
+        return None
 
     async def notify(self, title: str, message: str = "") -> None:
         if self._bridge is not None:

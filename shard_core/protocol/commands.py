@@ -167,7 +167,9 @@ class PermissionResponseCommand(_Command):
 class UiResponseCommand(_Command):
     type: Literal["ui_response"] = "ui_response"
     request_id: str = Field(min_length=1)
-    value: str | bool | None
+    value: str | bool | list[str] | None = Field(
+        description="a question's answer: the chosen strings (one unless it allows several)"
+    )
     client_id: str = Field(min_length=1)
     label: ClientLabel = None
 

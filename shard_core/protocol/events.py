@@ -121,7 +121,9 @@ class PermissionResolvedEvent(_Event):
     )
 
 
-UiKind = Literal["select", "confirm", "input", "notify"]
+UiKind = Literal["select", "confirm", "input", "notify", "question"]
+UiValue = str | bool | list[str] | None
+"""an answer: select and input a string, confirm a bool, question the chosen strings"""
 
 
 class UiRequestEvent(_Event):
@@ -132,12 +134,16 @@ class UiRequestEvent(_Event):
     message: str = ""
     options: list[str] = Field(default_factory=list)
     default: str | None = None
+    multi: bool = Field(default=False, description="question: more than one choice may be made")
+    allow_other: bool = Field(
+        default=False, description="question: an answer of the person's own words is accepted"
+    )
 
 
 class UiResolvedEvent(_Event):
     type: Literal["ui_resolved"] = "ui_resolved"
     request_id: str
-    value: str | bool | None
+    value: UiValue
     decided_by: str = Field(
         description="the answering client's label (else its client_id), or timeout / abort"
     )

@@ -12,6 +12,7 @@ says so). A request the host cancels, or cannot answer, is a denial.
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -20,9 +21,11 @@ from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
 from shard_core.contracts import PermissionAnswer, PermissionPrompt
 from shard_core.contracts.tool import tool_kind
+from shard_core.contracts.ui import QuestionAnswer, QuestionPrompt
 from shard_core.engine.permissions.sources import RuleSet, add_agent_rule
 from shard_core.sdk import Agent
 from shard_core.types.errors import ConfigError
+from shard_kernel.acp.questions import ask_question
 from shard_kernel.acp.updates import locations_of, preview_content, title_of
 
 _log = logging.getLogger("shard.acp")
@@ -122,6 +125,12 @@ class AcpAsker:
             return f"denied always for this session: {rule} (it could not be saved: {exc})"
         self.agent.gate.rules = added + self.agent.gate.rules
         return f"denied always: {rule} is now a deny rule for this agent (saved)"
+
+    async def question(self, prompt: QuestionPrompt) -> QuestionAnswer | None:
+        """ask_user: a permission request whose options are the choices (questions.py)."""
+        await self.flush()
+        request_id = f"question-{uuid.uuid4().hex[:12]}"
+        return await ask_question(self.client, self.session_id, self.host, prompt, request_id)
 
     async def select(self, title: str, options: list[str], message: str = "") -> str | None:
         return None  # ACP has no question of this kind: unanswered, as with no one there

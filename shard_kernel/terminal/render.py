@@ -27,6 +27,7 @@ from shard_core.protocol.events import (
     ToolCallEvent,
     ToolResultEvent,
     TurnEndEvent,
+    UiRequestEvent,
     UsageEvent,
 )
 from shard_core.types import (
@@ -148,6 +149,8 @@ class TerminalRenderer:
             return self.style(f"· {event.message}", "dim")
         if isinstance(event, RestartedEvent):
             return self.style(f"↻ restarted; lost: {', '.join(event.lost) or 'nothing'}", "yellow")
+        if isinstance(event, UiRequestEvent) and event.ui == "question":
+            return self.style(question_text(event), "yellow")
         if isinstance(event, GoalUpdateEvent):
             tone = "yellow" if event.action == "stopped" else "blue"
             return self.style(f"◎ {goal_line(event)}", tone)
@@ -303,3 +306,12 @@ def rewind_line(event: RewindEvent) -> str:
     if event.failed:
         parts.append("not restored: " + "; ".join(event.failed))
     return "; ".join(parts) + f" (undo: /rewind undo, or rewind to before {event.entry_id})"
+
+
+def question_text(event: UiRequestEvent) -> str:
+    """An ask_user question as lines: the question, its numbered choices, how it is answered."""
+    kind = "choose one or more" if event.multi else "choose one"
+    other = "; or answer in your own words" if event.allow_other else ""
+    lines = [f"? {event.title}", *(f"  {n}. {o}" for n, o in enumerate(event.options, 1))]
+    lines.append(f"  ({kind}{other}, in the widget or the Lab chat)")
+    return "\n".join(lines)

@@ -1,9 +1,10 @@
-// Dialogs an extension opens through the agent: select, confirm, input (and notify, which only
-// informs). Like the permission dialog it reports an answer and waits for ui_resolved.
+// Dialogs an extension opens through the agent: select, confirm, input, question (ask_user:
+// choices, several with `multi`, the person's own words with `allow_other`), and notify, which
+// only informs. Like the permission dialog it reports an answer and waits for ui_resolved.
 import { button, clear, h } from "../dom";
 import type { UiRequestEvent, UiResolvedEvent } from "../../wire";
 
-export type UiValue = string | boolean | null;
+export type UiValue = string | boolean | string[] | null;
 
 export interface UiAnswer {
   readonly requestId: string;
@@ -97,6 +98,8 @@ export class UiDialogView {
           : this.selectBox(r.options, r.default ?? null);
       case "input":
         return this.inputBox(r.default ?? "");
+      case "question":
+        return this.questionControls(r);
       default:
         return [];
     }
@@ -122,6 +125,44 @@ export class UiDialogView {
     const ok = button("OK", () => this.answer(select.value), "shard-button-primary");
     this.controls.push(select, ok);
     return [select, ok];
+  }
+
+  /** One button per choice for a plain question; else boxes, the own-words field, Answer. */
+  private questionControls(r: UiRequestEvent): HTMLElement[] {
+    if (!r.multi && !r.allow_other) return r.options.map((o) => this.choice(o, [o], false));
+    const boxes = r.options.map((option) => {
+      const input = h("input", {
+        class: "shard-question-box",
+        attrs: { type: r.multi ? "checkbox" : "radio", name: `q-${r.request_id}`, value: option },
+      });
+      this.controls.push(input);
+      return { option, input };
+    });
+    const other = r.allow_other
+      ? h("input", {
+          class: "shard-input shard-question-other",
+          attrs: { type: "text", placeholder: "Your own answer", "aria-label": "Your own answer" },
+        })
+      : null;
+    if (other !== null) this.controls.push(other);
+    const submit = button(
+      "Answer",
+      () => {
+        const chosen = boxes.filter((b) => b.input.checked).map((b) => b.option);
+        const own = other?.value.trim() ?? "";
+        this.answer(own ? [...chosen, own] : chosen);
+      },
+      "shard-button-primary shard-question-answer",
+    );
+    this.controls.push(submit);
+    const list = h(
+      "div",
+      { class: "shard-question-choices", attrs: { role: "group", "aria-label": r.title } },
+      ...boxes.map(({ option, input }) =>
+        h("label", { class: "shard-question-choice" }, input, h("span", null, option)),
+      ),
+    );
+    return other === null ? [list, submit] : [list, other, submit];
   }
 
   private inputBox(initial: string): HTMLElement[] {
@@ -154,5 +195,6 @@ export class UiDialogView {
 function formatValue(value: UiValue): string {
   if (value === true) return "yes";
   if (value === false) return "no";
+  if (Array.isArray(value)) return value.length ? value.join(", ") : "(none)";
   return value ?? "(none)";
 }
