@@ -34,7 +34,8 @@ from tests.integration.gateway.ws_agent import WsAgent
 
 BWRAP = shutil.which("bwrap") is not None
 OPEN = {"command": "bash --norc -i", "name": "shared"}
-ALLOW = ["Bash(bash --norc -i)", "Bash(export:*)", "Bash(echo:*)"]
+ALLOW = ["Bash(bash --norc -i)", "Bash(export:*)", "Bash(echo:*)", "Bash(head:*)",
+         "Bash(sleep:*)", "TerminalClose"]  # fmt: skip
 
 
 @pytest.fixture
@@ -119,6 +120,14 @@ async def test_the_agents_terminal_is_the_servers_and_a_person_shares_it(
         {"tool_calls": [{"name": "terminal_send",
                          "input": {"id": "shared", "text": "rm -rf /never"}}]},
         {"text": "read"},
+        {"tool_calls": [{"name": "terminal_open",
+                         "input": {"command": "head -c 2000000 /dev/urandom", "name": "flood"}}]},
+        {"tool_calls": [{"name": "terminal_wait", "input": {"id": "flood", "timeout": 120}}]},
+        {"tool_calls": [{"name": "terminal_open",
+                         "input": {"command": "sleep 100", "name": "sleeper"}}]},
+        {"tool_calls": [{"name": "terminal_close", "input": {"id": "sleeper"}}]},
+        {"tool_calls": [{"name": "terminal_read", "input": {"id": "sleeper"}}]},
+        {"text": "flooded"},
     ])  # fmt: skip
     _sandbox(servers, sandbox)
     server = servers.start("--set", "ServerApp.terminals_enabled=True")
@@ -151,6 +160,16 @@ async def test_the_agents_terminal_is_the_servers_and_a_person_shares_it(
         await _read_until(person, "agent-42")
         assert _failed(refused), "an unruled line is refused by the gate, not typed"
         assert "rm -rf" not in "".join(_text(r) for r in (read, sent))
+
+        _flood, flooded, sleeper, closed, gone = await _turn(agent, "flood one, close one")
+        assert "the process ended (exit 0)" in _text(flooded), _text(flooded)[:300]
+        assert "earlier characters of output were dropped" in _text(flooded)
+        assert len(_text(flooded)) < 200_000, "a binary flood through the server is capped too"
+        assert "closed" in _text(closed), _text(closed)
+        assert sleeper["details"]["server_terminal"] not in await _terminal_names(server)
+        assert _failed(gone), "a closed terminal is a clear error"
+        assert "no terminal 'sleeper'" in _text(gone)
+        assert name in await _terminal_names(server), "the shared terminal and server carry on"
 
         tether = opened["details"]["pid"]
         shell = descendants(tether)
