@@ -330,7 +330,7 @@ async def _install(
     )
     await host.install("shard.skills", skills)
     opts.diagnostics.extend(str(d) for d in skills.registry.diagnostics if d.level != "info")
-    hooks = HooksCapability(cwd, trusted=opts.trust_project)
+    hooks = HooksCapability(cwd, trusted=opts.trust_project, sandbox=Sandbox(policy))
     await host.install("shard.hooks", hooks)
     opts.diagnostics.extend(hooks.diagnostics)
     return prompts

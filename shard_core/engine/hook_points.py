@@ -66,6 +66,7 @@ class HookPlace:
     turn_id: str | None = None
     parent_agent_id: str | None = None
     """set for a subagent (its Stop is a SubagentStop)"""
+    agent_id: str = ""
     report: Callable[[HookRunCheckpoint], None] | None = field(
         default=None, compare=False, repr=False
     )

@@ -390,6 +390,7 @@ class AgentSession:
             cwd=str(self.config.cwd),
             turn_id=turn_id,
             parent_agent_id=self.config.parent_agent_id,
+            agent_id=self.agent_id,
             report=self.record_hook_run,
         )
 

@@ -16,10 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
+from shard_core.capabilities.assembly import credential_files, sandbox_policy
 from shard_core.capabilities.hooks import HookConfig, HooksCapability, load_hooks
 from shard_core.capabilities.hooks.config import EVENTS
 from shard_core.capabilities.hooks.sample import try_event
 from shard_core.engine.config import load_config
+from shard_core.tools.sandbox import Sandbox
 from shard_core.types import JsonObject
 from shard_kernel.exit_codes import ExitCode
 from shard_kernel.terminal.render import hook_run_text
@@ -99,7 +101,9 @@ def run_test(args: argparse.Namespace) -> int:
         print("shard: error: --input must be a JSON object", file=sys.stderr)
         return ExitCode.BAD_INPUT
     cwd, config = _config(args)
-    hooks = HooksCapability(cwd, trusted=args.trust_project)
+    settings = load_config()
+    policy = sandbox_policy(settings.sandbox, credential_files(settings))
+    hooks = HooksCapability(cwd, trusted=args.trust_project, sandbox=Sandbox(policy))
     hooks.config = config
     runs = asyncio.run(
         try_event(hooks, args.event, tool=args.tool, input=cast(JsonObject | None, tool_input))

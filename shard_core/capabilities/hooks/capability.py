@@ -39,6 +39,7 @@ from shard_core.engine.hook_points import (
     ToolDone,
 )
 from shard_core.protocol.events import PermissionRequestEvent, UiRequestEvent
+from shard_core.tools.sandbox import Sandbox
 from shard_core.types import HookRunCheckpoint, JsonObject
 from shard_core.types.session import HookDecision
 
@@ -48,9 +49,11 @@ HOOKS_HELP = "the command hooks configured (config.json, trusted project setting
 
 
 class HooksCapability:
-    def __init__(self, cwd: Path, *, trusted: bool) -> None:
+    def __init__(self, cwd: Path, *, trusted: bool, sandbox: Sandbox | None = None) -> None:
         self.cwd = cwd.resolve()
         self.trusted = trusted
+        self.sandbox = sandbox
+        """the agent's command sandbox, which a hook runs in unless it says `sandbox: false`"""
         self.config = HookConfig()
         self.runs: deque[HookRunCheckpoint] = deque(maxlen=50)
         """the recent runs, for `/hooks`"""
@@ -209,7 +212,8 @@ class HooksCapability:
 
     async def _run(self, hook: HookCommand, payload: dict[str, Any], place: HookPlace) -> HookRun:
         try:
-            run = await run_hook(hook, payload, self.cwd)
+            agent = place.agent_id or "hooks"
+            run = await run_hook(hook, payload, self.cwd, sandbox=self.sandbox, agent_id=agent)
         except OSError as exc:  # could not start: an error that decides nothing
             run = HookRun(hook, None, "", f"could not start: {exc}", 0.0)
         run.place = place

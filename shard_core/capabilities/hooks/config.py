@@ -38,6 +38,8 @@ class HookCommand:
     command: str
     timeout: float
     source: str
+    sandbox: bool = True
+    """run inside the agent's command sandbox (`"sandbox": false` in the entry: outside it)"""
 
     def matches(self, target: str | None) -> bool:
         """Whether the matcher selects `target` (a tool name, a start's source, a trigger);
@@ -146,6 +148,11 @@ def _entry(event: str, entry: Any, where: str, source: str, found: HookConfig) -
                 f"{where}.hooks[{j}]: timeout must be a positive number; {DEFAULT_TIMEOUT:g} s used"
             )
             timeout = DEFAULT_TIMEOUT
-        found.hooks.append(
-            HookCommand(event, matcher, command, min(float(timeout), MAX_TIMEOUT), source)
-        )
+        sandbox = spec.get("sandbox", True)
+        if not isinstance(sandbox, bool):
+            found.diagnostics.append(
+                f"{where}.hooks[{j}]: sandbox must be true or false; the sandbox is used"
+            )
+            sandbox = True
+        limit = min(float(timeout), MAX_TIMEOUT)
+        found.hooks.append(HookCommand(event, matcher, command, limit, source, sandbox))

@@ -1,4 +1,5 @@
-"""Running one command hook: JSON on stdin, a timeout, the secret-free environment.
+"""Running one command hook: JSON on stdin, a timeout, the secret-free environment bash gets,
+inside the agent's command sandbox unless the hook says `"sandbox": false`.
 
 The answer is read the way Claude Code reads it: exit 0 with JSON on stdout (`decision`,
 `reason`, `hookSpecificOutput.permissionDecision`, `updatedInput`, `additionalContext`), exit 2
@@ -18,8 +19,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from shard_core.capabilities.hooks.config import HookCommand
+from shard_core.contracts import ToolContext
 from shard_core.engine.hook_points import HookPlace
-from shard_core.tools.environment import allowed_env
+from shard_core.tools.environment import tool_environment
+from shard_core.tools.sandbox import Sandbox
 
 MAX_OUTPUT = 64_000
 
@@ -93,13 +96,27 @@ class HookRun:
         return None
 
 
-async def run_hook(hook: HookCommand, payload: dict[str, Any], cwd: Path) -> HookRun:
-    env = allowed_env(os.environ)
+async def run_hook(
+    hook: HookCommand,
+    payload: dict[str, Any],
+    cwd: Path,
+    *,
+    sandbox: Sandbox | None = None,
+    agent_id: str = "hooks",
+) -> HookRun:
+    env = await tool_environment(os.environ, cwd, agent_id=agent_id)
     env["CLAUDE_PROJECT_DIR"] = env["SHARD_PROJECT_DIR"] = str(cwd)
     data = json.dumps(payload).encode("utf-8")
     started = time.monotonic()
-    proc = await asyncio.create_subprocess_shell(
-        hook.command,
+    argv, sandboxed = ["/bin/sh", "-c", hook.command], False
+    if sandbox is not None and hook.sandbox:
+        ctx = ToolContext(cwd=cwd, roots=[cwd], agent_id=agent_id, session_id="", call_id="")
+        launch = await sandbox.launch(argv, ctx, env)
+        if isinstance(launch, str):  # sandbox.mode "required" and none here: nothing runs
+            return HookRun(hook, None, "", launch, _ms(started))
+        argv, sandboxed = launch.argv, launch.sandbox == "bwrap"
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -113,7 +130,7 @@ async def run_hook(hook: HookCommand, payload: dict[str, Any], cwd: Path) -> Hoo
         _kill(proc)
         with contextlib.suppress(Exception):
             await proc.wait()
-        return HookRun(hook, None, "", "", _ms(started), timed_out=True)
+        return HookRun(hook, None, "", "", _ms(started), timed_out=True, sandboxed=sandboxed)
     except asyncio.CancelledError:
         _kill(proc)
         raise
@@ -123,6 +140,7 @@ async def run_hook(hook: HookCommand, payload: dict[str, Any], cwd: Path) -> Hoo
         out[:MAX_OUTPUT].decode("utf-8", "replace"),
         err[:MAX_OUTPUT].decode("utf-8", "replace"),
         _ms(started),
+        sandboxed=sandboxed,
     )
     if run.exit_code == 0 and run.stdout.strip().startswith("{"):
         with contextlib.suppress(ValueError):

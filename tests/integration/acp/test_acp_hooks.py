@@ -18,7 +18,7 @@ BLOCK = (
 async def test_a_hook_run_is_a_finished_tool_call_card(
     project: Path, acp_env: dict[str, str], tmp_path: Path
 ) -> None:
-    script = tmp_path / "block.py"
+    script = project / "block.py"  # the hook runs sandboxed: the workspace is what it sees
     script.write_text(BLOCK, encoding="utf-8")
     command = f"{sys.executable} {script}"
     config = {"hooks": {"PreToolUse": [{"matcher": "LS", "hooks": [{"command": command}]}]}}
@@ -38,7 +38,9 @@ async def test_a_hook_run_is_a_finished_tool_call_card(
     assert response.stop_reason == "end_turn"
     starts = host.of("tool_call")
     [card] = [s for s in starts if s.tool_call_id.startswith("hook-")]
-    assert card.title == f"hook PreToolUse: {command}"
+    title = f"hook PreToolUse: {command}"
+    assert card.title == (title if len(title) <= 120 else title[:120] + "…")
+    assert card.raw_input["command"] == command
     assert (card.kind, card.status) == ("other", "completed")
     text = card.content[0].content.text
     assert text.startswith(f"hook PreToolUse (ls) `{command}`: deny, exit 2, ")

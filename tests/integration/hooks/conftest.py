@@ -15,5 +15,6 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     work = tmp_path / "work"
     work.mkdir()
-    (tmp_path / "hook.py").write_text(HOOK)
+    (work / ".hooks").mkdir()  # in the workspace: the sandbox a hook runs in shows it
+    (work / ".hooks" / "hook.py").write_text(HOOK)
     return work

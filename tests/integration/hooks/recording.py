@@ -1,6 +1,7 @@
 """A recording hook script and the agent runs the hook tests share.
 
-The script (python, written into the test's folder) appends the JSON it gets on stdin to
+The script (python, written into the workspace's `.hooks/`, where the command sandbox lets it
+write) appends the JSON it gets on stdin to
 `seen.jsonl` and answers as its first argument says; the function provider plays the model
 and keeps each request."""
 
@@ -56,7 +57,7 @@ if mode == "hang":
 def hook(
     work: Path, mode: str, matcher: str = "Bash", timeout: float = 30, arg: str | None = None
 ) -> dict[str, Any]:
-    script = work.parent / "hook.py"
+    script = work / ".hooks" / "hook.py"
     command = f"{sys.executable} {script} {mode}"
     if arg is not None:
         command += " '" + arg.replace("'", "'\\''") + "'"
@@ -67,7 +68,7 @@ def hook(
 
 
 def seen(work: Path) -> list[dict[str, Any]]:
-    path = work.parent / "seen.jsonl"
+    path = work / ".hooks" / "seen.jsonl"
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines()]

@@ -104,6 +104,7 @@ async def test_bad_entries_get_one_diagnostic_each_and_the_rest_works(work: Path
         "PostToolUse": [
             {"matcher": "([", "hooks": [{"type": "command", "command": "true"}]},
             {"matcher": "Bash", "hooks": [{"type": "command"}]},
+            {"matcher": "Bash", "hooks": [{"command": "true", "sandbox": "no"}]},
         ],
         "PreToolUse": [hook(work, "block")],
     }
@@ -111,7 +112,8 @@ async def test_bad_entries_get_one_diagnostic_each_and_the_rest_works(work: Path
     assert results[0].is_error
     assert "no rm here" in results[0].text
     notes = [d for d in diagnostics if d.startswith("hooks")]
-    assert len(notes) == 3, notes
+    assert len(notes) == 4, notes
     assert "unknown event" in notes[0]
     assert "not a regex" in notes[1]
     assert "missing command" in notes[2]
+    assert "sandbox must be true or false; the sandbox is used" in notes[3]

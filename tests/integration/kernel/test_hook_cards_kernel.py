@@ -17,9 +17,9 @@ SAY = "import json, sys; json.load(sys.stdin); print(json.dumps({'systemMessage'
 
 
 def test_a_hook_run_is_a_card_in_the_cell_and_an_event_for_every_client(
-    start_kernel: StartKernel, jupyter_dirs: Path, tmp_path: Path
+    start_kernel: StartKernel, jupyter_dirs: Path, workspace: Path
 ) -> None:
-    script = tmp_path / "say.py"
+    script = workspace / "say.py"  # the hook runs sandboxed: the workspace is what it sees
     script.write_text(SAY, encoding="utf-8")
     command = f"{sys.executable} {script}"
     config = {"hooks": {"PreToolUse": [{"matcher": "ls", "hooks": [{"command": command}]}]}}

@@ -1,0 +1,83 @@
+"""Hooks run like the agent's bash: inside its command sandbox (bubblewrap) unless an entry says
+`"sandbox": false`, with the secret-free environment, and a timeout. The canary folder lives
+under /var/tmp: bubblewrap gives a command its own /tmp, so a canary there would prove nothing."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shard_core.tools.sandbox import probe_bwrap
+from shard_core.types import CheckpointEntry, HookRunCheckpoint
+from tests.integration.hooks.recording import agent_with, bash
+
+pytestmark = pytest.mark.skipif(probe_bwrap().bwrap is None, reason="bubblewrap does not run here")
+
+
+@pytest.fixture
+def canary() -> Iterator[Path]:
+    folder = Path("/var/tmp") / f"shard-hook-canary-{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    try:
+        yield folder / "written"
+    finally:
+        shutil.rmtree(folder)
+
+
+def touch(canary: Path, **extra: object) -> dict[str, object]:
+    return {
+        "matcher": "Bash",
+        "hooks": [{"type": "command", "command": f"touch {canary}", **extra}],
+    }
+
+
+async def runs(work: Path, hooks: dict[str, object], **kwargs: object) -> list[HookRunCheckpoint]:
+    agent, _ = await agent_with(work, hooks, bash("echo hi"), **kwargs)
+    try:
+        await agent.run("go")
+        return [
+            e.details
+            for e in agent.session.store.entries
+            if isinstance(e, CheckpointEntry) and isinstance(e.details, HookRunCheckpoint)
+        ]
+    finally:
+        await agent.close()
+
+
+async def test_a_hook_runs_in_the_sandbox_by_default(work: Path, canary: Path) -> None:
+    [run] = await runs(work, {"PreToolUse": [touch(canary)]})
+    assert run.sandboxed
+    assert (run.decision, run.exit_code) == ("error", 1)
+    assert "Read-only file system" in (run.reason or "")
+    assert not canary.exists()
+
+
+async def test_sandbox_false_runs_it_outside(work: Path, canary: Path) -> None:
+    [run] = await runs(work, {"PreToolUse": [touch(canary, sandbox=False)]})
+    assert not run.sandboxed
+    assert (run.decision, run.exit_code) == ("none", 0)
+    assert canary.exists()
+
+
+async def test_a_hook_gets_the_secret_free_environment(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-" + "x9" * 20)
+    monkeypatch.setenv("SHARD_TEST_PLAIN", "plain value")
+    script = work / ".hooks" / "env.py"
+    script.write_text(
+        "import os, sys\n"
+        "print(os.environ.get('ANTHROPIC_API_KEY', 'unset'), os.environ.get('CLAUDE_PROJECT_DIR'),"
+        " file=sys.stderr)\n"
+        "sys.exit(2)\n"
+    )
+    hooks = {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"command": f"{sys.executable} {script}"}]}]
+    }
+    [run] = await runs(work, hooks)
+    assert run.reason == f"unset {work.resolve()}"
