@@ -6,13 +6,16 @@
 
 It subscribes to `tool_call` and `tool_result` (prior content kept before a tool that changes
 files runs; a `files` checkpoint logged after its result), to `turn_start`/`turn_end` (what
-background tasks changed meanwhile), and registers `/rewind`, `/changes` and `/revert`. A
-rewind goes to every attached client as a `rewind` event. Settings (`config.json` section
-`checkpoints`): `enabled` (default true), `max_file_bytes`, `max_scan_files`.
+background tasks changed meanwhile), tells the surface once when a file was too big to keep or
+a workspace scan stopped at its bound (`api.ui.notify`), and registers `/rewind`, `/changes`
+and `/revert`. A rewind goes to every attached client as a `rewind` event. Settings
+(`config.json` section `checkpoints`): `enabled` (default true), `max_file_bytes`,
+`max_scan_files`.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -69,6 +72,8 @@ class CheckpointsCapability:
         self._running: Callable[[], bool] = lambda: False
         self.tracker: Tracker | None = None
         self.workspace: Workspace | None = None
+        self._api: ExtensionApi | None = None
+        self._notifying: set[asyncio.Task[None]] = set()
 
     def __call__(self, api: ExtensionApi) -> None:
         settings = api.settings("checkpoints")
@@ -79,6 +84,7 @@ class CheckpointsCapability:
             self.root, blobs, max_files=_int(settings.get("max_scan_files"), DEFAULT_MAX_SCAN_FILES)
         )
         self.tracker = Tracker(self.workspace, self._store, tasks_running=self._tasks_running)
+        self._api = api
         api.on("tool_call", self._tool_call)
         api.on("tool_result", self._tool_result)
         api.on("turn_start", self._turn_boundary)
@@ -105,10 +111,25 @@ class CheckpointsCapability:
     def _turn_boundary(self, event: TurnStartEvent | TurnEndEvent) -> None:
         if self.tracker is not None:
             self.tracker.catch_up_tasks(event.turn_id)
+            self._tell(self.tracker.take_notices())
 
     def _tool_result(self, event: ToolResultEvent) -> None:
         if self.tracker is not None:
             self.tracker.tool_result(event)
+            self._tell(self.tracker.take_notices())
+
+    def _tell(self, notices: list[str]) -> None:
+        """Each notice once, to whoever the surface shows notifications to."""
+        if not notices or self._api is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        for message in notices:
+            task = loop.create_task(self._api.ui.notify("Checkpoints", message))
+            self._notifying.add(task)
+            task.add_done_callback(self._notifying.discard)
 
     # ------------------------------------------------------------ the service
 

@@ -76,6 +76,8 @@ class Tracker:
         self._pending: dict[str, _Pending] = {}
         self._task_base: Manifest | None = None
         self.notices: list[str] = []
+        """what a person should be told (a file too big to keep, a scan that stopped), once"""
+        self._unsent: list[str] = []
 
     @property
     def root(self) -> Path:
@@ -157,13 +159,26 @@ class Tracker:
                 continue  # outside the workspace: the tool refuses it, or a granted reach
         return found
 
+    def take_notices(self) -> list[str]:
+        """The notices since the last call (each said once)."""
+        taken, self._unsent = self._unsent, []
+        return taken
+
+    def _notice(self, message: str) -> None:
+        if message not in self.notices:
+            self.notices.append(message)
+            self._unsent.append(message)
+
     def _scan(self) -> Manifest:
         manifest = self.workspace.scan()
-        if manifest.gave_up and manifest.gave_up not in self.notices:
-            self.notices.append(manifest.gave_up)
+        if manifest.gave_up:
+            self._notice(manifest.gave_up)
         return manifest
 
     def _log(self, checkpoint: FilesCheckpoint) -> None:
+        for c in checkpoint.changes:
+            if c.note:
+                self._notice(f"{c.path} is {c.note}: a rewind cannot put this version back")
         store = self._store()
         if store is None:
             return

@@ -4,6 +4,7 @@ revert` over the log once the agent is gone."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import shutil
 from pathlib import Path
@@ -136,24 +137,36 @@ async def test_the_cli_lists_rewinds_reviews_and_reverts(
 
 async def test_a_file_too_big_to_keep_is_named_and_the_rest_restored(tmp_path: Path) -> None:
     from shard_core.engine.config import CheckpointsConfig, ShardConfig
+    from shard_core.engine.ui import UiProxy
     from shard_core.sdk import create_agent
-    from tests.unit.capabilities.checkpoints.conftest import ALLOW
 
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "a.py").write_text("a = 1\n")
     (ws / "big.txt").write_text("x" * 2000 + "\n")
     turns = [[_edit("a.py", "1", "10"), _edit("big.txt", "x\n", "y\n")]]
+    told: list[str] = []
+
+    class Surface(UiProxy):  # what a person is shown: the notifications
+        async def notify(self, title: str, message: str = "") -> None:
+            told.append(f"{title}: {message}")
+
     agent = await create_agent(
         cwd=ws,
         model=f"scripted/{write_script(tmp_path / 's.json', turns)}",
         home=tmp_path / "home",
         config=ShardConfig(checkpoints=CheckpointsConfig(max_file_bytes=1000)),
         env={"HOME": str(tmp_path / "user")},
-        allow=ALLOW,
+        allow=["Edit(**)"],  # NotebookEdit rules parse only once the notebook tools are declared
+        extension_ui=Surface(),
     )
     try:
         await agent.run("edit both")
+        await asyncio.sleep(0)  # the notification's task
+        assert told == [
+            "Checkpoints: big.txt is too big to keep (2,001 bytes > 1,000): a rewind cannot put "
+            "this version back"
+        ]
         assert agent.checkpoints is not None
         service = agent.checkpoints.checkpoints()
         review = service.review(1)
