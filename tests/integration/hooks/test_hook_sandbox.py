@@ -76,7 +76,7 @@ async def test_a_hook_gets_the_secret_free_environment(
         " file=sys.stderr)\n"
         "sys.exit(2)\n"
     )
-    hooks = {
+    hooks: dict[str, object] = {
         "PreToolUse": [{"matcher": "Bash", "hooks": [{"command": f"{sys.executable} {script}"}]}]
     }
     [run] = await runs(work, hooks)
