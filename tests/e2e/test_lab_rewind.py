@@ -1,8 +1,9 @@
 """Rewind and review in the Lab chat (real JupyterLab in chromium, a gateway agent): "Rewind to
 here" in one tab restores the files and a second tab on the same agent shows the rewind too; the
 agent's notebook, open with a person's unsaved edit, keeps that edit and says a rewind put the
-file back. "Changes" renders a notebook's cells (not its JSON) and reverts one hunk; a person's
-edit since the agent's makes the rewind show the three versions and change nothing."""
+file back; the second tab undoes the rewind. "Changes" renders a notebook's cells (not its JSON)
+and reverts one hunk; a person's edit since the agent's makes the rewind show the three versions
+and change nothing."""
 
 from __future__ import annotations
 
@@ -161,6 +162,18 @@ def test_rewind_in_the_chat_reaches_a_second_tab_and_keeps_a_dirty_notebook(
         assert state["cells"][2] == "z = 3  # mine"  # the person's edit is kept
         assert "# mine" not in (work / "nb.ipynb").read_text()
         save_screenshot(page, "e2e-lab-rewind-dirty-notebook.png")
+
+        other_chat.locator(".shard-rewind-undo").click()  # the undo, from the second tab
+        expect(other_chat.locator(".shard-rewind-result")).to_contain_text(
+            "Rewound files", timeout=30_000
+        )
+        assert (work / "a.py").read_text() == EDITED
+        assert "by the agent" in (work / "nb.ipynb").read_text()
+        for view in (chat, other_chat):
+            expect(
+                view.locator(".shard-command-item").filter(has_text="rewind (files)")
+            ).to_have_count(2, timeout=30_000)
+        assert _notebook_state(page, rel)["cells"][2] == "z = 3  # mine"  # still kept
         save_screenshot(other, "e2e-lab-rewind-second-tab.png")
     except Exception:
         save_screenshot(page, f"{request.node.name}-failure.png")
