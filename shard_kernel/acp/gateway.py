@@ -7,8 +7,9 @@ the one protocol client), attached as an interactive client. Its events become t
 updates a local session sends (updates.py); a prompt is a `prompt` command, a prompt during a
 running turn a `steer`, `session/cancel` an `abort`, a mode change `set_mode`, a slash command
 `slash`. Each `permission_request` of the agent is put to the ACP host with the same four
-options; the host's answer is a `permission_response` like any tab's, and the first answer wins
-(a prompt another tab answered first is resolved there; the host's later answer is ignored).
+options ("always deny" is the agent's own `/deny RULE`, saved with it); the host's answer is a
+`permission_response` like any tab's, and the first answer wins (a prompt another tab answered
+first is resolved there; the host's later answer is ignored).
 The ACP session id is the gateway agent's id, so `session/load` attaches to it again and
 replays its history from the agent's events.
 """
@@ -31,7 +32,6 @@ from acp.schema import (
     AvailableCommandInput,
     AvailableCommandsUpdate,
     CurrentModeUpdate,
-    PermissionOption,
     PromptResponse,
     SessionMode,
     SessionModeState,
@@ -70,6 +70,7 @@ from shard_core.types import TextBlock, ThinkingBlock
 from shard_kernel.acp.permissions import (
     ALLOW_ALWAYS,
     ALLOW_ONCE,
+    REJECT_ALWAYS,
     REJECT_ONCE,
     permission_options,
 )
@@ -293,7 +294,7 @@ class GatewaySession:
         )
         try:
             response = await self.client.request_permission(
-                session_id=self.session_id, tool_call=call, options=gateway_options(rule)
+                session_id=self.session_id, tool_call=call, options=permission_options(rule)
             )
         except Exception as exc:
             _log.warning("acp: request_permission failed: %s", exc)
@@ -308,6 +309,8 @@ class GatewaySession:
                 decision, reason = "allow_always", None
             elif choice == REJECT_ONCE:
                 reason = "rejected in the ACP host"
+            elif choice == REJECT_ALWAYS and rule:
+                reason = f"denied always in the ACP host: {rule}"
             else:
                 reason = f"the ACP host chose an option that was not offered: {choice!r}"
         command = PermissionResponseCommand(
@@ -319,6 +322,13 @@ class GatewaySession:
             label=self.host,
         )
         with contextlib.suppress(RequestError):
+            if rule and isinstance(outcome, AllowedOutcome) and outcome.option_id == REJECT_ALWAYS:
+                # first the agent's own /deny saves the rule with it (its rules.json), so the
+                # calls that follow this answer already meet it
+                deny = SlashCommand(
+                    text=f"/deny {rule}", client_id=self.agent_link.client_id, label=self.host
+                )
+                await self._request(deny)
             reply = await self._request(command)
             if isinstance(reply, CommandReply) and not reply.ok:
                 _log.info("acp: %s", reply.message)  # e.g. already decided in another tab
@@ -455,9 +465,3 @@ class GatewaySession:
         reply = await self._request(SetModeCommand(mode=mode))
         if isinstance(reply, CommandReply) and not reply.ok:
             raise RequestError.invalid_params({"message": reply.message or f"mode {mode!r}"})
-
-
-def gateway_options(rule: str | None) -> list[PermissionOption]:
-    """Allow once, always allow (the grant the agent saves), reject: a gateway agent's deny
-    rules live with it, so "always deny" is not offered from here."""
-    return [o for o in permission_options(rule) if o.kind != "reject_always"]

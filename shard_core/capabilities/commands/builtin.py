@@ -12,6 +12,11 @@ from shard_core.contracts import ExtensionApi, ToolContext
 from shard_core.engine.extension_host import ExtensionHost
 from shard_core.engine.permissions.gate import RuleGate
 from shard_core.engine.permissions.grants import GrantStore
+from shard_core.engine.permissions.sources import (
+    AGENT_RULES_LABEL,
+    add_agent_rule,
+    agent_rules_path,
+)
 from shard_core.engine.plurals import counted
 from shard_core.engine.session import AgentSession
 from shard_core.types.errors import ConfigError
@@ -22,6 +27,7 @@ HINTS = {
     "recall": "QUERY",
     "fork": "[ENTRY_ID]",
     "grants": "[revoke RULE]",
+    "deny": "[RULE]",
     "title": "[TEXT]",
 }
 """what goes after each bundled command's name (ACP shows it as the command's input hint)"""
@@ -77,6 +83,12 @@ class BuiltinCommands:
                 "extensions",
                 "the extensions installed and what each registered, replaced or failed",
                 lambda agent, _args: extensions_table(agent.host),
+            ),
+            (
+                "deny",
+                "list this agent's own deny rules; `/deny RULE` adds one (saved with the agent:"
+                " it still denies after a resume)",
+                _deny,
             ),
             ("title", "show the session's title; `/title TEXT` sets it", _title),
             ("help", "this table", lambda agent, _args: help_text(agent.host)),
@@ -179,6 +191,23 @@ def _grants(agent: CommandTarget, args: list[str]) -> str:
     if not lines:
         return "No grants: nothing is always allowed for this agent or this workspace."
     return "\n".join(lines)
+
+
+def _deny(agent: CommandTarget, args: list[str]) -> str:
+    """`/deny RULE`: a deny rule for this agent from now on, in its own rule file."""
+    agent_id = agent.session.agent_id
+    if not args:
+        own = [r for r in agent.gate.rules.deny if r.source.startswith(AGENT_RULES_LABEL)]
+        if not own:
+            return "No deny rules of this agent's own (`/deny RULE` adds one)."
+        return "\n".join(f"- `{r.text}`" for r in own) + f"\n\n({agent_rules_path(agent_id)})"
+    rule = " ".join(args)
+    added = add_agent_rule(agent_id, "deny", rule)
+    known = {r.text for r in agent.gate.rules.deny}
+    if all(r.text in known for r in added.deny):
+        return f"`{added.deny[0].text}` is already denied."
+    agent.gate.rules = added + agent.gate.rules
+    return f"Denied from now on: `{added.deny[0].text}` (saved in {agent_rules_path(agent_id)})."
 
 
 def _scope_name(store: GrantStore) -> str:

@@ -37,6 +37,7 @@ from shard_core.types.errors import ConfigError
 
 __all__ = [
     "AGENT_RULES_FILE",
+    "AGENT_RULES_LABEL",
     "Kind",
     "RuleSet",
     "SourcedRule",

@@ -71,7 +71,8 @@ async def test_a_session_is_a_gateway_agent_streamed_and_asked_through_the_host(
     assert "Fixing add." in host.text()
     assert "Fixed it." in host.text()
     [ask] = host.asks
-    assert [o.kind for o in ask.options] == ["allow_once", "allow_always", "reject_once"]
+    kinds = ["allow_once", "allow_always", "reject_once", "reject_always"]
+    assert [o.kind for o in ask.options] == kinds
     diffs = [c for c in ask.tool_call.content or [] if c.type == "diff"]
     assert diffs
     assert "a + b" in diffs[0].new_text
@@ -145,6 +146,35 @@ async def test_another_tab_on_the_same_agent_answers_first_and_load_replays(
         with pytest.raises(RequestError) as refused:
             await conn.load_session(cwd=str(project), session_id="agent-nope", mcp_servers=[])
         assert "no gateway agent 'agent-nope'" in str(refused.value.data)
+
+
+async def test_reject_always_is_the_gateway_agents_own_deny_rule(
+    gateway: Servers, project: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    server = gateway.start()
+    again = {
+        "name": "edit",
+        "input": {"path": "calc.py", "old_string": "a * b", "new_string": "b * a"},
+    }
+    model = write_script(tmp_path, [
+        {"text": "Fixing add.", "tool_calls": [EDIT]},
+        {"text": "Trying again.", "tool_calls": [again]},
+        {"text": "Done."},
+    ])  # fmt: skip
+    host = AcpHost(answer="reject_always")
+    args = ("--gateway", server.url, "--token", TOKEN, "--model", model)
+    async with acp_agent(host, _env(server, acp_env), *args, stderr=tmp_path / "stderr") as (
+        conn, _p, _i,
+    ):  # fmt: skip
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=text_prompt("fix"))
+        denied = host.asks[0].options[3].name.removeprefix("Always deny ")
+        await conn.prompt(session_id=new.session_id, prompt=text_prompt("/deny"))
+    assert len(host.asks) == 1  # the saved deny rule decided the second call, unasked
+    assert f"`{denied}`" in host.text()  # /deny lists it
+    [own] = Path(server.env["SHARD_HOME"]).rglob("agents/*/rules.json")
+    assert denied in own.read_text()
+    assert "a - b" in (project / "calc.py").read_text()
 
 
 async def test_an_unreachable_gateway_is_a_clear_error_and_auto_falls_back(
