@@ -126,9 +126,9 @@ class Terminals:
                                   sandbox=launch.sandbox, on_exit=launch.settle)  # fmt: skip
         try:
             await terminal.attach()
-        except Exception:
+        except Exception as exc:  # tornado's own errors too: the tool says why, nothing is left
             await terminal.close(grace=0.2)
-            raise
+            raise TerminalServerError(0, f"cannot attach to the server's terminal: {exc}") from None
         return terminal
 
     async def close_all(self) -> None:

@@ -115,8 +115,8 @@ class ServerTerminal(Terminal):
         if self.alive:
             with contextlib.suppress(TerminalServerError):
                 await self.server.call("DELETE", f"api/terminals/{quote(self._name)}")
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(grace + 5):
+            with contextlib.suppress(TimeoutError):  # the socket says the end (if attached)
+                async with asyncio.timeout(grace + 5 if self._reader is not None else 0):
                     while self.alive:
                         await self.changed(0.1)
         if self._socket is not None:
