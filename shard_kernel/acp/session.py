@@ -39,7 +39,7 @@ from acp.schema import (
 )
 
 from shard_core.engine.modes import latest_plan
-from shard_core.engine.slash_commands import PromptTurn
+from shard_core.engine.slash_commands import PromptTurn, run_command
 from shard_core.protocol.events import (
     Event,
     MessageDeltaEvent,
@@ -49,6 +49,7 @@ from shard_core.protocol.events import (
 )
 from shard_core.sdk import Agent
 from shard_core.types import AssistantMessage, ImageBlock, MessageEntry
+from shard_core.types.errors import ConfigError
 from shard_kernel.acp.eager import start_now
 from shard_kernel.acp.replay import replay
 from shard_kernel.acp.updates import (
@@ -328,14 +329,10 @@ class AcpSession:
         return response
 
     async def _command(self, text: str) -> PromptResponse:
-        name, _, rest = text.partition(" ")
-        command = self.agent.host.command(name)
-        assert command is not None
-        try:
-            result = command.handler(rest.split())
-            markdown = await result if asyncio.iscoroutine(result) else result
-        except Exception as exc:  # a command's failure is its output
-            markdown = f"{name} failed: {type(exc).__name__}: {exc}"
+        try:  # the kernel's dispatcher: the same words (shell-split), the same messages
+            markdown = await run_command(self.agent.host, text)
+        except ConfigError as exc:  # a command's failure is its output
+            markdown = str(exc)
         if isinstance(markdown, PromptTurn):  # a prompt command: its text is the turn
             self.turn = asyncio.ensure_future(self.agent.run(str(markdown)))
             return await self._finish(await asyncio.shield(self.turn))
