@@ -23,7 +23,13 @@ from collections import deque
 from pathlib import Path
 from typing import Any, cast
 
-from shard_core.capabilities.hooks.config import HookCommand, HookConfig, load_hooks
+from shard_core.capabilities.hooks.config import (
+    HookCommand,
+    HookConfig,
+    claude_input,
+    load_hooks,
+    shard_input,
+)
 from shard_core.capabilities.hooks.runner import HookRun, run_hook
 from shard_core.contracts import ExtensionApi
 from shard_core.engine import hook_points as points
@@ -100,7 +106,7 @@ class HooksCapability:
             payload = self._payload(
                 "PreToolUse", check.place, tool_name=check.tool, tool_use_id=check.call_id
             )
-            payload["tool_input"] = current
+            payload["tool_input"] = claude_input(current)
             run = await self._run(hook, payload, check.place)
             decision = run.specific.get("permissionDecision")
             if run.halt is not None:
@@ -109,7 +115,7 @@ class HooksCapability:
                 return self._done(run, "deny", HookVerdict(block=True, reason=run.reason))
             changed = run.specific.get("updatedInput")
             if not run.failed and isinstance(changed, dict):
-                current, updated = cast(JsonObject, changed), True
+                current, updated = shard_input(cast(JsonObject, changed)), True
                 self._record(run, "updated_input")
             else:
                 said = decision if decision in ("allow", "ask") else "none"
@@ -122,7 +128,7 @@ class HooksCapability:
         response = {"text": done.result.text, "is_error": done.result.is_error}
         fields = {
             "tool_name": check.tool,
-            "tool_input": check.input,
+            "tool_input": claude_input(check.input),
             "tool_response": response,
             "tool_use_id": check.call_id,
         }
@@ -166,7 +172,11 @@ class HooksCapability:
 
     async def before_ask(self, check: AskCheck) -> HookVerdict | None:
         """Allow or deny from the first hook that says so; anything else asks as usual."""
-        fields = {"tool_name": check.tool, "tool_input": check.input, "tool_use_id": check.call_id}
+        fields = {
+            "tool_name": check.tool,
+            "tool_input": claude_input(check.input),
+            "tool_use_id": check.call_id,
+        }
         for run in await self._fire("PermissionRequest", check.place, check.tool, **fields):
             found = run.specific.get("decision")
             said = cast(dict[str, Any], found) if isinstance(found, dict) else {}

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from shard_core.types import JsonObject
+
 EVENTS = (
     "PreToolUse",
     "PostToolUse",
@@ -156,3 +158,19 @@ def _entry(event: str, entry: Any, where: str, source: str, found: HookConfig) -
             sandbox = True
         limit = min(float(timeout), MAX_TIMEOUT)
         found.hooks.append(HookCommand(event, matcher, command, limit, source, sandbox))
+
+
+def claude_input(input: JsonObject) -> JsonObject:
+    """A call's input as a Claude Code hook reads it: Shard's `path` also as `file_path`."""
+    if "path" in input and "file_path" not in input:
+        return {**input, "file_path": input["path"]}
+    return input
+
+
+def shard_input(input: JsonObject) -> JsonObject:
+    """A hook's `updatedInput` back in Shard's names (`file_path` wins: the hook changed it)."""
+    if "file_path" not in input:
+        return input
+    changed = {k: v for k, v in input.items() if k != "file_path"}
+    changed["path"] = input["file_path"]
+    return changed

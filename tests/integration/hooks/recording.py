@@ -87,7 +87,8 @@ async def agent_with(
     config = kwargs.pop("config", None) or ShardConfig(hooks=hooks)
     agent = await create_agent(
         cwd=work, model="fn/test", config=config,
-        extensions=[("test.fn", install)], headless_policy="deny", **kwargs,
+        extensions=[("test.fn", install), *kwargs.pop("extensions", [])],
+        headless_policy="deny", **kwargs,
     )  # fmt: skip
     return agent, provider
 
