@@ -9,6 +9,10 @@ import {
   pathForAgent,
   underRoot,
 } from "../../labextension/src/lab/cell-context";
+import {
+  ComposerImages,
+  refusal,
+} from "../../labextension/src/lab/composer-images";
 import { diffLines } from "../../labextension/src/render/line-diff";
 import {
   type AcceptOutcome,
@@ -298,5 +302,40 @@ describe("@var: mentions", () => {
     expect(expression.startsWith("(lambda g: (exec(")).toBe(true);
     expect(expression.endsWith(`{'ns': globals(), 'name': "df"})`)).toBe(true);
     expect(expression).toContain(JSON.stringify(SUMMARISER));
+  });
+});
+
+describe("composer images", () => {
+  it("takes raster images under the size and count limits, and says why not", () => {
+    expect(refusal("image/png", 1000, 0)).toBeNull();
+    expect(refusal("image/svg+xml", 1000, 0)).toBe(
+      "image/svg+xml is not an image a model reads (PNG, JPEG, GIF, WebP)",
+    );
+    expect(refusal("image/jpeg", 5_000_000, 0)).toBe(
+      "the image is 5.0 MB: at most 3.75 MB goes with a prompt",
+    );
+    expect(refusal("image/webp", 10, 8)).toBe(
+      "at most 8 images go with one prompt",
+    );
+  });
+
+  it("a pasted image file becomes an image block and is taken once", async () => {
+    const input = document.createElement("textarea");
+    const said: string[] = [];
+    const images = new ComposerImages(input, (text) => said.push(text));
+    const bytes = Uint8Array.from(atob(PNG), (c) => c.charCodeAt(0));
+    await images.add([
+      new File([bytes], "a.png", { type: "image/png" }),
+      new File(["x"], "a.txt", { type: "text/plain" }),
+    ]);
+    expect(said).toEqual([
+      "Image not attached: text/plain is not an image a model reads (PNG, JPEG, GIF, WebP).",
+    ]);
+    expect(images.el.querySelectorAll("img")).toHaveLength(1);
+    expect(images.take()).toEqual([
+      { type: "image", media_type: "image/png", data: PNG },
+    ]);
+    expect(images.take()).toEqual([]);
+    expect(images.el.hidden).toBe(true);
   });
 });

@@ -14,9 +14,10 @@ import { isBusy } from "../widget/agent-header";
 import { renderAgentView } from "../widget/agent-view";
 import * as commands from "../widget/commands";
 import { asReply, commandsOf } from "../widget/replies";
-import type { AgentInfo } from "../wire";
+import type { AgentInfo, ImageBlock, PromptCommand } from "../wire";
 import type { AgentDirectory } from "./agent-directory";
 import { Composer } from "./composer";
+import { ComposerImages } from "./composer-images";
 import { injectContexts, resolveVarMentions, varMentions } from "./var-mentions";
 import { watchRewinds } from "./rewind-notices";
 
@@ -26,6 +27,7 @@ export class AgentChat extends Widget {
   private kernelId: string | null = null;
   private readonly banner: HTMLElement;
   private readonly composer: Composer;
+  private readonly images: ComposerImages;
   private readonly cleanups: (() => void)[] = [];
   private connecting = false;
   /** the steer this tab sent last: the composer shows its receipt */
@@ -56,6 +58,10 @@ export class AgentChat extends Widget {
       wantCommands: () => this.store.send(commands.listCommands()),
     });
     this.composer.setEnabled(false); // until the attach: a prompt typed earlier would be lost
+    this.images = new ComposerImages(this.composer.input, (why) =>
+      this.composer.showState(why, "error"),
+    );
+    this.composer.el.prepend(this.images.el);
     this.node.append(this.banner, view, this.composer.el);
     this.cleanups.push(renderAgentView({ model: this.store, el: view }, { steerBox: false }));
     const onStatus = (): void => {
@@ -176,24 +182,40 @@ export class AgentChat extends Widget {
       const label = String(this.store.get("client_label") ?? "") || null;
       return this.store.send(commands.slash(text, this.store.clientId, label));
     }
-    if (varMentions(text).length > 0) return void this.promptWithVariables(text);
+    const images = this.images.take();
+    if (varMentions(text).length > 0 || images.length > 0)
+      return void this.promptWith(text, images);
     const future = this.agent.prompt(text);
     future.done.catch(() => undefined); // the turn's outcome arrives as events
   }
 
-  /** `@var:` mentions become context first (var-mentions.ts); a problem keeps the text. */
-  private async promptWithVariables(text: string): Promise<void> {
-    this.composer.showState("Summarising the mentioned variables…", "info");
-    const outcome = await resolveVarMentions(text);
-    const problem = outcome.ok
-      ? await injectContexts(this.store, outcome.contexts)
-      : outcome.message;
-    if (problem !== null || this.agent === null) {
+  /** `@var:` mentions become context first (var-mentions.ts); pasted images go with the
+   * prompt command. A problem keeps the text and the images in the composer. */
+  private async promptWith(text: string, images: ImageBlock[]): Promise<void> {
+    const keep = (problem: string): void => {
       if (!this.composer.input.value) this.composer.input.value = text;
-      return this.composer.showState(problem ?? "Not attached: restart the agent first.", "error");
+      this.images.restore(images);
+      this.composer.showState(problem, "error");
+    };
+    if (varMentions(text).length > 0) {
+      this.composer.showState("Summarising the mentioned variables…", "info");
+      const outcome = await resolveVarMentions(text);
+      const problem = outcome.ok
+        ? await injectContexts(this.store, outcome.contexts)
+        : outcome.message;
+      if (problem !== null) return keep(problem);
     }
+    if (this.agent === null) return keep("Not attached: restart the agent first.");
     this.composer.showState("", "info");
-    this.agent.prompt(text).done.catch(() => undefined);
+    if (images.length === 0) return void this.agent.prompt(text).done.catch(() => undefined);
+    const message: PromptCommand = { type: "prompt", id: commands.nextCommandId(), text, images };
+    const onReply = (reply: unknown): void => {
+      if (!isRecord(reply) || reply["command_id"] !== message.id) return;
+      this.store.off("msg:custom", onReply);
+      if (reply["ok"] !== true) keep(`Not sent: ${String(reply["message"] ?? "")}`);
+    };
+    this.store.on("msg:custom", onReply);
+    this.store.send(message);
   }
 
   private onReply(message: unknown): void {

@@ -1,14 +1,19 @@
-"""`@var:df` in the Lab chat composer: a pandas DataFrame in the open notebook's own Python kernel
-reaches the model's request (a fake OpenAI-compatible server) as its summary, named with its
-source; a missing variable and a busy kernel are clear messages that send nothing."""
+"""Context from the Lab chat composer reaching the model's request (a fake OpenAI-compatible
+server): `@var:df`, a pandas DataFrame in the open notebook's own Python kernel, as its summary
+named with its source (a missing variable and a busy kernel are clear messages that send
+nothing); a pasted PNG as an image part, which `shard session request` rebuilds byte-equal."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, expect
 
+from shard_core.providers.wire import canonical_json
 from tests.e2e.conftest import save_screenshot
 from tests.e2e.lab import LabServer
 from tests.e2e.lab_page import LabPage
@@ -111,3 +116,65 @@ def test_var_mention_reaches_the_request_as_the_dataframes_summary(
         lab.shutdown_kernels()
         for made in lab.api("GET", "/shard/api/agents")["agents"]:
             lab.api("DELETE", f"/shard/api/agents/{made['id']}")
+
+
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
+    "nGNgYGD4DwABBAEAHnOcQAAAAABJRU5ErkJggg=="
+)
+PASTE = """([box, data]) => {
+  const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+  const transfer = new DataTransfer();
+  transfer.items.add(new File([bytes], "shot.png", { type: "image/png" }));
+  const el = document.querySelector(box);
+  const paste = { clipboardData: transfer, bubbles: true, cancelable: true };
+  el.dispatchEvent(new ClipboardEvent("paste", paste));
+}"""
+
+
+def test_a_pasted_png_is_an_image_part_and_the_log_rebuilds_the_request(
+    browser: Browser, served_lab: LabServer, fake_llm: FakeLLMServer
+) -> None:
+    lab = served_lab
+    fake_llm.push({"text": "One white pixel."})
+    before = len(fake_llm.requests)
+    agent = lab.api("POST", "/shard/api/agents", {"cwd": str(lab.root), "name": "pixels"})
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    person = LabPage(page, lab)
+    try:
+        person.open()
+        chat = person.open_agent(agent["id"])
+        box = chat.locator(".shard-composer-input")
+        expect(box).to_be_enabled(timeout=60_000)
+        page.evaluate(PASTE, [f"#shard-chat-{agent['id']} .shard-composer-input", PNG])
+        thumbnails = chat.locator(".shard-composer-images img")
+        expect(thumbnails).to_have_count(1)
+        save_screenshot(page, "e2e-chat-pasted-image.png")
+        person.send(chat, "what is in this screenshot?")
+        expect(chat).to_contain_text("One white pixel.", timeout=60_000)
+        expect(thumbnails).to_have_count(0)  # taken by the prompt
+        fake_llm.wait_idle()
+        bodies = [r.body for r in fake_llm.requests[before:]]
+        assert len(bodies) == 1
+        parts = [
+            part
+            for message in bodies[0]["messages"]
+            if message["role"] == "user" and isinstance(message["content"], list)
+            for part in message["content"]
+        ]
+        assert {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}} in parts
+        home = Path(lab.env["SHARD_HOME"])
+        [log] = list(home.glob(f"agents/{agent['id']}/sessions/*.jsonl"))
+        out = subprocess.run(
+            [sys.executable, "-m", "shard_kernel.cli", "session", "request", str(log), "--all"],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={"SHARD_HOME": str(home), "PATH": "/usr/bin:/bin"},
+        )
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.splitlines() == [canonical_json(b) for b in bodies]
+    finally:
+        context.close()
+        lab.api("DELETE", f"/shard/api/agents/{agent['id']}")
