@@ -141,7 +141,8 @@ class ExtensionHost:
     def register_tool(self, tool: Tool) -> None:
         self._claim(f"tool:{tool.name}")
         self.snapshot.tools.register(tool)
-        declare_tool(tool)  # its permission shape, for what knows only the name (rules)
+        # its permission shape, for what knows only the name (rules), until this host shuts down
+        self._disposers.append((self._current, declare_tool(tool)))
 
     def register_mode(self, mode: Mode) -> None:
         self._claim(f"mode:{mode.name}")
