@@ -167,12 +167,20 @@ def run_notebook(
 
 def outputs_text(cell: nbformat.NotebookNode) -> str:
     """Everything a cell printed or displayed as text: streams, text/plain, text/markdown, the
-    JSON of Shard's render outputs, error tracebacks."""
+    JSON of Shard's render outputs, error tracebacks. Consecutive stream outputs of one name
+    are one text, as Jupyter shows them: where the kernel flushed between two writes of one
+    `print` (its IOPub flush interval, under load) is no line break."""
     parts: list[str] = []
+    stream: str | None = None
     for output in cell.get("outputs", []):
-        if output["output_type"] == "stream":
+        kind = output["output_type"]
+        if kind == "stream" and stream == output.get("name"):
+            parts[-1] += output["text"]
+            continue
+        stream = output.get("name") if kind == "stream" else None
+        if kind == "stream":
             parts.append(output["text"])
-        elif output["output_type"] == "error":
+        elif kind == "error":
             parts.append("\n".join(output["traceback"]))
         else:
             data = output.get("data", {})
