@@ -24,8 +24,8 @@ PYTHON=${PYTHON:-python3}
 
 # Test prerequisites (Enterprise Gateway's own venv, the hub's proxy from npm, the collaboration
 # and jupyter-ai venvs), built in the background while the checks below run (mostly registry
-# downloads). The first three are kept in the test cache by the hash of their inputs
-# (tests/fixtures/cache.py), so a later run reuses them; a build holds a lock, so no test races it.
+# downloads). They are kept in the test cache by the hash of their inputs (tests/fixtures/cache.py),
+# so a later run reuses them; a build holds a lock, so no test (or other worker) races it.
 prereq_log=$(mktemp)
 (
   .venv/bin/python -m tests.fixtures.enterprise_gateway &
@@ -53,14 +53,16 @@ prereq_status=0
 wait "$prereq" || prereq_status=$?
 cat "$prereq_log"; rm -f "$prereq_log"
 [ "$prereq_status" -eq 0 ] || { echo "a test prerequisite could not be built" >&2; exit 1; }
-# Serial by default: run in parallel, some tests fail by the order they meet in one worker (seen:
-# tests/integration/sdk/test_modes_and_compaction.py and the papermill notebooks, which pass
-# alone). SHARD_TEST_WORKERS=auto (or N) runs a worker per core; every test keeps its own ports
-# (a range per worker: tests/fixtures/ports.py), temp dirs and SHARD_HOME, and a module whose
-# module-scoped fixture is expensive is one xdist_group, run whole by one worker.
-echo "== pytest"
+# In parallel: a pytest-xdist worker per core (SHARD_TEST_WORKERS=N for N, 1 for one serial
+# process). Every test keeps its own ports (a range per worker: tests/fixtures/ports.py), temp
+# dirs and SHARD_HOME; every module of tests/integration and tests/e2e is one xdist_group, run
+# whole by one worker (tests/conftest.py), so its module-scoped fixtures are made once, and
+# the groups are handed out longest first (by the last run's times), not by their test count.
+workers=${SHARD_TEST_WORKERS:-auto}
+[ "$workers" != 1 ] || workers=0
+echo "== pytest (workers: $workers)"
 status=0
-.venv/bin/python -m pytest -m "not e2e" -n "${SHARD_TEST_WORKERS:-0}" --dist loadgroup "$@" || status=$?
+.venv/bin/python -m pytest -m "not e2e" -n "$workers" --dist loadgroup --no-loadscope-reorder "$@" || status=$?
 if [ "$status" -eq 5 ]; then
   echo "pytest collected no tests: that is a failure of the suite" >&2
   exit 1
@@ -74,7 +76,7 @@ elif [ ! -x /usr/bin/chromium ]; then
   exit 1
 else
   e2e_status=0
-  .venv/bin/python -m pytest -m e2e tests/e2e || e2e_status=$?
+  .venv/bin/python -m pytest -m e2e -n "$workers" --dist loadgroup --no-loadscope-reorder tests/e2e || e2e_status=$?
   if [ "$e2e_status" -eq 5 ]; then
     echo "the e2e run collected no tests: that is a failure of the suite" >&2
     e2e_status=1

@@ -6,7 +6,9 @@ marks nothing, so the path decides):
 - under pytest-xdist (`--dist loadgroup`, scripts/test.sh's default) every module of those two
   folders is one `xdist_group`, run whole by one worker, so its module-scoped fixtures (servers,
   venvs, built notebooks) are made once; a unit test is scheduled on its own. A module's own
-  `xdist_group` mark wins (several modules may share one).
+  `xdist_group` mark wins (several modules may share one). Each worker lists the groups
+  longest first, by each test's time in the last run (the pytest cache; a new test is guessed),
+  so with `--no-loadscope-reorder` the longest group does not start last.
 
 Every test ends with the process-wide table of tool shapes (shard_core/engine/access.py) as it
 began: a test that declares a shape, or keeps an ExtensionHost it never shut down, leaks nothing
@@ -70,7 +72,72 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(marker)
         if parts[0] in GROUPED and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group("/".join(parts)))
-    items[:] = _ordered(items, str(config.getoption("--shard-order")))
+    order = str(config.getoption("--shard-order"))
+    items[:] = _ordered(items, order)
+    if order == "files" and hasattr(config, "workerinput"):  # an xdist worker
+        items[:] = _longest_first(items, _seconds(config))
+
+
+SECONDS_KEY = "shard/test-seconds"
+"""the pytest cache's record of each test's last run time (setup, call and teardown)"""
+UNKNOWN_SECONDS = 2.0
+"""what a test not timed yet is guessed to take"""
+
+
+def _seconds(config: pytest.Config) -> dict[str, float]:
+    cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
+    found = cache.get(SECONDS_KEY, {}) if cache is not None else {}
+    return found if isinstance(found, dict) else {}
+
+
+def _test_id(nodeid: str) -> str:
+    return nodeid.split("@", 1)[0]  # without the group xdist appends
+
+
+def _longest_first(items: list[pytest.Item], seconds: dict[str, float]) -> list[pytest.Item]:
+    """The xdist_groups by their expected time, longest first, then the tests of no group as
+    they were: with `--dist loadgroup --no-loadscope-reorder` a worker that finishes takes the
+    next unit of this list, so the longest group does not start last and the short unit tests
+    fill the end (each test's last time, from the pytest cache; a new one is guessed)."""
+    groups: dict[str, list[pytest.Item]] = {}
+    loose: list[pytest.Item] = []
+    for item in items:
+        mark = item.get_closest_marker("xdist_group")
+        if mark is None:
+            loose.append(item)
+        else:
+            name = str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+            groups.setdefault(name, []).append(item)
+
+    def expected(group: list[pytest.Item]) -> float:
+        found = (seconds.get(_test_id(item.nodeid)) for item in group)
+        return sum(float(t) if isinstance(t, (int, float)) else UNKNOWN_SECONDS for t in found)
+
+    ranked = sorted(groups.values(), key=expected, reverse=True)
+    return [item for group in ranked for item in group] + loose
+
+
+class _Timer:
+    """On the controller (or the one serial process): each test's time, into the cache."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        test = _test_id(report.nodeid)
+        self.seconds[test] = self.seconds.get(test, 0.0) + report.duration
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        cache = getattr(session.config, "cache", None)
+        if cache is None or not self.seconds:
+            return
+        merged = {**_seconds(session.config), **self.seconds}
+        cache.set(SECONDS_KEY, {k: round(v, 3) for k, v in sorted(merged.items())})
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(_Timer(), "shard-test-seconds")
 
 
 def _ordered(items: list[pytest.Item], order: str) -> list[pytest.Item]:
