@@ -5,8 +5,9 @@ folder), a name, and who it is (pid and start time); the server starts it on a t
 through `tether.py`, so it is listed by `/api/terminals` and Lab's Running panel, a person can
 open and type into it, and it ends with the kernel. The kernel reads and types through
 `/terminals/websocket/NAME` like Lab does, and closes it with `DELETE /api/terminals/NAME`.
-A server without terminals (`shard gateway`'s default, `ServerApp.terminals_enabled=False`)
-answers 409 and the kernel keeps a pty of its own.
+A server without terminals (`shard gateway`'s default, `ServerApp.terminals_enabled=False`),
+or one that cannot see the kernel's process (the tether could not watch it), answers 409 and
+the kernel keeps a pty of its own.
 """
 
 from __future__ import annotations
@@ -21,12 +22,15 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from shard_kernel.gateway.handlers import ShardAPIHandler
+from shard_kernel.gateway.tether import start_time
 from shard_kernel.gateway.validation import BadRequestError, parse_json_object
 
 TETHER = Path(__file__).with_name("tether.py")
 NAME = re.compile(r"\w{1,64}")
 """what `/api/terminals/NAME` routes (`\\w+`)"""
 NO_TERMINALS = "this server has no terminals (ServerApp.terminals_enabled is off)"
+NOT_LOCAL = "no terminals for an agent this server cannot see (another machine or pid namespace)"
+"""the kernel keeps a pty of its own on either 409"""
 
 
 class AgentTerminalsHandler(ShardAPIHandler):
@@ -42,6 +46,9 @@ class AgentTerminalsHandler(ShardAPIHandler):
             request = parse_terminal(parse_json_object(self.request.body))
         except BadRequestError as exc:
             raise web.HTTPError(400, "%s", str(exc)) from None
+        owner = request["owner"]
+        if start_time(owner["pid"]) != str(owner["start"]):  # the tether could not watch it
+            raise web.HTTPError(409, "%s", NOT_LOCAL)
         if request["name"] in manager.terminals:
             raise web.HTTPError(409, "a terminal %s exists already", request["name"])
         argv = tethered(request)

@@ -164,7 +164,7 @@ class TerminalServer:
         try:
             return await self.call("POST", "shard/api/terminals", body)
         except TerminalServerError as exc:
-            if exc.code == 409 and "no terminals" in str(exc):
+            if exc.code == 409 and "no terminals" in str(exc):  # none, or none for this agent
                 self.disabled = str(exc)
                 return None
             raise

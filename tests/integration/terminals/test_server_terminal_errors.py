@@ -16,9 +16,12 @@ from tornado.httpserver import HTTPServer
 
 from shard_core.capabilities.terminals.registry import Terminals
 from shard_core.capabilities.terminals.server import TerminalServer
+from shard_core.capabilities.terminals.terminal import Terminal
 from shard_core.contracts import ToolContext
 from shard_core.tools.sandbox import Sandbox, SandboxPolicy
 from tests.fixtures.ports import free_port
+
+FOREIGN = "no terminals for an agent this server cannot see (another machine or pid namespace)"
 
 
 class _Create(tornado.web.RequestHandler):
@@ -26,9 +29,10 @@ class _Create(tornado.web.RequestHandler):
         seen: dict[str, Any] = self.settings["seen"]
         body = json.loads(self.request.body)
         seen["created"].append(body["name"])
-        if self.settings["refuse"]:
-            self.set_status(500)
-            self.finish({"message": "the terminal manager is broken"})
+        refuse = self.settings["refuse"]
+        if refuse:
+            self.set_status(409 if refuse == "foreign" else 500)
+            self.finish({"message": FOREIGN if refuse == "foreign" else "the manager is broken"})
             return
         self.set_status(201)
         self.finish({"name": body["name"], "pid": os.getpid()})
@@ -63,6 +67,10 @@ def _ctx(tmp_path: Path) -> ToolContext:
 
 async def _open(url: str, tmp_path: Path) -> tuple[Terminals, object]:
     terminals = Terminals(Sandbox(SandboxPolicy(mode="off")), TerminalServer(url, "tok"))
+    return await _open_in(terminals, tmp_path)
+
+
+async def _open_in(terminals: Terminals, tmp_path: Path) -> tuple[Terminals, object]:
     return terminals, await terminals.open({"command": "cat"}, _ctx(tmp_path))
 
 
@@ -80,14 +88,32 @@ async def test_a_terminal_that_cannot_be_attached_is_an_error_and_is_deleted(
         await terminals.close_all()
 
 
-@pytest.mark.parametrize("server", [True], indirect=True)
+@pytest.mark.parametrize("server", ["broken"], indirect=True)
 async def test_a_refusal_says_the_servers_reason(
     server: tuple[str, dict[str, Any]], tmp_path: Path
 ) -> None:
     url, _ = server
     terminals, opened = await _open(url, tmp_path)
     await terminals.close_all()
-    assert opened == "cannot start cat: the terminal manager is broken"
+    assert opened == "cannot start cat: the manager is broken"
+
+
+@pytest.mark.parametrize("server", ["foreign"], indirect=True)
+async def test_a_server_that_cannot_see_the_agent_leaves_it_a_pty(
+    server: tuple[str, dict[str, Any]], tmp_path: Path
+) -> None:
+    url, seen = server
+    terminals, opened = await _open(url, tmp_path)
+    try:
+        assert isinstance(opened, Terminal), opened
+        assert opened.server_name is None, "the kernel's own pty"
+        assert terminals.server is not None
+        assert "cannot see" in terminals.server.disabled
+        _again, second = await _open_in(terminals, tmp_path)
+        assert isinstance(second, Terminal)
+        assert len(seen["created"]) == 1, "asked once, then the server is not asked again"
+    finally:
+        await terminals.close_all()
 
 
 async def test_a_server_that_is_gone_is_out_of_reach(tmp_path: Path) -> None:

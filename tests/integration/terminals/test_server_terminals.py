@@ -142,6 +142,12 @@ async def test_the_agents_terminal_is_the_servers_and_a_person_shares_it(
         name = opened["details"]["server_terminal"]
         assert opened["details"]["sandbox"] == ("bwrap" if sandbox == "required" else "off")
         assert name in await _terminal_names(server), "listed as the server's (Lab's Running panel)"
+        foreign = {"name": "shard_foreign", "cwd": str(workspace), "argv": ["bash"], "env": {},
+                   "owner": {"pid": 1, "start": 2**40},  # never its start time
+                   "status_file": str(tmp_path / "x.exit")}  # fmt: skip
+        refused = await api(server, "POST", "/shard/api/terminals", foreign)
+        assert refused.code == 409, "an owner the tether cannot watch gets no server terminal"
+        assert "cannot see" in body(refused)["message"]
         card = ready["render"][0]
         assert (card["kind"], card["server_terminal"]) == ("terminal", name), "Open in Lab's"
         assert "READY>" in card["screen"]
