@@ -126,7 +126,7 @@ def _entry(event: str, entry: Any, where: str, source: str, found: HookConfig) -
         found.diagnostics.append(f"{where}: matcher must be a string; skipped")
         return
     try:
-        re.compile(matcher)
+        re.compile("" if matcher == "*" else matcher)  # `*` is Claude Code's "every tool"
     except re.error as exc:
         found.diagnostics.append(f"{where}: matcher {matcher!r} is not a regex ({exc}); skipped")
         return

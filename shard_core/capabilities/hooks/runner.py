@@ -22,7 +22,7 @@ from shard_core.capabilities.hooks.config import HookCommand
 from shard_core.contracts import ToolContext
 from shard_core.engine.hook_points import HookPlace
 from shard_core.tools.environment import tool_environment
-from shard_core.tools.sandbox import Sandbox
+from shard_core.tools.sandbox import Launch, Sandbox
 
 MAX_OUTPUT = 64_000
 
@@ -74,11 +74,9 @@ class HookRun:
         if self.failed or self.output.get("continue") is not False:
             return None
         said = self.output.get("stopReason")
-        return (
-            said.strip()
-            if isinstance(said, str) and said.strip()
-            else (f"hook {self.hook.command!r} said continue: false")
-        )
+        if isinstance(said, str) and said.strip():
+            return said.strip()
+        return f"hook {self.hook.command!r} said continue: false"
 
     @property
     def system_message(self) -> str | None:
@@ -109,12 +107,29 @@ async def run_hook(
     data = json.dumps(payload).encode("utf-8")
     started = time.monotonic()
     argv, sandboxed = ["/bin/sh", "-c", hook.command], False
+    launch: Launch | None = None
     if sandbox is not None and hook.sandbox:
         ctx = ToolContext(cwd=cwd, roots=[cwd], agent_id=agent_id, session_id="", call_id="")
-        launch = await sandbox.launch(argv, ctx, env)
-        if isinstance(launch, str):  # sandbox.mode "required" and none here: nothing runs
-            return HookRun(hook, None, "", launch, _ms(started))
-        argv, sandboxed = launch.argv, launch.sandbox == "bwrap"
+        planned = await sandbox.launch(argv, ctx, env)
+        if isinstance(planned, str):  # sandbox.mode "required" and none here: nothing runs
+            return HookRun(hook, None, "", planned, _ms(started))
+        launch, argv, sandboxed = planned, planned.argv, planned.sandbox == "bwrap"
+    try:
+        return await _spawn(hook, argv, cwd, env, data, started, sandboxed)
+    finally:
+        if launch is not None:  # what it planted where no mount could cover is moved away
+            await asyncio.to_thread(launch.settle)
+
+
+async def _spawn(
+    hook: HookCommand,
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    data: bytes,
+    started: float,
+    sandboxed: bool,
+) -> HookRun:
     proc = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,

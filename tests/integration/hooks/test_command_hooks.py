@@ -78,6 +78,14 @@ async def test_a_hooks_allow_never_beats_a_deny_rule(work: Path) -> None:
     assert not (work / "f").exists()
 
 
+async def test_star_and_empty_matchers_select_every_tool(work: Path) -> None:
+    for matcher in ("*", ""):
+        _, results, notes = await run(work, {"PreToolUse": [hook(work, "block", matcher)]},
+                                      bash("echo hi"))  # fmt: skip
+        assert results[0].is_error, matcher
+        assert not [n for n in notes if n.startswith("hooks")], notes
+
+
 async def test_matcher_selects_tools(work: Path) -> None:
     hooks = {"PreToolUse": [hook(work, "block", matcher="Edit|Write")]}
     _, results, _ = await run(work, hooks, bash("echo hi"))
