@@ -4,7 +4,8 @@ Each line is one SessionEntry. Appends are single `os.writev` calls on an O_APPE
 an entry is in the page cache the moment `append` returns (that is the "flush" before a provider
 request or a tool dispatch); `sync()` fsyncs at turn end. On load, a torn last line (a crash
 mid-append) is moved to a sidecar file and cut off; a damaged line in the middle is skipped and
-reported. Nothing is ever rewritten otherwise. With `secrets` set (the session sets its own),
+reported. Nothing is ever rewritten otherwise. Images are kept as blob references beside the
+log (session_blobs.py) and read back whole. With `secrets` set (the session sets its own),
 every known secret value is replaced in an entry before it is written or kept: whatever path an
 entry takes into the log — a prompt, a steer, a task's notice, a tool result — it holds none.
 """
@@ -26,6 +27,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from shard_core.engine.session_blobs import externalise, internalise
 from shard_core.engine.state import private_dir
 from shard_core.types import SessionEntry, SessionHeaderDetails, SessionHeaderEntry
 from shard_core.types.errors import SessionError, SessionLockedError, SessionNotFoundError
@@ -91,13 +93,13 @@ def _read_entries(path: Path) -> tuple[list[SessionEntry], LoadReport, int]:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _parse_lines(path.read_bytes())
+        return _parse_lines(path.read_bytes(), path.parent)
     finally:
         if enabled:
             gc.enable()
 
 
-def _parse_lines(data: bytes) -> tuple[list[SessionEntry], LoadReport, int]:
+def _parse_lines(data: bytes, folder: Path) -> tuple[list[SessionEntry], LoadReport, int]:
     entries: list[SessionEntry] = []
     report = LoadReport()
     offset = 0
@@ -115,7 +117,7 @@ def _parse_lines(data: bytes) -> tuple[list[SessionEntry], LoadReport, int]:
         if not line or line.isspace():  # blank (isspace: no copy of the line, unlike strip)
             continue
         try:
-            entries.append(ENTRY_ADAPTER.validate_json(line))
+            entries.append(ENTRY_ADAPTER.validate_json(internalise(line, folder)))
         except ValidationError as exc:
             first = exc.errors()[0]
             report.skipped.append(f"line {lineno}: {first['msg']} at {first['loc']}")
@@ -288,7 +290,7 @@ class SessionStore:
             raise SessionError(f"session {self.path} is closed")
         # the serializer's bytes as they are (model_dump_json would decode them to str, and
         # encode + "\n" copy them twice more); the newline goes in the same syscall
-        data = entry.__pydantic_serializer__.to_json(entry)
+        data = externalise(entry.__pydantic_serializer__.to_json(entry), self.path.parent)
         written = os.writev(self._fd, (data, _NEWLINE))
         if written != len(data) + 1:  # a short write on a regular file means the disk is full
             raise SessionError(f"short write to {self.path}: {written} of {len(data) + 1} bytes")

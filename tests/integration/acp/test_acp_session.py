@@ -4,6 +4,7 @@ modes, commands, a host's stdio MCP server."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import sys
 from pathlib import Path
 
@@ -287,5 +288,7 @@ async def test_plan_mode_sends_its_plan_and_images_reach_the_log(
     [update] = host.of("plan")
     assert [e.content for e in update.entries] == ["Fix add in calc.py", "Run the tests"]
     assert {e.status for e in update.entries} == {"pending"}
-    log = next(Path(acp_env["SHARD_HOME"]).rglob(f"{new.session_id}.jsonl")).read_text()
-    assert pixel in log
+    log = next(Path(acp_env["SHARD_HOME"]).rglob(f"{new.session_id}.jsonl"))
+    digest = hashlib.sha256(pixel.encode()).hexdigest()  # kept beside the log, referenced
+    assert f"blob:sha256:{digest}" in log.read_text()
+    assert (log.parent / "blobs" / digest).read_text() == pixel

@@ -1,8 +1,10 @@
 """A prompt over the comm with images (a cell action's plots): the user message carries them as
-image blocks next to the text; too many is a clear refusal and starts no turn."""
+image blocks next to the text, logged as blob references; too many is a clear refusal and starts
+no turn."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -40,4 +42,8 @@ def test_a_prompt_with_images_reaches_the_log_as_image_blocks(
         for line in log.read_text().splitlines()
         if '"role":"user"' in line.replace(" ", "")
     ]
-    assert users == [[{"type": "text", "text": "what is this?"}, image]]
+    digest = hashlib.sha256(PNG.encode()).hexdigest()
+    assert users == [  # the log keeps a blob reference; the bytes are beside it, once
+        [{"type": "text", "text": "what is this?"}, {**image, "data": f"blob:sha256:{digest}"}]
+    ]
+    assert (log.parent / "blobs" / digest).read_text() == PNG
