@@ -418,7 +418,8 @@ async def create_agent(
         await host.install("shard.checkpoints", checkpoints)
         goals = GoalsCapability(store=lambda: store)
         await host.install("shard.goals", goals)
-        await host.install("shard.todos", TodosCapability(store=lambda: store))
+        todos = TodosCapability(store=lambda: store)
+        await host.install("shard.todos", todos)
         await host.install("shard.questions", QuestionsCapability())
         # MCP last: the transports extensions registered are known, and its grants are this agent's.
         await install_mcp(host, config, cwd=root, home=home, env=env, trusted=opts.trust_project,
@@ -429,6 +430,7 @@ async def create_agent(
         agent.definitions = definitions
         checkpoints.bind(events=agent.events, running=lambda: agent.session.running)
         goals.bind(agent.session, initial=initial_goal)
+        todos.bind(agent.session)
         agent.checkpoints = checkpoints
         commands.bind(agent)
         prompts.bind(agent.session)

@@ -261,6 +261,7 @@ class ShardKernel(KernelOverrides):
             diagnostics=list(session.diagnostics),
             title=session.title,
             goal=session.goal,
+            todos=session.todos,
         )
 
     def clients_changed(self) -> None:

@@ -13,7 +13,7 @@ from shard_core.protocol import CommandReply
 from shard_core.protocol.commands import RewindCommand
 
 PermissionDecision: TypeAlias = Literal["allow", "allow_always", "deny"]
-UiValue: TypeAlias = str | bool | None
+UiValue: TypeAlias = str | bool | list[str] | None
 
 Outcome: TypeAlias = CommandReply | bool | None
 """None or True: accepted; False: refused; a CommandReply: sent back as it is."""

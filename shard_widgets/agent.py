@@ -58,6 +58,7 @@ class AgentWidget(ShardWidget):
     ).tag(sync=True)
     usage = traitlets.Dict(help="the latest usage event's figures").tag(sync=True)
     goal = traitlets.Unicode("", help="the session's active goal (the status' goal)").tag(sync=True)
+    todos = traitlets.List(help="the agent's todo list (the status' todos)").tag(sync=True)
 
     def __init__(
         self,
@@ -188,6 +189,7 @@ class AgentWidget(ShardWidget):
             self.demo = event["demo"]
             self.diagnostics = [str(d) for d in event.get("diagnostics") or []]
             self.goal = str(event.get("goal") or "")
+            self.todos = list(event.get("todos") or [])
         else:
             self.usage = {
                 k: v for k, v in event.items() if k not in ("type", "agent_id", "seq", "ts")

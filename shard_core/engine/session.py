@@ -71,6 +71,7 @@ from shard_core.types import (
     SystemSection,
     TextBlock,
     TitleCheckpoint,
+    TodoItem,
     ToolResultEntry,
     UserMessage,
 )
@@ -156,6 +157,8 @@ class AgentSession:
         self.title: str | None = title.title if title else None
         self.goal: str | None = None
         """the active goal, as the goals capability keeps it: every status event carries it"""
+        self.todos: list[TodoItem] | None = None
+        """the todo list, as the todos capability keeps it: every status event carries it"""
         self.title_task: asyncio.Task[None] | None = None
         """the model-written title being asked for (config `titles.model`), if any"""
         self.follow_ups: set[asyncio.Task[None]] = set()
@@ -563,6 +566,7 @@ class AgentSession:
             title=self.title,
             diagnostics=list(self.diagnostics),
             goal=self.goal,
+            todos=self.todos,
         )
 
     def _restore_mode(self, default: str) -> str:

@@ -16,6 +16,7 @@ from shard_core.types import (
     HookRunCheckpoint,
     JsonObject,
     RenderDescriptor,
+    TodoItem,
     ToolCallBlock,
     ToolResult,
     Usage,
@@ -212,6 +213,9 @@ class StatusEvent(_Event):
         "(e.g. a project resource left out without --trust-project), in every status",
     )
     goal: str | None = Field(default=None, description="the session's active goal, if one is set")
+    todos: list[TodoItem] | None = Field(
+        default=None, description="the agent's todo list (todo_write, or plan mode's plan)"
+    )
 
 
 SteerStatus = Literal["admitted", "rejected", "superseded", "queued"]

@@ -180,6 +180,9 @@ class TodosCheckpoint(WireModel):
     kind: Literal["todos"] = "todos"
     items: list[TodoItem]
     source_entry_id: str | None = Field(default=None, description="the todo_write result")
+    source: Literal["todo_write", "plan"] = Field(
+        default="todo_write", description="plan: made from plan mode's plan, step by step"
+    )
 
 
 class ContextCheckpoint(WireModel):

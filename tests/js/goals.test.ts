@@ -4,7 +4,10 @@ import { describe, expect, it } from "vitest";
 import { AgentStore } from "../../labextension/src/client/agent-store";
 import type { CreateAgent } from "../../labextension/src/client/registry-api";
 import { renderNewAgentForm } from "../../labextension/src/lab/new-agent-form";
-import { renderGoal } from "../../labextension/src/widget/agent-header";
+import {
+  renderGoal,
+  renderTodos,
+} from "../../labextension/src/widget/agent-header";
 import {
   deriveItems,
   goalLine,
@@ -139,5 +142,49 @@ describe("the New agent form's goal", () => {
     expect(sent).toEqual([
       { cwd: "/root", headless_policy: "deny", goal: GOAL },
     ]);
+  });
+});
+
+describe("the todo list pinned under the header", () => {
+  const items = [
+    { id: "1", content: "read calc.py", status: "done" },
+    { id: "2", content: "fix add", status: "in_progress" },
+    { id: "3", content: "run the tests", status: "pending" },
+  ];
+
+  it("renders each item with its state, and the count done", () => {
+    const el = renderTodos(items)!;
+    expect(el.querySelector(".shard-todos-summary")?.textContent).toBe(
+      "Todo 1/3",
+    );
+    const rows = [...el.querySelectorAll(".shard-todo")];
+    expect(
+      rows.map((r) => [
+        r.getAttribute("data-status"),
+        r.querySelector(".shard-todo-text")?.textContent,
+      ]),
+    ).toEqual([
+      ["done", "read calc.py"],
+      ["in_progress", "fix add"],
+      ["pending", "run the tests"],
+    ]);
+    expect(renderTodos([])).toBeNull();
+    assertInert(
+      renderTodos(
+        HOSTILE.map((content, n) => ({
+          id: `${n}`,
+          content,
+          status: "pending",
+        })),
+      )!,
+    );
+  });
+
+  it("the Lab store keeps the newest status' list", () => {
+    const store = new AgentStore("c1");
+    store.applyLive([{ ...status(1, null), todos: items }]);
+    expect(store.get("todos")).toEqual(items);
+    store.applyLive([status(2, null)]);
+    expect(store.get("todos")).toEqual([]);
   });
 });

@@ -87,6 +87,7 @@ export class AgentStore implements WidgetModel {
     ["clients", null],
     ["title", ""],
     ["goal", ""],
+    ["todos", []],
     ["steers", {}],
   ]);
   private readonly listeners = new Map<string, Set<Listener>>();
@@ -192,6 +193,7 @@ export class AgentStore implements WidgetModel {
     if (isRecord(event["clients"])) this.put("clients", event["clients"]);
     if (isString(event["title"])) this.put("title", event["title"]);
     this.put("goal", isString(event["goal"]) ? event["goal"] : "");
+    this.put("todos", Array.isArray(event["todos"]) ? event["todos"].filter(isRecord) : []);
   }
 
   private track(type: string, event: JsonRecord): void {

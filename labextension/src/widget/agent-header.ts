@@ -83,6 +83,38 @@ export function renderGoal(goal: string | undefined): HTMLElement | null {
   );
 }
 
+const TODO_MARKS: Record<string, string> = { done: "☑", in_progress: "◐", pending: "☐" };
+
+/** The agent's todo list pinned under the header (todo_write, or plan mode's plan): one row a
+ * item with its state; null when there is none. */
+export function renderTodos(items: readonly unknown[] | undefined): HTMLElement | null {
+  const rows = (items ?? []).filter(isRecord).filter((i) => isString(i["content"]));
+  if (rows.length === 0) return null;
+  const done = rows.filter((i) => i["status"] === "done").length;
+  return h(
+    "details",
+    { class: "shard-todos", attrs: { open: "", "aria-label": "the agent's todo list" } },
+    h("summary", { class: "shard-todos-summary" }, `Todo ${done}/${rows.length}`),
+    h(
+      "ul",
+      { class: "shard-todo-list" },
+      ...rows.map((item) => {
+        const status = isString(item["status"]) ? item["status"] : "pending";
+        return h(
+          "li",
+          { class: `shard-todo shard-todo-${status}`, attrs: { "data-status": status } },
+          h(
+            "span",
+            { class: "shard-todo-mark", attrs: { "aria-hidden": "true" } },
+            TODO_MARKS[status] ?? "☐",
+          ),
+          h("span", { class: "shard-todo-text" }, String(item["content"])),
+        );
+      }),
+    ),
+  );
+}
+
 /** The start-up notes under the header (e.g. a project skill skipped without
  * --trust-project), one line each; null when there are none. */
 export function renderDiagnostics(lines: readonly string[] | undefined): HTMLElement | null {

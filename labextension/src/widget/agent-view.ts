@@ -10,6 +10,7 @@ import {
   renderDiagnostics,
   renderGoal,
   renderHeader,
+  renderTodos,
   type Activity,
 } from "./agent-header";
 import * as commands from "./commands";
@@ -163,11 +164,12 @@ export function renderAgentView(
       diagnostics: getList(model, "diagnostics").filter((d): d is string => typeof d === "string"),
       goal: getString(model, "goal"),
     };
+    const todos = renderTodos(getList(model, "todos"));
     const row = renderHeader(state, {
       abort: () => send(commands.abort()),
       setMode: (mode) => send(commands.setMode(mode)),
     });
-    const extra = [renderGoal(state.goal), renderDiagnostics(state.diagnostics)];
+    const extra = [renderGoal(state.goal), todos, renderDiagnostics(state.diagnostics)];
     header.replaceChildren(row, ...extra.filter((e): e is HTMLElement => e !== null));
   };
   const refreshUsage = (): void => usage.replaceChildren(renderUsage(model.get("usage")));
@@ -237,6 +239,7 @@ export function renderAgentView(
       "change:demo",
       "change:diagnostics",
       "change:goal",
+      "change:todos",
     ].map((e) => listen(model, e, refreshHeader)),
     listen(model, "change:usage", refreshUsage),
     listen(model, "msg:custom", onCustom),

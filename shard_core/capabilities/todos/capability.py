@@ -5,7 +5,10 @@
 
 A call's list replaces the previous one whole. A list with a duplicate id, an empty content or
 an unknown status is an error result for the model; the list kept before stays. The checkpoint
-follows the tool's result (the `tool_result` hook), like the files checkpoints do.
+follows the tool's result (the `tool_result` hook), like the files checkpoints do. Plan mode's
+plan becomes the same list: a turn that ends with a new plan writes it as a `TodosCheckpoint`
+(source `plan`, one pending item a step, done steps done). Once bound to the session, every
+status event carries the list, so each client pins it as a checklist.
 """
 
 from __future__ import annotations
@@ -17,11 +20,13 @@ from pydantic import ValidationError
 
 from shard_core.capabilities.commands import literal
 from shard_core.contracts import ExtensionApi, ToolContext
+from shard_core.engine.session import AgentSession
 from shard_core.engine.session_store import SessionStore
-from shard_core.protocol.events import ToolResultEvent
+from shard_core.protocol.events import ToolResultEvent, TurnEndEvent
 from shard_core.types import (
     CheckpointEntry,
     JsonObject,
+    PlanCheckpoint,
     SessionEntry,
     TodoItem,
     TodosCheckpoint,
@@ -59,6 +64,12 @@ def checklist(items: Iterable[TodoItem]) -> str:
     """The list as text lines, one per item: `[x] content` (done), `[~]` in progress, `[ ]`."""
     lines = [f"{MARKS[i.status]} {i.content}" for i in items]
     return "\n".join(lines) if lines else "(empty list)"
+
+
+def plan_items(plan: PlanCheckpoint) -> list[TodoItem]:
+    """Plan mode's plan as todo items: one a step, numbered, done steps done."""
+    return [TodoItem(id=str(n), content=step.text, status="done" if step.done else "pending")
+            for n, step in enumerate(plan.steps, 1) if step.text.strip()]  # fmt: skip
 
 
 def latest_todos(entries: Iterable[SessionEntry]) -> TodosCheckpoint | None:
@@ -106,11 +117,46 @@ class TodoWriteTool:
 class TodosCapability:
     def __init__(self, *, store: Callable[[], SessionStore | None]) -> None:
         self._store = store
+        self._session: AgentSession | None = None
 
     def __call__(self, api: ExtensionApi) -> None:
         api.register_tool(TodoWriteTool())
         api.on("tool_result", self._tool_result)
+        api.on("turn_end", self._turn_end)
         api.register_status("todos", self.status)
+
+    def bind(self, session: AgentSession) -> None:
+        """The session whose status events carry the list."""
+        self._session = session
+        store = self._store()
+        todos = latest_todos(store.branch()) if store is not None else None
+        session.todos = list(todos.items) if todos is not None else None
+
+    def _write(self, todos: TodosCheckpoint) -> None:
+        store = self._store()
+        if store is None:
+            return
+        store.append(CheckpointEntry, todos)
+        if self._session is not None:
+            self._session.todos = list(todos.items)
+            self._session.emit_status()
+
+    def _turn_end(self, event: TurnEndEvent) -> None:
+        """A plan the turn ended with (plan mode) becomes the list, unless a newer list is."""
+        store = self._store()
+        if store is None:
+            return
+        for entry in reversed(store.branch()):
+            if not isinstance(entry, CheckpointEntry):
+                continue
+            if isinstance(entry.details, TodosCheckpoint):
+                return
+            if isinstance(entry.details, PlanCheckpoint):
+                items = plan_items(entry.details)
+                if items:
+                    self._write(TodosCheckpoint(items=items, source="plan",
+                                                source_entry_id=entry.id))  # fmt: skip
+                return
 
     def status(self) -> str | None:
         """The list as one line: `[x] a; [~] b; [ ] c`, or none."""
@@ -129,4 +175,4 @@ class TodosCapability:
         raw = event.result.details.get("todos")
         listed = cast("list[object]", raw) if isinstance(raw, list) else []
         items = [TodoItem.model_validate(i) for i in listed]
-        store.append(CheckpointEntry, TodosCheckpoint(items=items, source_entry_id=event.entry_id))
+        self._write(TodosCheckpoint(items=items, source_entry_id=event.entry_id))

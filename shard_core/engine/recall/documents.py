@@ -18,6 +18,7 @@ from shard_core.types import (
     CompactionEntry,
     ContextCheckpoint,
     FilesCheckpoint,
+    GoalCheckpoint,
     MessageEntry,
     ModeCheckpoint,
     PermissionEntry,
@@ -29,6 +30,7 @@ from shard_core.types import (
     TextBlock,
     ThinkingBlock,
     TitleCheckpoint,
+    TodosCheckpoint,
     ToolCallBlock,
     ToolResultBlock,
     ToolResultEntry,
@@ -117,6 +119,12 @@ def _checkpoint(entry: CheckpointEntry) -> Doc:
     if isinstance(details, FilesCheckpoint):
         paths = " ".join(c.path for c in details.changes)
         return Doc("checkpoint", f"checkpoint files {details.origin}", paths, (), True)
+    if isinstance(details, GoalCheckpoint):
+        return Doc("checkpoint", "checkpoint goal", f"goal {details.status} {details.text or ''}",
+                   (), True)  # fmt: skip
+    if isinstance(details, TodosCheckpoint):
+        items = "\n".join(f"[{i.status}] {i.content}" for i in details.items)
+        return Doc("checkpoint", f"checkpoint todos {details.source}", items, (), True)
     assert isinstance(details, ContextCheckpoint)
     return Doc("checkpoint", "checkpoint context", "", (), False)
 

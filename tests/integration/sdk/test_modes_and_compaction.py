@@ -109,6 +109,7 @@ async def test_plan_then_build_carries_the_active_plan_and_a_fork_does_not(home:
             "terminal_list",
             "todo_write",  # the agent's own plan: it changes no file
             "goal_report",  # the session's own goal: no file either
+            "ask_user",  # a question to the person: it waits, it changes nothing
         }
         agent.set_mode("build")
         await agent.run("do it")

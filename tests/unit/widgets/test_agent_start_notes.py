@@ -32,3 +32,13 @@ def test_the_latest_status_sets_the_goal() -> None:
     assert widget.goal == "ship the parser"
     widget.push(_status(3, goal=None))  # cleared or met
     assert widget.goal == ""
+
+
+def test_the_latest_status_sets_the_todo_list() -> None:
+    widget = AgentWidget()
+    assert widget.todos == []
+    items = [{"id": "1", "content": "fix add", "status": "in_progress"}]
+    widget.push(_status(2, todos=items))
+    assert widget.todos == items
+    widget.push(_status(3, todos=None))
+    assert widget.todos == []

@@ -23,10 +23,11 @@ ESM_FILES = ("agent-widget.js", "permission-dialog.js", "agent-dashboard.js")
 @pytest.mark.parametrize("name", ESM_FILES)
 def test_each_bundle_is_an_esm_module_with_a_default_render(name: str) -> None:
     text = (_bundle.STATIC_DIR / name).read_text(encoding="utf-8")
-    exported = re.search(r"export\s*\{\s*(\w+) as default\s*\}", text)
+    exported = re.search(r"export\s*\{\s*([\w$]+) as default\s*\}", text)
     assert exported, "no default export"
     default = re.escape(exported.group(1))
-    definition = re.search(rf"\b{default}\s*=\s*\{{(.{{0,300}}?)\}};", text, re.DOTALL)
+    # a minified name may hold `$` (e.g. `$l`), which `\b` does not border
+    definition = re.search(rf"(?<![\w$]){default}\s*=\s*\{{(.{{0,300}}?)\}};", text, re.DOTALL)
     assert definition, "the default export is not an object literal"
     assert re.search(r"\brender\(", definition.group(1)), "the default export has no render()"
     assert "require(" not in text  # bundled, nothing left to resolve at load time

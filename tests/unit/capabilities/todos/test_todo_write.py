@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from shard_core.engine.config import ShardConfig
-from shard_core.protocol.events import Event, ToolResultEvent
+from shard_core.protocol.events import Event, StatusEvent, ToolResultEvent
 from shard_core.sdk import Agent, create_agent
 from shard_core.types import CheckpointEntry, TodosCheckpoint
 from shard_kernel.slash import status_table
@@ -74,5 +74,61 @@ async def test_status_without_a_list(tmp_path: Path) -> None:
     agent = await _agent(tmp_path, [])
     try:
         assert "| todos | none |" in status_table(StatusHost(agent))  # type: ignore[arg-type]
+    finally:
+        await agent.close()
+
+
+async def test_every_status_carries_the_list(tmp_path: Path) -> None:
+    agent = await _agent(tmp_path, [FIRST])
+    seen: list[Event] = []
+    agent.events.subscribe(seen.append)
+    try:
+        await agent.run("plan it")
+        lists = [
+            [(i.id, i.status) for i in e.todos]
+            for e in seen
+            if isinstance(e, StatusEvent) and e.todos
+        ]
+        assert lists[-1] == [("1", "in_progress"), ("2", "pending")]
+    finally:
+        await agent.close()
+
+
+PLAN = """Here is what I will do.
+
+## Implementation Plan
+1. Read `calc.py`
+- [x] Find the failing test
+3. Fix `add`
+"""
+
+
+async def test_plan_modes_plan_becomes_the_same_list(tmp_path: Path) -> None:
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"name": "plan", "steps": [{"text": PLAN}]}))
+    (tmp_path / "ws").mkdir()
+    agent = await create_agent(cwd=tmp_path / "ws", model=f"scripted/{script}", mode="plan",
+                               home=tmp_path / "home", config=ShardConfig(),
+                               env={"HOME": str(tmp_path / "user")})  # fmt: skip
+    seen: list[Event] = []
+    agent.events.subscribe(seen.append)
+    try:
+        await agent.run("plan the fix")
+        assert _lists(agent) == [
+            [("1", "Read `calc.py`", "pending"), ("2", "Find the failing test", "done"),
+             ("3", "Fix `add`", "pending")],
+        ]  # fmt: skip
+        (todos,) = [
+            e.details
+            for e in agent.session.store.branch()
+            if isinstance(e, CheckpointEntry) and isinstance(e.details, TodosCheckpoint)
+        ]
+        assert todos.source == "plan"
+        last = [e for e in seen if isinstance(e, StatusEvent)][-1]
+        assert [i.content for i in last.todos or []] == [
+            "Read `calc.py`",
+            "Find the failing test",
+            "Fix `add`",
+        ]
     finally:
         await agent.close()
