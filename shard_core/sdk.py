@@ -314,7 +314,9 @@ async def _install(
     await host.install_entry_points()
     await host.install_folder(home / "extensions", trusted=True)
     await host.install_folder(cwd / ".shard" / "extensions", trusted=opts.trust_project)
-    prompts = await prompt_commands.install_prompt_commands(host, cwd, home, opts.trust_project)
+    prompts = await prompt_commands.install_prompt_commands(
+        host, cwd, home, opts.trust_project, (config, env)
+    )
     opts.diagnostics.extend(prompts.diagnostics)
     # Last, so the skill loaders every other extension registered are consulted.
     user_home = Path(env.get("HOME") or Path.home())

@@ -5,7 +5,7 @@ widget and ACP list it with no list of their own."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
 from shard_core.capabilities.prompt_commands.expand import SHELL_LINE, expand
@@ -14,7 +14,8 @@ from shard_core.capabilities.prompt_commands.files import (
     command_roots,
     load_prompt_files,
 )
-from shard_core.contracts import ExtensionApi, PermissionQuery, ToolContext
+from shard_core.contracts import ExtensionApi, PermissionQuery, Provider, ToolContext
+from shard_core.engine.config import ShardConfig
 from shard_core.engine.extension_host import ExtensionHost
 from shard_core.engine.permissions.gate import RuleGate
 from shard_core.engine.permissions.sources import RuleSet
@@ -22,6 +23,7 @@ from shard_core.engine.session import AgentSession
 from shard_core.engine.slash_commands import PromptTurn, prompt_turn
 from shard_core.engine.state import config_dir
 from shard_core.protocol.events import Event, TurnEndEvent
+from shard_core.providers.models import create_provider
 from shard_core.types.errors import ConfigError
 
 TURNS: set[asyncio.Task[object]] = set()
@@ -32,10 +34,18 @@ class PromptCommands:
     """`host.install("shard.prompt_commands", PromptCommands(roots, ...))`; `diagnostics`
     holds one line per file left out (shown where start notes are shown)."""
 
-    def __init__(self, roots: list[Path], cwd: Path, untrusted: list[Path] | None = None) -> None:
+    def __init__(
+        self,
+        roots: list[Path],
+        cwd: Path,
+        untrusted: list[Path] | None = None,
+        models: Callable[[str], Provider] | None = None,
+    ) -> None:
         loaded = load_prompt_files(roots)
         self.files = loaded.files
         self.cwd = cwd
+        self.models = models
+        """builds the provider a file's `model` names (`prefix/model`, as `--model` takes it)"""
         self.diagnostics = loaded.diagnostics
         self.session: AgentSession | None = None
         if untrusted:
@@ -59,12 +69,39 @@ class PromptCommands:
                 cwd=self.cwd, roots=[self.cwd], agent_id="", session_id="", call_id="prompt"
             )
             text = expand(file.body, args, ctx)
+            provider = self._provider(file)
             self._allow_for_one_turn(file)
             if SHELL_LINE.search(text):
                 text = await self._run_shell_lines(text, f"/{file.name}")
+            self._for_one_turn(provider)
             return prompt_turn(text, f"/{file.name}")
 
         return run
+
+    def _provider(self, file: PromptFile) -> Provider | None:
+        """The provider of the file's `model`, or a ConfigError (nothing is sent) saying why."""
+        if not file.model or self.models is None or self.session is None:
+            return None
+        try:
+            return self.models(file.model)
+        except ConfigError as exc:
+            raise ConfigError(
+                f"/{file.name}: model {file.model!r}: {exc}; nothing was sent"
+            ) from None
+
+    def _for_one_turn(self, provider: Provider | None) -> None:
+        """The session answers with `provider` until the next turn ends, then with its own."""
+        session = self.session
+        if provider is None or session is None:
+            return
+        before, session.provider = session.provider, provider
+
+        def restore(event: Event) -> None:
+            if isinstance(event, TurnEndEvent):
+                session.provider = before
+                unsubscribe()
+
+        unsubscribe = session.events.subscribe(restore)
 
     def _allow_for_one_turn(self, file: PromptFile) -> None:
         """`allowed-tools` join the gate's allow rules, with this file as their source, until
@@ -122,14 +159,28 @@ def describe(file: PromptFile) -> str:
 
 
 async def install_prompt_commands(
-    host: ExtensionHost, cwd: Path, home: Path, trusted: bool
+    host: ExtensionHost,
+    cwd: Path,
+    home: Path,
+    trusted: bool,
+    providers: tuple[ShardConfig, Mapping[str, str]] | None = None,
 ) -> PromptCommands:
     """Install every prompt command this agent can see (`diagnostics`: what was left out);
-    `bind` it to the session once assembled."""
+    `bind` it to the session once assembled. With `providers` (the agent's config and
+    environment) a file's `model` is built, by the registered provider specs, for its turn."""
     roots, untrusted = command_roots(cwd, config=config_dir(), home=home, trusted=trusted)
-    commands = PromptCommands(roots, cwd, untrusted)
+    commands = PromptCommands(roots, cwd, untrusted, _models(host, providers))
     await host.install("shard.prompt_commands", commands)
     return commands
+
+
+def _models(
+    host: ExtensionHost, providers: tuple[ShardConfig, Mapping[str, str]] | None
+) -> Callable[[str], Provider] | None:
+    if providers is None:
+        return None
+    config, env = providers
+    return lambda spec: create_provider(spec, config, env, host.provider_specs())
 
 
 def send_turn(session: AgentSession, turn: PromptTurn) -> str:

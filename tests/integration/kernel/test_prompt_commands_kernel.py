@@ -63,8 +63,9 @@ def test_a_prompt_command_cell_is_a_turn_and_is_listed(
     by_name = {c["name"]: c for c in listed}
     assert by_name["/code:review"] == {
         "name": "/code:review",
-        "description": "`/code:review FILE`: Review a file",
+        "description": "Review a file",
         "extension": "shard.prompt_commands",
+        "hint": "FILE",
     }
     matches = _cell_complete(kc, "/code:r")
     assert matches == ["/code:review"]

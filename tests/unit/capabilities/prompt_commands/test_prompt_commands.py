@@ -41,7 +41,7 @@ async def _agent(tmp_path: Path, provider: FunctionProvider, **kw: Any) -> Agent
         home=tmp_path / "home",
         config=ShardConfig(),
         env={"HOME": str(tmp_path / "user")},
-        extensions=[("test.fn", fn)],
+        extensions=[("test.fn", fn), *kw.pop("extensions", [])],
         **kw,
     )
 
@@ -234,3 +234,34 @@ async def test_allowed_tools_hold_for_one_turn_and_never_beat_a_deny(tmp_path: P
     texts = [r.details.result.text for r in results]
     assert "permission denied" in texts[1]
     assert "permission denied" in texts[2]
+
+
+async def test_model_answers_that_turn_only(tmp_path: Path) -> None:
+    _write(tmp_path / "home" / "commands", "quick.md", "---\nmodel: alt/small\n---\nBe quick")
+    _write(tmp_path / "home" / "commands", "bad.md", "---\nmodel: small\n---\nBe quick")
+    main, alt = FunctionProvider(scripted("main says")), FunctionProvider(scripted("alt says"))
+    asked: list[str] = []
+
+    def alt_provider(api: ExtensionApi) -> None:
+        api.register_provider("alt", lambda model: (asked.append(model), alt)[1])
+
+    agent = await _agent(tmp_path, main, extensions=[("test.alt", alt_provider)])
+    try:
+        turn = await run_command(agent.host, "/quick")
+        await agent.run(str(turn))
+        await agent.run("and now")
+        with pytest.raises(ConfigError) as refused:
+            await run_command(agent.host, "/bad")
+        provider_after = agent.session.provider
+    finally:
+        await agent.close()
+    assert asked == ["small"]  # the short form's factory gets the rest of the spec
+
+    def last(provider: FunctionProvider) -> list[str]:
+        return [r.messages[-1].content[0].model_dump()["text"] for r in provider.requests]
+
+    assert last(alt) == ["Be quick"]
+    assert last(main) == ["and now"]
+    assert provider_after is main
+    assert str(refused.value).startswith("/bad: model 'small': bad model 'small': expected one of")
+    assert str(refused.value).endswith("; nothing was sent")
