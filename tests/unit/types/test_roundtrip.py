@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from typing import Any
 
@@ -70,6 +71,7 @@ def _fill_events(drawn: tuple[Any, list[Any]]) -> Any:
     return raw
 
 
+@functools.cache  # the Event union's takes seconds to build; event-batch and reply reuse it
 def _strategy(tp: Any) -> st.SearchStrategy[Any]:
     schema = _unroll_tree(TypeAdapter(tp).json_schema(mode="validation"))
     _cap_arrays(schema)
