@@ -1,10 +1,12 @@
 """Context from the Lab chat composer reaching the model's request (a fake OpenAI-compatible
 server): `@var:df`, a pandas DataFrame in the open notebook's own Python kernel, as its summary
 named with its source (a missing variable and a busy kernel are clear messages that send
-nothing); a pasted PNG as an image part, which `shard session request` rebuilds byte-equal."""
+nothing); `@cell:` and `@file:` (a path outside the agent's folder refused); a pasted PNG as an
+image part, which `shard session request` rebuilds byte-equal."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -177,4 +179,50 @@ def test_a_pasted_png_is_an_image_part_and_the_log_rebuilds_the_request(
         assert out.stdout.splitlines() == [canonical_json(b) for b in bodies]
     finally:
         context.close()
+        lab.api("DELETE", f"/shard/api/agents/{agent['id']}")
+
+
+def test_cell_and_file_mentions_reach_the_request_and_a_path_outside_is_refused(
+    browser: Browser, served_lab: LabServer, fake_llm: FakeLLMServer
+) -> None:
+    lab = served_lab
+    fake_llm.push({"text": "The cell reads the notes."})
+    (lab.root / "notes.txt").write_text("the threshold is 42\n")
+    (lab.base / "outside.txt").write_text("not for the agent\n")
+    url = lab.notebook("cells.ipynb", "python3", ["threshold = 42", "print(threshold)"])
+    agent = lab.api("POST", "/shard/api/agents", {"cwd": str(lab.root), "name": "mentions"})
+    before = len(fake_llm.requests)
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    person = LabPage(page, lab)
+    try:
+        page.goto(url)
+        cells = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell")
+        expect(cells).to_have_count(2, timeout=90_000)
+        cells.nth(1).click()  # the notebook has the focus: @cell: reads it
+        chat = person.open_agent(agent["id"])
+        state = chat.locator(".shard-steer-state")
+        person.send(chat, "read @file:../outside.txt")
+        expect(state).to_have_text(f"@file:../outside.txt is outside the agent's folder {lab.root}")
+        person.send(chat, "read @file:missing.txt")
+        expect(state).to_have_text("there is no text file missing.txt in the agent's folder")
+        person.send(chat, "read @cell:9")
+        expect(state).to_have_text(
+            "there is no cell 9 in cells.ipynb (a position from 1, or an id)"
+        )
+        assert len(fake_llm.requests) == before  # none of them was sent
+
+        person.send(chat, "does @cell:2 match @file:notes.txt?")
+        expect(chat).to_contain_text("The cell reads the notes.", timeout=60_000)
+        fake_llm.wait_idle()
+        [sent] = [r.body for r in fake_llm.requests[before:]]
+        text = json.dumps(sent["messages"])
+        assert '<context kind=\\"output\\" label=\\"@cell:2 from cells.ipynb\\">' in text
+        assert '<cell notebook=\\"cells.ipynb\\" id=\\"cell-1\\"' in text
+        assert "print(threshold)" in text
+        assert '<context kind=\\"file\\" label=\\"@file:notes.txt\\">\\nthe threshold is 42' in text
+        assert "not for the agent" not in text
+    finally:
+        context.close()
+        lab.shutdown_kernels()
         lab.api("DELETE", f"/shard/api/agents/{agent['id']}")

@@ -13,6 +13,11 @@ import {
   ComposerImages,
   refusal,
 } from "../../labextension/src/lab/composer-images";
+import {
+  cellMentions,
+  fileMentions,
+  insideFolder,
+} from "../../labextension/src/lab/mentions";
 import { diffLines } from "../../labextension/src/render/line-diff";
 import {
   type AcceptOutcome,
@@ -337,5 +342,28 @@ describe("composer images", () => {
     ]);
     expect(images.take()).toEqual([]);
     expect(images.el.hidden).toBe(true);
+  });
+});
+
+describe("@cell: and @file: mentions", () => {
+  it("finds cells by position or id and files up to the punctuation after them", () => {
+    expect(cellMentions("see @cell:3 and @cell:cell-1, not x@cell:2")).toEqual([
+      "3",
+      "cell-1",
+    ]);
+    expect(
+      fileMentions(
+        "does @file:src/a.py match @file:notes.txt? and (@file:b.md).",
+      ),
+    ).toEqual(["src/a.py", "notes.txt", "b.md"]);
+  });
+
+  it("keeps a path inside the agent's folder, as the read tool does", () => {
+    expect(insideFolder("/w/p", "src/a.py")).toBe("/w/p/src/a.py");
+    expect(insideFolder("/w/p/", "./src/../a.py")).toBe("/w/p/a.py");
+    expect(insideFolder("/w/p", "/w/p/a.py")).toBe("/w/p/a.py");
+    expect(insideFolder("/w/p", "../q/a.py")).toBeNull();
+    expect(insideFolder("/w/p", "/w/pq/a.py")).toBeNull();
+    expect(insideFolder("/w/p", "/etc/passwd")).toBeNull();
   });
 });

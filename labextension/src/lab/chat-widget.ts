@@ -18,7 +18,8 @@ import type { AgentInfo, ImageBlock, PromptCommand } from "../wire";
 import type { AgentDirectory } from "./agent-directory";
 import { Composer } from "./composer";
 import { ComposerImages } from "./composer-images";
-import { injectContexts, resolveVarMentions, varMentions } from "./var-mentions";
+import { hasContextMentions, resolveContextMentions } from "./mentions";
+import { injectContexts, mentionNotebooks, resolveVarMentions, varMentions } from "./var-mentions";
 import { watchRewinds } from "./rewind-notices";
 
 export class AgentChat extends Widget {
@@ -183,7 +184,7 @@ export class AgentChat extends Widget {
       return this.store.send(commands.slash(text, this.store.clientId, label));
     }
     const images = this.images.take();
-    if (varMentions(text).length > 0 || images.length > 0)
+    if (varMentions(text).length > 0 || hasContextMentions(text) || images.length > 0)
       return void this.promptWith(text, images);
     const future = this.agent.prompt(text);
     future.done.catch(() => undefined); // the turn's outcome arrives as events
@@ -204,6 +205,20 @@ export class AgentChat extends Widget {
         ? await injectContexts(this.store, outcome.contexts)
         : outcome.message;
       if (problem !== null) return keep(problem);
+    }
+    if (hasContextMentions(text)) {
+      const sources = {
+        tracker: mentionNotebooks(),
+        contents: this.services.contents,
+        cwd: this.directory.find(this.agentId)?.cwd ?? "",
+        root: PageConfig.getOption("serverRoot") || "",
+      };
+      const outcome = await resolveContextMentions(text, sources, images);
+      const problem = outcome.ok
+        ? await injectContexts(this.store, outcome.contexts)
+        : outcome.message;
+      if (problem !== null) return keep(problem);
+      if (outcome.ok) images.splice(0, images.length, ...outcome.images);
     }
     if (this.agent === null) return keep("Not attached: restart the agent first.");
     this.composer.showState("", "info");

@@ -84,6 +84,8 @@ export interface VarContext {
   readonly name: string;
   readonly label: string;
   readonly text: string;
+  /** the context's kind in the log (default "variable") */
+  readonly kind?: "variable" | "file" | "output";
 }
 
 export type MentionOutcome =
@@ -131,6 +133,10 @@ export function setMentionNotebooks(tracker: INotebookTracker | null): void {
   notebooks = tracker;
 }
 
+export function mentionNotebooks(): INotebookTracker | null {
+  return notebooks;
+}
+
 /** Each summary as context the agent logs (its reply awaited: then the prompt follows it);
  * null, or why one was not taken. */
 export async function injectContexts(
@@ -138,7 +144,7 @@ export async function injectContexts(
   contexts: readonly VarContext[],
 ): Promise<string | null> {
   for (const context of contexts) {
-    const message = commands.inject(context.text, "variable", context.label);
+    const message = commands.inject(context.text, context.kind ?? "variable", context.label);
     const answered = new Promise<string | null>((resolve) => {
       const timer = setTimeout(
         () => finish("the agent did not take the variable in time"),
@@ -157,7 +163,7 @@ export async function injectContexts(
     });
     store.send(message);
     const problem = await answered;
-    if (problem !== null) return `@var:${context.name} not sent: ${problem}`;
+    if (problem !== null) return `${context.label} not sent: ${problem}`;
   }
   return null;
 }

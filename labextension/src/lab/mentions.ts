@@ -1,0 +1,125 @@
+// `@cell:` and `@file:` in the chat composer (beside `@var:`, var-mentions.ts): a cell of the
+// focused notebook (`@cell:3`, its position, or `@cell:<id>`), its source and outputs as the cell
+// actions send them (images go with the prompt), and a text file of the agent's workspace
+// (`@file:src/app.py`, relative to the agent's folder). A path that leaves the agent's folder is
+// refused, as the read tool refuses it (checked on the normalised path; the read tool also
+// follows symbolic links, which a browser cannot see). Each becomes context named with its source.
+import type { INotebookTracker } from "@jupyterlab/notebook";
+import type { Contents } from "@jupyterlab/services";
+import { isString } from "../render/guards";
+import type { ImageBlock } from "../wire";
+import { cellPrompt, MAX_IMAGES, underRoot } from "./cell-context";
+import type { VarContext } from "./var-mentions";
+
+const CELL = /(^|[\s(])@cell:([A-Za-z0-9_-]+)/g;
+const FILE = /(^|[\s(])@file:([^\s]+?)(?=[\s),;?!]|[.:](?:\s|$)|$)/g;
+export const MAX_FILE_CHARS = 100_000;
+
+function found(pattern: RegExp, text: string): string[] {
+  const names: string[] = [];
+  for (const match of text.matchAll(pattern)) {
+    const name = match[2] ?? "";
+    if (name && !names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
+export const cellMentions = (text: string): string[] => found(CELL, text);
+export const fileMentions = (text: string): string[] => found(FILE, text);
+
+/** `path` as an absolute path inside `cwd`, or null when it leaves it. */
+export function insideFolder(cwd: string, path: string): string | null {
+  const base = cwd.replace(/\/+$/, "");
+  const parts: string[] = [];
+  for (const part of (path.startsWith("/") ? path : `${base}/${path}`).split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      if (parts.length === 0) return null;
+      parts.pop();
+    } else parts.push(part);
+  }
+  const absolute = `/${parts.join("/")}`;
+  return absolute === base || absolute.startsWith(`${base}/`) ? absolute : null;
+}
+
+export interface MentionSources {
+  readonly tracker: INotebookTracker | null;
+  readonly contents: Contents.IManager;
+  /** the agent's folder (absolute) and the server's root */
+  readonly cwd: string;
+  readonly root: string;
+}
+
+export type ContextOutcome =
+  | { readonly ok: true; readonly contexts: VarContext[]; readonly images: ImageBlock[] }
+  | { readonly ok: false; readonly message: string };
+
+async function fileContext(path: string, sources: MentionSources): Promise<VarContext | string> {
+  const absolute = insideFolder(sources.cwd, path);
+  if (absolute === null) return `@file:${path} is outside the agent's folder ${sources.cwd}`;
+  const served = underRoot(sources.root, absolute);
+  if (served === null) return `@file:${path} is outside the server's root`;
+  let model: Contents.IModel;
+  try {
+    model = await sources.contents.get(served, { content: true, type: "file", format: "text" });
+  } catch {
+    return `there is no text file ${path} in the agent's folder`;
+  }
+  let text = isString(model.content) ? model.content : "";
+  if (text.length > MAX_FILE_CHARS)
+    text = `${text.slice(0, MAX_FILE_CHARS)}\n… (${text.length - MAX_FILE_CHARS} more characters not sent)`;
+  return { name: path, label: `@file:${path}`, text, kind: "file" };
+}
+
+function cellContext(
+  ref: string,
+  tracker: INotebookTracker | null,
+  images: ImageBlock[],
+): VarContext | string {
+  const panel = tracker?.currentWidget ?? null;
+  if (panel === null) return "@cell: needs an open notebook (click into it first)";
+  const cells = panel.content.widgets;
+  const cell = /^\d+$/.test(ref) ? cells[Number(ref) - 1] : cells.find((c) => c.model.id === ref);
+  const where = panel.context.path.split("/").pop() ?? panel.context.path;
+  if (cell === undefined)
+    return `there is no cell ${ref} in ${where} (a position from 1, or an id)`;
+  const json = cell.model.toJSON() as unknown as Readonly<Record<string, unknown>>;
+  const prompt = cellPrompt({
+    action: "ask",
+    notebook: panel.context.path,
+    cellId: cell.model.id,
+    cellType: cell.model.type,
+    source: cell.model.sharedModel.getSource(),
+    outputs: Array.isArray(json["outputs"]) ? json["outputs"] : [],
+    executionCount: typeof json["execution_count"] === "number" ? json["execution_count"] : null,
+    language: "python",
+  });
+  images.push(...prompt.images.slice(0, Math.max(0, MAX_IMAGES - images.length)));
+  const body = prompt.text.slice(prompt.text.indexOf("<cell "));
+  return { name: ref, label: `@cell:${ref} from ${where}`, text: body, kind: "output" };
+}
+
+/** The `@cell:` and `@file:` mentions of `text` as contexts (and the cells' images), or why not. */
+export async function resolveContextMentions(
+  text: string,
+  sources: MentionSources,
+  held: readonly ImageBlock[] = [],
+): Promise<ContextOutcome> {
+  const contexts: VarContext[] = [];
+  const images: ImageBlock[] = [...held];
+  for (const ref of cellMentions(text)) {
+    const context = cellContext(ref, sources.tracker, images);
+    if (typeof context === "string") return { ok: false, message: context };
+    contexts.push(context);
+  }
+  for (const path of fileMentions(text)) {
+    const context = await fileContext(path, sources);
+    if (typeof context === "string") return { ok: false, message: context };
+    contexts.push(context);
+  }
+  return { ok: true, contexts, images };
+}
+
+export function hasContextMentions(text: string): boolean {
+  return cellMentions(text).length > 0 || fileMentions(text).length > 0;
+}
