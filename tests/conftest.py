@@ -21,6 +21,7 @@ registry it leaked into) then fails in the run that shows it.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,7 +82,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 SECONDS_KEY = "shard/test-seconds"
 """the pytest cache's record of each test's last run time (setup, call and teardown)"""
 UNKNOWN_SECONDS = 2.0
-"""what a test not timed yet is guessed to take"""
+"""what a test not timed yet is guessed to take, in a module not in MODULE_SECONDS"""
+MODULE_SECONDS = TESTS / "module_seconds.json"
+"""the modules of 30 s or more, timed once (xdist, 2 workers, a loaded 2-core machine): a fresh
+checkout has no pytest cache, and by test count `test_binder` (minutes, 7 tests) started late"""
 
 
 def _seconds(config: pytest.Config) -> dict[str, float]:
@@ -98,7 +102,8 @@ def _longest_first(items: list[pytest.Item], seconds: dict[str, float]) -> list[
     """The xdist_groups by their expected time, longest first, then the tests of no group as
     they were: with `--dist loadgroup --no-loadscope-reorder` a worker that finishes takes the
     next unit of this list, so the longest group does not start last and the short unit tests
-    fill the end (each test's last time, from the pytest cache; a new one is guessed)."""
+    fill the end (each test's last time, from the pytest cache; else its module's share of
+    MODULE_SECONDS; else a guess)."""
     groups: dict[str, list[pytest.Item]] = {}
     loose: list[pytest.Item] = []
     for item in items:
@@ -109,12 +114,35 @@ def _longest_first(items: list[pytest.Item], seconds: dict[str, float]) -> list[
             name = str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
             groups.setdefault(name, []).append(item)
 
+    per_test = _module_guesses(items)
+
     def expected(group: list[pytest.Item]) -> float:
-        found = (seconds.get(_test_id(item.nodeid)) for item in group)
-        return sum(float(t) if isinstance(t, (int, float)) else UNKNOWN_SECONDS for t in found)
+        total = 0.0
+        for item in group:
+            found = seconds.get(_test_id(item.nodeid))
+            guess = per_test.get(item.nodeid.split("::")[0], UNKNOWN_SECONDS)
+            total += float(found) if isinstance(found, (int, float)) else guess
+        return total
 
     ranked = sorted(groups.values(), key=expected, reverse=True)
     return [item for group in ranked for item in group] + loose
+
+
+def _module_guesses(items: list[pytest.Item]) -> dict[str, float]:
+    """A module's recorded seconds spread over its tests, for the modules MODULE_SECONDS has."""
+    try:
+        recorded = json.loads(MODULE_SECONDS.read_text())
+    except (OSError, ValueError):
+        return {}
+    counts: dict[str, int] = {}
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        counts[module] = counts.get(module, 0) + 1
+    return {
+        module: float(recorded[module]) / count
+        for module, count in counts.items()
+        if isinstance(recorded.get(module), (int, float))
+    }
 
 
 class _Timer:
