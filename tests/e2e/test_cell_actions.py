@@ -171,3 +171,56 @@ def test_fix_with_shard_proposes_a_cell_diff_that_accept_applies(
         raise
     finally:
         lab.shutdown_kernels()
+
+
+def test_ctrl_g_generates_a_cell_as_a_diff_to_accept(
+    lab: LabServer,
+    page: Page,
+    shard_script: Script,
+    folder_agents: None,
+    request: pytest.FixtureRequest,
+) -> None:
+    generated = "squares = [n * n for n in range(10)]\nprint(sum(squares))"
+    shard_script(
+        [
+            {
+                "text": "A list comprehension, then its sum.",
+                "tool_calls": [
+                    {
+                        "name": "propose_cell_edit",
+                        "input": {"path": "gen.ipynb", "cell_id": "cell-0", "source": generated},
+                    }
+                ],
+            },
+            {"text": "Accept it to put it in the cell."},
+        ]
+    )
+    url = lab.notebook("gen.ipynb", "python3", ["# the sum of the first ten squares"])
+    home = Path(lab.env["SHARD_HOME"])
+    cells = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell")
+    try:
+        page.goto(url)
+        expect(cells).to_have_count(1, timeout=90_000)
+        editor = cells.nth(0).locator(".cm-content")
+        editor.click()
+        page.keyboard.press("Control+g")  # in the cell's editor
+        dialog = page.locator(".jp-Dialog")
+        expect(dialog).to_contain_text("Generate this cell with Shard")
+        dialog.locator("input").fill("sum the squares of 0 to 9")
+        dialog.get_by_role("button", name="Ok").click()
+
+        proposal = page.locator(".shard-chat .shard-cell-edit")
+        expect(proposal).to_be_visible(timeout=120_000)
+        expect(proposal.locator(".shard-diff-del")).to_contain_text("# the sum of the first")
+        sent = next(t for t in _user_texts(home) if "gen.ipynb" in t)
+        assert sent.startswith("Write the code for this cell of gen.ipynb: sum the squares of 0")
+        proposal.get_by_role("button", name="Accept").click()
+        expect(proposal.locator(".shard-cell-edit-state")).to_contain_text("Accepted")
+        page.locator(".lm-TabBar-tab", has_text="gen.ipynb").first.click()
+        expect(editor).to_contain_text("print(sum(squares))")
+        assert editor.inner_text() == generated
+    except Exception:
+        save_screenshot(page, f"{request.node.name}-failure.png")
+        raise
+    finally:
+        lab.shutdown_kernels()

@@ -120,6 +120,20 @@ describe("cell prompt", () => {
     );
   });
 
+  it("asks for the code a cell should hold (Ctrl+G)", () => {
+    const prompt = cellPrompt({
+      ...request,
+      action: "generate",
+      question: "plot it",
+      outputs: [],
+    });
+    expect(
+      prompt.text.startsWith(
+        "Write the code for this cell of sub/a.ipynb: plot it. Propose the whole new cell source",
+      ),
+    ).toBe(true);
+  });
+
   it("asks the person's question, and names paths as the agent sees them", () => {
     const prompt = cellPrompt({
       ...request,

@@ -1,9 +1,10 @@
 // Cell actions in any notebook (JupyterLab and Notebook 7): "Fix with Shard" on a cell with an
 // error (a button under its traceback and the cell's context menu), "Explain with Shard" on an
-// output, "Ask Shard…" on a cell. Each sends the cell (cell-context.ts) as a prompt to the
-// notebook's own agent when `%shard` made one in its kernel, else to the agent of the notebook's
-// folder (made on first use), and opens that agent's chat, where the answer and its proposed
-// change to the cell (a `cell_edit` descriptor, cell-edits.ts) arrive.
+// output, "Ask Shard…" and "Generate with Shard…" (Ctrl+G) on a cell. Each sends the cell
+// (cell-context.ts) as a prompt to the notebook's own agent when `%shard` made one in its
+// kernel, else to the agent of the notebook's folder (made on first use), and opens that agent's
+// chat, where the answer and its proposed change to the cell (a `cell_edit` descriptor,
+// cell-edits.ts) arrive.
 import type { JupyterFrontEnd } from "@jupyterlab/application";
 import { InputDialog, Notification } from "@jupyterlab/apputils";
 import { PageConfig } from "@jupyterlab/coreutils";
@@ -25,6 +26,7 @@ export const CELL_COMMANDS = {
   fix: "shard:fix-cell",
   explain: "shard:explain-output",
   ask: "shard:ask-cell",
+  generate: "shard:generate-cell",
 } as const;
 
 const BAR = "shard-cell-action-bar";
@@ -235,6 +237,28 @@ export function installCellActions(app: JupyterFrontEnd, deps: CellActionDeps): 
       await run("ask", question)(args);
     },
   });
+  app.commands.addCommand(CELL_COMMANDS.generate, {
+    label: "Generate with Shard…",
+    caption: "Describe the code this cell should hold; it comes back as a diff to accept (Ctrl+G)",
+    isVisible: (args) => notShard(args) !== null,
+    execute: async (args) => {
+      const target = targetOf(args);
+      if (target === null) return;
+      const answer = await InputDialog.getText({
+        title: "Generate this cell with Shard",
+        placeholder: "e.g. load data.csv and plot the temperature by month",
+      });
+      const instruction = answer.value?.trim();
+      if (!answer.button.accept || !instruction) return;
+      await run("generate", instruction)(args);
+    },
+  });
+  // in a cell's editor too: Lab's own shortcut handling runs before CodeMirror's keymap
+  app.commands.addKeyBinding({
+    command: CELL_COMMANDS.generate,
+    keys: ["Accel G"],
+    selector: ".jp-Notebook .jp-Cell",
+  });
   const cells = ".jp-Notebook .jp-Cell";
   app.contextMenu.addItem({ command: CELL_COMMANDS.fix, selector: cells, rank: 41 });
   app.contextMenu.addItem({
@@ -243,6 +267,7 @@ export function installCellActions(app: JupyterFrontEnd, deps: CellActionDeps): 
     rank: 42,
   });
   app.contextMenu.addItem({ command: CELL_COMMANDS.ask, selector: cells, rank: 43 });
+  app.contextMenu.addItem({ command: CELL_COMMANDS.generate, selector: cells, rank: 44 });
 
   tracker.widgetAdded.connect((_, panel) => watchErrors(app, panel));
 }

@@ -5,7 +5,7 @@
 import { isRecord, isString } from "../render/guards";
 import type { ImageBlock } from "../wire";
 
-export type CellAction = "fix" | "explain" | "ask";
+export type CellAction = "fix" | "explain" | "ask" | "generate";
 
 export interface CellRequest {
   readonly action: CellAction;
@@ -111,6 +111,14 @@ function ask(request: CellRequest): string {
   if (request.action === "explain") {
     const which = request.output !== undefined ? `output ${request.output + 1}` : "output";
     return `Explain this cell's ${which} in ${request.notebook}. If the cell should change, ${propose}.`;
+  }
+  if (request.action === "generate") {
+    const what = request.question?.trim() || "the code this cell's comments describe";
+    return (
+      `Write the code for this cell of ${request.notebook}: ${what}. Propose the whole new ` +
+      `cell source (keep what should stay) with propose_cell_edit (${where}): the person sees ` +
+      "it as a diff on the cell and accepts or rejects it, so do not edit the notebook yourself."
+    );
   }
   const question = request.question?.trim() || "What does this cell do?";
   return `${question}\n\n(About this cell of ${request.notebook}. If the answer is a change to it, ${propose}.)`;
