@@ -70,6 +70,8 @@ class AcpAsker:
         self.host = host
         self.flush = flush
         self.agent: Agent | None = None  # bound once the agent exists (reject_always adds to it)
+        self.elicitation = False
+        """the host declared form elicitation: ask_user asks with a form (questions.py)"""
 
     async def ask_permission(self, prompt: PermissionPrompt) -> PermissionAnswer:
         await self.flush()
@@ -130,7 +132,8 @@ class AcpAsker:
         """ask_user: a permission request whose options are the choices (questions.py)."""
         await self.flush()
         request_id = f"question-{uuid.uuid4().hex[:12]}"
-        return await ask_question(self.client, self.session_id, self.host, prompt, request_id)
+        return await ask_question(self.client, self.session_id, self.host, prompt, request_id,
+                                  form=self.elicitation)  # fmt: skip
 
     async def select(self, title: str, options: list[str], message: str = "") -> str | None:
         return None  # ACP has no question of this kind: unanswered, as with no one there

@@ -1,20 +1,30 @@
-"""`ask_user` under `shard acp`: the question as a `session/request_permission` whose options
-are the choices (every ACP host answers that), one option each; the host's pick is the answer.
-
-ACP hosts answer one option, so a `multi` question takes one choice here and an own-words
-answer (`allow_other`) is not offered; the question's title says so. A cancelled request, or
-a host that fails, is no answer (the tool then says no one answered, or uses the configured
-default). The SDK's elicitation is unstable and hosts rarely implement it: not used yet.
+"""`ask_user` under `shard acp`: a form elicitation when the host declares one
+(`clientCapabilities.elicitation.form`, unstable in ACP): the choices as an enum (an array of
+them for `multi`) and a free `other` field when `allow_other`. Else a
+`session/request_permission` whose options are the choices (every ACP host answers that), one
+option each: a `multi` question takes one choice there and own words are not offered (its
+title says so). A declined or cancelled question, a host that fails, and an answer not among
+the choices are no answer (logged; the tool then says no one answered, or uses the configured
+default).
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from acp.interfaces import Client
-from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
+from acp.schema import (
+    AcceptElicitationResponse,
+    AllowedOutcome,
+    ClientCapabilities,
+    ElicitationFormSessionMode,
+    ElicitationSchema,
+    PermissionOption,
+    ToolCallUpdate,
+)
 
-from shard_core.contracts.ui import QuestionAnswer, QuestionPrompt
+from shard_core.contracts.ui import QuestionAnswer, QuestionPrompt, question_problem
 
 _log = logging.getLogger("shard.acp")
 PREFIX = "choice-"
@@ -34,9 +44,64 @@ def question_title(prompt: QuestionPrompt) -> str:
     return f"{prompt.question} ({'; '.join(notes)})" if notes else prompt.question
 
 
-async def ask_question(
-    client: Client, session_id: str, host: str, prompt: QuestionPrompt, request_id: str
+def form_elicitation(capabilities: ClientCapabilities) -> bool:
+    """Whether the host declared form elicitation."""
+    elicitation = capabilities.elicitation
+    return elicitation is not None and elicitation.form is not None
+
+
+def question_schema(prompt: QuestionPrompt) -> ElicitationSchema:
+    choices = list(prompt.choices)
+    answer: dict[str, Any] = (
+        {"type": "array", "title": prompt.question, "items": {"type": "string", "enum": choices},
+         "minItems": 0 if prompt.allow_other else 1}
+        if prompt.multi
+        else {"type": "string", "title": prompt.question, "enum": choices}
+    )  # fmt: skip
+    properties: dict[str, Any] = {"answer": answer}
+    if prompt.allow_other:
+        properties["other"] = {"type": "string", "title": "Your own answer"}
+    required = [] if prompt.allow_other else ["answer"]
+    return ElicitationSchema.model_validate({"type": "object", "properties": properties,
+                                             "required": required})  # fmt: skip
+
+
+async def elicit(
+    client: Client, session_id: str, host: str, prompt: QuestionPrompt
 ) -> QuestionAnswer | None:
+    mode = ElicitationFormSessionMode(
+        session_id=session_id, requested_schema=question_schema(prompt)
+    )
+    try:
+        response = await client.create_elicitation(message=prompt.question, mode=mode)
+    except Exception as exc:  # the host failed or went away: no answer, said in the log
+        _log.warning("acp: the question went unanswered: %s", exc)
+        return None
+    if not isinstance(response, AcceptElicitationResponse) or response.content is None:
+        return None
+    given = response.content.get("answer")
+    values = [given] if isinstance(given, str) else [v for v in given or [] if isinstance(v, str)]
+    other = response.content.get("other")
+    if isinstance(other, str) and other.strip():
+        values.append(other.strip())
+    problem = question_problem(prompt, values)
+    if problem is not None:
+        _log.warning("acp: the host's answer was refused: %s", problem)
+        return None
+    return QuestionAnswer(tuple(values), host)
+
+
+async def ask_question(
+    client: Client,
+    session_id: str,
+    host: str,
+    prompt: QuestionPrompt,
+    request_id: str,
+    *,
+    form: bool = False,
+) -> QuestionAnswer | None:
+    if form:
+        return await elicit(client, session_id, host, prompt)
     call = ToolCallUpdate(
         tool_call_id=request_id,
         title=question_title(prompt),

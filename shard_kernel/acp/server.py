@@ -52,6 +52,7 @@ from shard_kernel.acp.files import AcpFiles
 from shard_kernel.acp.gateway import GatewaySession
 from shard_kernel.acp.goal import requested_goal
 from shard_kernel.acp.permissions import AcpAsker
+from shard_kernel.acp.questions import form_elicitation
 from shard_kernel.acp.session import AcpSession, ContentBlock
 from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
 from shard_kernel.remote.link import (
@@ -259,6 +260,7 @@ class ShardAcpAgent:
         if extra:
             config = config.model_copy(update={"mcp_servers": {**config.mcp_servers, **extra}})
         asker = AcpAsker("", client, self.host_name, flush=_nothing)
+        asker.elicitation = form_elicitation(self.client_capabilities)
         files = AcpFiles(client, "", self.client_capabilities)
         diagnostics: list[str] = []
         try:
