@@ -19,7 +19,7 @@ from acp.agent.connection import AgentSideConnection
 from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
 
 from shard_kernel.acp.server import AcpOptions, ShardAcpAgent
-from shard_kernel.acp.transport import RepliedNdjson, protocol_stdio
+from shard_kernel.acp.transport import SDK_TAKES_TRANSPORT, RepliedNdjson, protocol_stdio
 
 __all__ = ["AcpOptions", "ShardAcpAgent", "serve"]
 
@@ -30,11 +30,16 @@ async def serve(options: AcpOptions) -> int:
         stream=sys.stderr, level=logging.WARNING, format="shard acp: %(levelname)s %(message)s"
     )
     reader, writer = await protocol_stdio(DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
-    transport = RepliedNdjson(reader, writer)
     agent = ShardAcpAgent(options)
     # the unstable methods (fork, resume, close, config options) are not implemented: the
     # SDK's router answers them with method-not-found
-    connection = AgentSideConnection(cast(Agent, agent), transport, listening=False)
+    if SDK_TAKES_TRANSPORT:
+        transport = RepliedNdjson(reader, writer)
+        connection = AgentSideConnection(cast(Agent, agent), transport, listening=False)
+    else:  # the SDK 0.11 (jupyter-ai 3.2's pin): the connection takes the streams
+        from shard_kernel.acp.sdk011 import connection_011
+
+        connection = connection_011(agent, reader, writer)
     try:
         await connection.listen()
     finally:

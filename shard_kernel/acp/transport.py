@@ -17,11 +17,23 @@ import json
 import logging
 import os
 import sys
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
-from acp._transport import NdjsonTransport
 from acp.exceptions import RequestError
+
+if TYPE_CHECKING:
+    from acp._transport import NdjsonTransport
+else:  # the SDK from 0.12 on; 0.11 (jupyter-ai 3.2's pin) has no transports: sdk011.py
+    try:
+        from acp._transport import NdjsonTransport
+    except (
+        ImportError
+    ):  # exercised under the SDK 0.11 (tests/integration/acp, SHARD_TEST_ACP_PYTHON)
+        NdjsonTransport = object
+
+SDK_TAKES_TRANSPORT = NdjsonTransport is not object
+"""the SDK 0.12 (the connection takes a transport); False under 0.11 (it takes the streams)"""
 
 _log = logging.getLogger("shard.acp")
 
@@ -57,24 +69,34 @@ class RepliedNdjson(NdjsonTransport):
             line = line.strip()
             if not line:
                 continue
-            try:
-                message: Any = json.loads(line)
-            except ValueError as exc:
-                await self._error(PARSE_ERROR, f"parse error: not JSON ({exc})")
-                continue
-            problem = _not_a_message(message)
-            if problem is not None:
-                await self._error(INVALID_REQUEST, f"invalid request: {problem}", message)
+            message, error = check_line(line)
+            if error is not None:
+                await self.send(error)
                 continue
             return message
 
-    async def _error(self, code: int, message: str, received: Any = None) -> None:
-        _log.warning("acp: %s", message)
-        request_id = received.get("id") if isinstance(received, dict) else None
-        if not isinstance(request_id, str | int) or isinstance(request_id, bool):
-            request_id = None
-        error = RequestError(code, message).to_error_obj()
-        await self.send({"jsonrpc": "2.0", "id": request_id, "error": error})
+
+def error_reply(code: int, message: str, request_id: object) -> dict[str, Any]:
+    """The JSON-RPC error answering a line that is not a message (`id: null` when unknown)."""
+    error = RequestError(code, message).to_error_obj()
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def check_line(line: bytes) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """A received line as (message, None), or (None, the error reply it gets)."""
+    try:
+        message: Any = json.loads(line)
+    except ValueError as exc:
+        _log.warning("acp: parse error: not JSON (%s)", exc)
+        return None, error_reply(PARSE_ERROR, f"parse error: not JSON ({exc})", None)
+    problem = _not_a_message(message)
+    if problem is None:
+        return message, None
+    _log.warning("acp: invalid request: %s", problem)
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+        request_id = None
+    return None, error_reply(INVALID_REQUEST, f"invalid request: {problem}", request_id)
 
 
 def _not_a_message(message: Any) -> str | None:

@@ -5,10 +5,9 @@ subprocess, opens a session in the chat's folder and streams its answer, tool ca
 permission requests into the chat. This persona's executable is `shard acp`:
 
 - SHARD_ACP_COMMAND, when set, is the whole command (split like a shell), e.g.
-  `~/.local/bin/shard acp` — Shard installed in its own environment, which it needs while
-  jupyter-ai-acp-client 0.3 pins `agent-client-protocol<0.12` and `shard acp` needs 0.12
-  (docs/ACP.md says how to set it up);
-- else `shard acp` by the Jupyter server's own Python;
+  `~/.local/bin/shard acp` for Shard installed in another environment;
+- else `shard acp` by the Jupyter server's own Python (`pip install 'shard[jupyter-ai]'`: its
+  ACP SDK is the 0.11 jupyter-ai-acp-client 0.3 pins, which `shard acp` runs on);
 - SHARD_ACP_ARGS adds arguments either way, e.g. `--model anthropic/claude-sonnet-4-5`.
 
 The subprocess inherits the server's environment, and with it SHARD_GATEWAY_URL and

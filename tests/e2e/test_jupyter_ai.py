@@ -4,15 +4,13 @@ tests/fixtures/jupyter_ai.py) runs `shard acp` with a scripted model. A prompt i
 the chat's persona menu lists Shard; Shard's edit asks permission in the chat with the
 diff and the four options; "Allow once" lets the edit through and it is on disk.
 
-jupyter-ai-acp-client 0.3 pins agent-client-protocol<0.12 and `shard acp` needs 0.12, so the
-persona runs Shard from the project's environment (SHARD_ACP_COMMAND), as docs/ACP.md tells
-a user to."""
+One environment, as `pip install 'shard[jupyter-ai]'` makes it: jupyter-ai-acp-client 0.3 pins
+agent-client-protocol<0.12, so that environment has the SDK 0.11.1, and the persona runs
+`shard acp` with the server's own Python on it (no SHARD_ACP_COMMAND)."""
 
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,7 +23,6 @@ from tests.fixtures.jupyter_ai import jai_python
 
 pytestmark = pytest.mark.e2e
 
-BY_THIS_PYTHON = "import sys; from shard_kernel.cli import main; sys.exit(main())"
 STEPS = [
     {"text": "Hello from Shard."},
     {
@@ -47,8 +44,7 @@ def jai_lab(tmp_path: Path) -> Iterator[LabServer]:
         pytest.fail(python)
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"name": "jupyter-ai", "steps": STEPS}))
-    command = shlex.join([sys.executable, "-c", BY_THIS_PYTHON, "acp"])
-    env = {"SHARD_ACP_COMMAND": command, "SHARD_ACP_ARGS": f"--model scripted/{script}"}
+    env = {"SHARD_ACP_ARGS": f"--model scripted/{script}"}
     server = LabServer(tmp_path / "lab", env, python=str(python))
     server.start(timeout=240)
     yield server

@@ -38,6 +38,9 @@ from acp.schema import (
 )
 
 DEMO_PROJECT = Path(__file__).parents[3] / "shard_kernel" / "demo" / "project"
+AGENT_PYTHON = os.environ.get("SHARD_TEST_ACP_PYTHON") or sys.executable
+"""the Python that runs `shard acp` (e.g. a venv with the ACP SDK 0.11, jupyter-ai 3.2's pin);
+the host side is always this one's SDK"""
 
 
 @dataclass
@@ -122,14 +125,34 @@ def acp_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+@pytest.fixture(params=["sdk-0.12", "sdk-0.11"])
+def agent_python(request: pytest.FixtureRequest) -> str:
+    """The Python `shard acp` runs on: this one (the SDK 0.12), or jupyter-ai's environment
+    (tests/fixtures/jupyter_ai.py), whose SDK is the 0.11.1 jupyter-ai-acp-client 0.3 pins."""
+    if request.param == "sdk-0.12":
+        return AGENT_PYTHON
+    from tests.fixtures.jupyter_ai import jai_python
+
+    python = jai_python()
+    if not isinstance(python, Path):
+        pytest.fail(python)
+    return str(python)
+
+
 @contextlib.asynccontextmanager
 async def acp_agent(
-    host: AcpHost, env: dict[str, str], *args: str, stderr: Path, fs: bool = False
+    host: AcpHost,
+    env: dict[str, str],
+    *args: str,
+    stderr: Path,
+    fs: bool = False,
+    python: str | None = None,
 ) -> AsyncIterator[tuple[ClientSideConnection, asyncio.subprocess.Process, InitializeResponse]]:
-    """`shard acp ARGS` started and initialized; stopped (stdin closed) on the way out."""
+    """`shard acp ARGS` started (by `python`, default AGENT_PYTHON) and initialized; stopped
+    (stdin closed) on the way out."""
     with stderr.open("ab") as err:
         async with spawn_agent_process(
-            cast(Client, host), sys.executable, "-m", "shard_kernel.cli", "acp", *args,
+            cast(Client, host), python or AGENT_PYTHON, "-m", "shard_kernel.cli", "acp", *args,
             env=env, transport_kwargs={"stderr": err.fileno(), "shutdown_timeout": 30.0},
         ) as (conn, process):  # fmt: skip
             caps = ClientCapabilities(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -42,10 +41,10 @@ class RawAcp:
 
 
 @pytest.fixture
-async def raw(acp_env: dict[str, str], tmp_path: Path) -> AsyncIterator[RawAcp]:
+async def raw(acp_env: dict[str, str], tmp_path: Path, agent_python: str) -> AsyncIterator[RawAcp]:
     err = (tmp_path / "stderr").open("wb")
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "shard_kernel.cli", "acp", "--model", "scripted/demo",
+        agent_python, "-m", "shard_kernel.cli", "acp", "--model", "scripted/demo",
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=err, env=acp_env,
     )  # fmt: skip
     client = RawAcp(process)

@@ -16,10 +16,11 @@ def _prompt(text: str) -> list[ContentBlock]:
 
 
 async def test_a_turn_streams_text_tool_calls_and_asks_with_the_diff(
-    project: Path, acp_env: dict[str, str], tmp_path: Path
+    project: Path, acp_env: dict[str, str], tmp_path: Path, agent_python: str
 ) -> None:
     host = AcpHost(answer="allow_once")
-    async with acp_agent(host, acp_env, "--model", "scripted/demo", stderr=tmp_path / "stderr") as (
+    args = ("--model", "scripted/demo")
+    async with acp_agent(host, acp_env, *args, stderr=tmp_path / "stderr", python=agent_python) as (
         conn,
         _process,
         init,
