@@ -24,9 +24,18 @@ BROKEN = "total = 10\nprint(total / 0)"
 FIXED = "total = 10\ncount = 2\nprint(total / count)"
 
 
-def _user_texts(home: Path) -> list[str]:
+def _logs(lab: LabServer, folder: Path) -> list[Path]:
+    """The session logs of the agents of `folder` (each test has a folder, so a fresh agent:
+    a killed agent stays listed, stopped, and a folder's next action would start it again)."""
+    home = Path(lab.env["SHARD_HOME"])
+    agents = lab.api("GET", "/shard/api/agents")["agents"]
+    ids = [a["id"] for a in agents if a["cwd"] == str(folder)]
+    return [p for i in ids for p in home.glob(f"agents/{i}/sessions/*.jsonl")]
+
+
+def _user_texts(lab: LabServer, folder: Path) -> list[str]:
     texts: list[str] = []
-    for log in home.glob("agents/*/sessions/*.jsonl"):
+    for log in _logs(lab, folder):
         for line in log.read_text().splitlines():
             entry = json.loads(line)
             details = entry.get("details", {})
@@ -86,11 +95,12 @@ def test_fix_with_shard_proposes_a_cell_diff_that_accept_applies(
             {"text": "Accept the diff to apply it."},
         ]
     )
-    url = lab.notebook(NAME, "python3", [BROKEN, "other = 1"])
+    folder = lab.root / f"fix-{app}"
+    folder.mkdir()
+    url = lab.notebook(f"{folder.name}/{NAME}", "python3", [BROKEN, "other = 1"])
     if app == "notebook7":
-        url = f"{lab.url}/notebooks/{NAME}?token={lab.token}"
+        url = f"{lab.url}/notebooks/{folder.name}/{NAME}?token={lab.token}"
     cells = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell")
-    home = Path(lab.env["SHARD_HOME"])
     try:
         page.goto(url)
         expect(cells).to_have_count(2, timeout=90_000)
@@ -123,7 +133,7 @@ def test_fix_with_shard_proposes_a_cell_diff_that_accept_applies(
         expect(proposal.locator(".shard-diff-del")).to_contain_text("print(total / 0)")
         expect(proposal.locator(".shard-diff-add").first).to_contain_text("count = 2")
         expect(proposal).to_contain_text("Divide by a count, not by zero.")
-        sent = next(t for t in _user_texts(home) if "propose_cell_edit" in t)
+        sent = next(t for t in _user_texts(lab, folder) if "propose_cell_edit" in t)
         assert "ZeroDivisionError" in sent  # the traceback went with the cell
         assert f'<cell notebook="{NAME}" id="cell-0"' in sent
         assert BROKEN in sent
@@ -150,7 +160,7 @@ def test_fix_with_shard_proposes_a_cell_diff_that_accept_applies(
         assert first.inner_text() == FIXED
         other = cells.nth(1).locator(".cm-content")
         expect(other).to_have_text("other = 1 + 40")  # the unsaved edit is kept
-        on_disk = json.loads((lab.root / NAME).read_text())["cells"]
+        on_disk = json.loads((folder / NAME).read_text())["cells"]
         assert "".join(on_disk[1]["source"]) == "other = 1"  # nothing was saved behind its back
 
         # undoable: the cell's own undo takes the change back
@@ -161,7 +171,7 @@ def test_fix_with_shard_proposes_a_cell_diff_that_accept_applies(
         deadline = time.monotonic() + 30  # the agent heard of the decision
         while not any(
             "accepted your proposed change to cell cell-0" in line
-            for log in home.glob("agents/*/sessions/*.jsonl")
+            for log in _logs(lab, folder)
             for line in log.read_text().splitlines()
         ):
             assert time.monotonic() < deadline, "the agent was not told of the Accept"
@@ -195,8 +205,9 @@ def test_ctrl_g_generates_a_cell_as_a_diff_to_accept(
             {"text": "Accept it to put it in the cell."},
         ]
     )
-    url = lab.notebook("gen.ipynb", "python3", ["# the sum of the first ten squares"])
-    home = Path(lab.env["SHARD_HOME"])
+    folder = lab.root / "generate"
+    folder.mkdir()
+    url = lab.notebook("generate/gen.ipynb", "python3", ["# the sum of the first ten squares"])
     cells = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell")
     try:
         page.goto(url)
@@ -212,7 +223,7 @@ def test_ctrl_g_generates_a_cell_as_a_diff_to_accept(
         proposal = page.locator(".shard-chat .shard-cell-edit")
         expect(proposal).to_be_visible(timeout=120_000)
         expect(proposal.locator(".shard-diff-del")).to_contain_text("# the sum of the first")
-        sent = next(t for t in _user_texts(home) if "gen.ipynb" in t)
+        sent = next(t for t in _user_texts(lab, folder) if "gen.ipynb" in t)
         assert sent.startswith("Write the code for this cell of gen.ipynb: sum the squares of 0")
         proposal.get_by_role("button", name="Accept").click()
         expect(proposal.locator(".shard-cell-edit-state")).to_contain_text("Accepted")
