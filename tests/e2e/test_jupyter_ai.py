@@ -6,7 +6,9 @@ diff and the four options; "Allow once" lets the edit through and it is on disk.
 
 One environment, as `pip install 'shard[jupyter-ai]'` makes it: jupyter-ai-acp-client 0.3 pins
 agent-client-protocol<0.12, so that environment has the SDK 0.11.1, and the persona runs
-`shard acp` with the server's own Python on it (no SHARD_ACP_COMMAND)."""
+`shard acp` with the server's own Python on it (no SHARD_ACP_COMMAND). Shard's gateway runs in
+the same server, so the persona's session is a gateway agent (`--gateway auto`), listed by
+`/shard/api/agents` like any agent of the sidebar."""
 
 from __future__ import annotations
 
@@ -92,6 +94,9 @@ def test_shard_answers_asks_in_the_chat_and_edits(
         allow.click()
         expect(messages).to_contain_text("I marked the notes done.", timeout=180_000)
         assert (jai_lab.root / "notes.txt").read_text() == "DONE: ship\n"
+        # the server runs Shard's gateway too: the persona's session is one of its agents
+        agents = jai_lab.api("GET", "/shard/api/agents")["agents"]
+        assert [a["cwd"] for a in agents] == [str(jai_lab.root)]
     except Exception:
         save_screenshot(page, f"{request.node.name}.png")
         raise
