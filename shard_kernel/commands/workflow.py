@@ -1,6 +1,7 @@
 """`shard workflow`: run a workflow file (`async def main(wf)`), list runs, show one, cancel one.
 
 shard workflow run fix.py --input target=src --model scripted/s.json
+shard workflow run fix.py --max-agents 4 --deadline 600
 shard workflow run --resume wf-1a2b3c4d5e6f     replay what finished, run what did not
 shard workflow list
 shard workflow status wf-1a2b3c4d5e6f
@@ -35,6 +36,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--resume", metavar="RUN", help="resume this run")
     run.add_argument("--model", help="the agents' model (else each definition's or the default)")
     run.add_argument("--allow", action="append", default=[], help="an allow rule for the agents")
+    run.add_argument("--max-agents", type=int, metavar="N", help="the most agents the run makes")
+    run.add_argument("--deadline", type=float, metavar="S", help="seconds the run may take")
     run.set_defaults(handler=_run)
     verbs.add_parser("list", help="the runs, oldest first").set_defaults(handler=_list)
     for verb, handler in (("status", _status), ("cancel", _cancel)):
@@ -63,8 +66,13 @@ def _run(args: argparse.Namespace) -> int:
     async def agent(task: str, definition: str | None, cwd: str | None, model: str | None) -> str:
         return await _agent_report(task, definition, cwd, model or args.model, args.allow)
 
+    for name, value in (("--max-agents", args.max_agents), ("--deadline", args.deadline)):
+        if value is not None and value <= 0:
+            raise ConfigError(f"{name} must be more than 0")
     file = Path(args.file) if args.file else Path()
-    record, wf = asyncio.run(run_workflow(home, file, _inputs(args.input), agent, args.resume))
+    bounds = {"max_agents": args.max_agents, "deadline": args.deadline}
+    run = run_workflow(home, file, _inputs(args.input), agent, args.resume, **bounds)
+    record, wf = asyncio.run(run)
     counts = f" ({wf.ran} ran, {wf.replayed} replayed)" if wf is not None else ""
     print(f"workflow {record.id}: {record.state}{counts}")
     if record.error:

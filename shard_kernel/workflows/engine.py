@@ -52,8 +52,15 @@ class AgentStep:
 class Workflow:
     """The `wf` a workflow's `main` gets."""
 
-    def __init__(self, journal: Journal, inputs: dict[str, str], runner: Runner) -> None:
+    def __init__(
+        self,
+        journal: Journal,
+        inputs: dict[str, str],
+        runner: Runner,
+        max_agents: int | None = None,
+    ) -> None:
         self.journal = journal
+        self.max_agents = max_agents
         self.inputs = dict(inputs)
         self._runner = runner
         self._recorded = journal.steps()
@@ -72,6 +79,11 @@ class Workflow:
     ) -> AgentStep:
         if not isinstance(task, str) or not task.strip():
             raise WorkflowError("wf.agent needs a task: the prompt the agent runs")
+        if self.max_agents is not None and len(self.made) >= self.max_agents:
+            raise WorkflowError(
+                f"the workflow asked for agent {len(self.made) + 1}; its bound is "
+                f"{self.max_agents} (--max-agents)"
+            )
         step = AgentStep(self, self._number(), task, (definition, cwd, model))
         self.made.append(step)
         return step
@@ -132,9 +144,18 @@ def load_main(path: Path) -> Callable[[Workflow], Awaitable[object]]:
 
 
 async def run_workflow(
-    home: Path, file: Path, inputs: dict[str, str], runner: Runner, resume: str | None = None
+    home: Path,
+    file: Path,
+    inputs: dict[str, str],
+    runner: Runner,
+    resume: str | None = None,
+    *,
+    max_agents: int | None = None,
+    deadline: float | None = None,
 ) -> tuple[RunRecord, Workflow | None]:
-    """Run (or resume) a workflow; the run's record at its end, and the `wf` it ran with."""
+    """Run (or resume) a workflow; the run's record at its end, and the `wf` it ran with.
+    `deadline`: seconds this run of it may take (a resume has its own); then its running
+    steps are stopped and the run fails saying so (what finished stays recorded)."""
     if resume is not None:
         journal = Journal(home, resume)
         record = journal.record()
@@ -146,9 +167,12 @@ async def run_workflow(
         main = load_main(file)
     except WorkflowError as exc:
         return journal.finish("failed", error=str(exc)), None
-    wf = Workflow(journal, inputs, runner)
+    wf = Workflow(journal, inputs, runner, max_agents)
     try:
-        result = await main(wf)
+        result = await asyncio.wait_for(main(wf), deadline)
+    except TimeoutError:
+        error = f"the run passed its deadline of {deadline:g} s (--deadline); finished steps stay"
+        return journal.finish("failed", error=error), wf
     except WorkflowError as exc:
         state = "cancelled" if journal.cancelled() else "failed"
         return journal.finish(state, error=str(exc)), wf

@@ -116,3 +116,27 @@ def test_bad_workflow_files_fail_with_a_message(tmp_path: Path, env: dict[str, s
                                 timeout=120, check=False)  # fmt: skip
         assert result.returncode == 1, result.stdout + result.stderr
         assert said in result.stdout, result.stdout
+
+
+def test_the_bounds(tmp_path: Path, env: dict[str, str]) -> None:
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps({"name": "slow", "steps": [{"text": "done", "delay": 30}]}))
+    many = tmp_path / "many.py"
+    many.write_text(
+        "async def main(wf):\n"
+        f"    steps = [wf.agent(f'task {{n}}', model='scripted/{script}') for n in range(3)]\n"
+        "    await wf.parallel(*steps)\n"
+    )
+    slow = tmp_path / "slow.py"
+    slow.write_text(f"async def main(wf):\n    await wf.agent('wait', model='scripted/{script}')\n")
+    for path, bound, said in [
+        (many, ["--max-agents", "2"], "the workflow asked for agent 3; its bound is 2 "
+                                      "(--max-agents)"),
+        (slow, ["--deadline", "1"], "the run passed its deadline of 1 s (--deadline); finished "
+                                    "steps stay"),
+    ]:  # fmt: skip
+        argv = [*_argv("run", str(path))[:6], *bound]
+        result = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True,
+                                timeout=120, check=False)  # fmt: skip
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert said in result.stdout, result.stdout
