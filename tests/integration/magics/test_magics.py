@@ -101,3 +101,21 @@ def test_a_shard_cell_with_no_model_says_what_to_set(
     assert f"%shard: the turn ended: error {FIRST_CONTACT}" in out
     assert "[scripted demo]" not in out
     assert "calc.py" not in out
+
+
+def test_new_with_a_goal(
+    shell: InteractiveShell, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    shell.run_line_magic(
+        "shard", f'new --local --name aimed --cwd {work} --model scripted/demo --goal "ship v2"'
+    )
+    host = shell.magics_manager.registry["ShardMagics"].agents["aimed"]  # type: ignore[attr-defined]
+    assert host.agent.session.goal == "ship v2"
+    shell.run_line_magic(
+        "shard", f"new --local --name long --cwd {work} --model scripted/demo --goal {'x' * 501}"
+    )
+    out = capsys.readouterr().out
+    assert "%shard: error: the goal is 501 characters; the limit is 500." in out
+    assert "long" not in shell.magics_manager.registry["ShardMagics"].agents  # type: ignore[attr-defined]
