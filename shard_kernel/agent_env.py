@@ -53,6 +53,8 @@ class AgentEnv:
     """the manifest's parent (a subagent: its Stop hooks are SubagentStop)"""
     goal: str | None = None
     """KERNEL_SHARD_GOAL: the session's goal, when its branch never had one"""
+    mcp_servers: Mapping[str, Mapping[str, object]] | None = None
+    """the manifest's MCP servers, added to the config's (None: none added)"""
 
 
 def trusts_project(env: Mapping[str, str] | None = None) -> bool:
@@ -96,9 +98,9 @@ def read_agent_env(env: Mapping[str, str] | None = None) -> AgentEnv:
         raise ConfigError(f"{PREFIX}CWD={cwd} is not a directory")
     allow, deny = _rules(get("ALLOW")), _rules(get("DENY"))
     rules_from = get("RULES_FROM") or f"kernel environment {PREFIX}ALLOW/DENY"
-    parent = None
+    parent, servers = None, None
     if get("PERMISSIONS") is not None:
-        allow, deny, rules_from, parent = _manifest_rules(
+        allow, deny, rules_from, parent, servers = _manifest_rules(
             get("PERMISSIONS"), agent_id, get("RULES_FROM")
         )
     return AgentEnv(
@@ -117,14 +119,15 @@ def read_agent_env(env: Mapping[str, str] | None = None) -> AgentEnv:
         rules_from=rules_from,
         parent_agent_id=parent,
         goal=get("GOAL"),
+        mcp_servers=servers or None,
     )
 
 
 def _manifest_rules(
     where: str | None, agent_id: str | None, label: str | None
-) -> tuple[tuple[str, ...], tuple[str, ...], str, str | None]:
-    """The allow and deny rules of the agent's manifest, how explanations name them, and its
-    parent agent. A
+) -> tuple[tuple[str, ...], tuple[str, ...], str, str | None, dict[str, dict[str, object]]]:
+    """The allow and deny rules of the agent's manifest, how explanations name them, its
+    parent agent and the MCP servers its create request added. A
     manifest that cannot be read stops the agent: it would otherwise run without its denies."""
     from pydantic import ValidationError
 
@@ -143,4 +146,5 @@ def _manifest_rules(
         raise ConfigError(f"{path} is the manifest of {manifest.id}, not of {agent_id}")
     rules = manifest.permissions
     where_from = label or manifest.rules_from or f"agent manifest {path}"
-    return tuple(rules.allow), tuple(rules.deny), where_from, manifest.parent_agent_id
+    parent = manifest.parent_agent_id
+    return tuple(rules.allow), tuple(rules.deny), where_from, parent, manifest.mcp_servers

@@ -17,6 +17,7 @@ import re
 import signal
 import time
 import traceback
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,7 @@ from shard_kernel.ui_bridge import CommUiBridge
 from shard_kernel.widget_host import WidgetHost
 
 if TYPE_CHECKING:
+    from shard_core.engine.config import ShardConfig
     from shard_core.sdk import Agent
 
 EVENTS_COMM_ID = "shard-events"
@@ -194,6 +196,7 @@ class ShardKernel(KernelOverrides):
             rules_from=env.rules_from,
             parent_agent_id=env.parent_agent_id,
             goal=env.goal,
+            config=_with_servers(env.mcp_servers),
             trust_project=env.trust_project,
             headless_policy=env.headless_policy,
             permission_timeout=env.permission_timeout,
@@ -558,3 +561,15 @@ class ShardKernel(KernelOverrides):
         except Exception:
             self.log.error("error while shutting down the agent:\n%s", traceback.format_exc())
         return {"status": "ok", "restart": restart}
+
+
+def _with_servers(servers: Mapping[str, Mapping[str, object]] | None) -> ShardConfig | None:
+    """The user's config plus the MCP servers the agent's create request added (None: the
+    config as create_agent loads it)."""
+    if not servers:
+        return None
+    from shard_core.engine.config import load_config
+
+    config = load_config()
+    added = {name: dict(entry) for name, entry in servers.items()}
+    return config.model_copy(update={"mcp_servers": {**config.mcp_servers, **added}})

@@ -82,6 +82,11 @@ class AgentCreateCommand(WireModel):
     goal: str | None = Field(
         default=None, description="the session's goal (docs/GOALS.md), one line, capped"
     )
+    mcp_servers: dict[str, dict[str, object]] = Field(
+        default_factory=dict[str, dict[str, object]],
+        description="MCP servers added to the config's for this agent (name -> an entry in "
+        "config.json's mcpServers shape), e.g. the ones an ACP host hands over",
+    )
 
 
 class AgentKillCommand(WireModel):

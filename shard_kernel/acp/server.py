@@ -201,12 +201,6 @@ class ShardAcpAgent:
         self, link: GatewayLink, cwd: str, servers: list[McpServer] | None, goal: str | None
     ) -> GatewaySession:
         root = _checked_cwd(cwd)
-        if servers:
-            _log.warning(
-                "acp: the host's %d MCP server(s) are not added to a gateway agent "
-                "(the gateway starts the agent's kernel; its own config's servers apply)",
-                len(servers),
-            )
         body: dict[str, Any] = {
             "cwd": str(root),
             "mode": self.options.mode or "build",
@@ -219,6 +213,8 @@ class ShardAcpAgent:
             body["agent"] = self.options.agent_definition
         if goal:
             body["goal"] = goal
+        if servers:  # the gateway agent's kernel adds them to its config's, as a session here
+            body["mcp_servers"] = host_servers(servers)
         try:
             info = await link.create(body)
         except GatewayError as exc:

@@ -42,6 +42,8 @@ class AgentManifest(BaseModel):
     """The agent definition (agents/NAME.md) the kernel builds the agent from."""
     goal: str | None = None
     """The goal the create request gave: set when the session never had one."""
+    mcp_servers: dict[str, dict[str, object]] = Field(default_factory=dict[str, dict[str, object]])
+    """MCP servers the create request added to the config's (an ACP host's, for one)."""
     created: float = Field(default_factory=time.time)
     notebook: str | None = None
     """The notebook (a path under the server's root) whose `shard` kernel became this agent."""

@@ -95,6 +95,7 @@ class AgentRegistry:
             skills=command.skills,
             agent_definition=command.agent,
             goal=command.goal,
+            mcp_servers=command.mcp_servers,
             created=time.time(),
         )
         self.store.save(manifest)

@@ -4,12 +4,13 @@ panel and other tabs see. Driven by the ACP SDK's client against a real `shard g
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp.exceptions import RequestError
-from acp.schema import RequestPermissionResponse, ToolCallUpdate
+from acp.schema import McpServerStdio, RequestPermissionResponse, ToolCallUpdate
 
 from tests.integration.acp.conftest import AcpHost, acp_agent, text_prompt, write_script
 from tests.integration.gateway.conftest import TOKEN, Server, Servers, api, body
@@ -175,6 +176,29 @@ async def test_reject_always_is_the_gateway_agents_own_deny_rule(
     [own] = Path(server.env["SHARD_HOME"]).rglob("agents/*/rules.json")
     assert denied in own.read_text()
     assert "a - b" in (project / "calc.py").read_text()
+
+
+async def test_the_hosts_mcp_server_is_added_to_the_gateway_agent(
+    gateway: Servers, project: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    server = gateway.start()
+    call = {"name": "mcp__time__get_current_time", "input": {"timezone": "UTC"}}
+    model = write_script(tmp_path, [{"text": "Time?", "tool_calls": [call]}, {"text": "Done."}])
+    host = AcpHost(answer="allow_once")
+    time_server = McpServerStdio(
+        name="time", command=str(Path(sys.executable).parent / "mcp-server-time"), args=[], env=[]
+    )
+    args = ("--gateway", server.url, "--token", TOKEN, "--model", model)
+    async with acp_agent(host, _env(server, acp_env), *args, stderr=tmp_path / "stderr") as (
+        conn, _p, _i,
+    ):  # fmt: skip
+        new = await conn.new_session(cwd=str(project), mcp_servers=[time_server])
+        response = await conn.prompt(session_id=new.session_id, prompt=text_prompt("time"))
+    assert response.stop_reason == "end_turn"
+    assert [a.tool_call.title for a in host.asks] == ["mcp__time__get_current_time"]
+    [final] = [u for u in host.of("tool_call_update") if u.status in ("completed", "failed")]
+    assert final.status == "completed", final
+    assert "UTC" in final.content[-1].content.text
 
 
 async def test_an_unreachable_gateway_is_a_clear_error_and_auto_falls_back(
