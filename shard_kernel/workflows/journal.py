@@ -65,7 +65,8 @@ class Journal:
         path = self.folder / "steps.jsonl"
         if not path.exists():
             return {}
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # the last line without its newline is a step still being written (or torn by a kill)
+        lines = path.read_text(encoding="utf-8").split("\n")[:-1]
         steps = [StepRecord.model_validate(json.loads(line)) for line in lines if line.strip()]
         return {s.n: s for s in steps}
 
