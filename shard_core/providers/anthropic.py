@@ -65,7 +65,7 @@ _STOP_REASONS: Mapping[str, StopReason] = {
     "end_turn": "end_turn",
     "stop_sequence": "end_turn",
     "pause_turn": "end_turn",
-    "refusal": "end_turn",
+    "refusal": "refusal",
     "tool_use": "tool_use",
     "max_tokens": "max_tokens",
     "model_context_window_exceeded": "max_tokens",

@@ -219,6 +219,8 @@ class _Reply:
             raise ProviderRetryableError("openai: the stream ended before the reply was finished")
         if self.finish_reason == "length":
             return "max_tokens"
+        if self.finish_reason == "content_filter":
+            return "refusal"
         # Ollama ends tool calls with "stop"; the calls themselves are what counts.
         return "tool_use" if self.calls else "end_turn"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -53,6 +53,11 @@ class ScriptStep(_ScriptModel):
     tool_calls: list[ScriptToolCall] = Field(default_factory=list[ScriptToolCall])
     expect: Expectation | None = None
     delay: float = Field(default=0.0, ge=0)
+    stop_reason: Literal["max_tokens", "refusal"] | None = Field(
+        default=None,
+        description="end the reply as cut at the token limit or declined (default: end_turn, "
+        "or tool_use with calls)",
+    )
 
 
 class Script(_ScriptModel):

@@ -64,6 +64,7 @@ from shard_core.types import (
     ToolCallDelta,
     Usage,
 )
+from shard_core.types.content import StopReason
 from shard_core.types.errors import ConfigError
 
 PREFIX = "[scripted demo]"
@@ -136,12 +137,15 @@ class ScriptedProvider:
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
         index = self._next = max(self._next, self.position(request.messages))
+        stop: StopReason | None = None
         if index >= len(self._steps):
             content: list[ContentBlock] = [TextBlock(text=FINISHED)]
             delay = 0.0
         else:
             self._next += 1
-            content, delay = _play(self._steps[index], index, request)
+            step = self._steps[index]
+            content, delay = _play(step, index, request)
+            stop = step.stop_reason if isinstance(step, ScriptStep) else None
         deltas = [d for block in content for d in _deltas(block)]
         pause = delay / len(deltas) if deltas else 0.0
         late = 0.0  # what the pauses so far overslept: asyncio sleeps at millisecond granularity
@@ -155,7 +159,7 @@ class ScriptedProvider:
         message = AssistantMessage(
             content=content,
             model=self.model,
-            stop_reason="tool_use" if has_calls else "end_turn",
+            stop_reason=stop or ("tool_use" if has_calls else "end_turn"),
             usage=usage,
         )
         yield MessageDone(message=message, usage=usage)

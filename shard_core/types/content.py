@@ -59,7 +59,9 @@ ContentBlock = Annotated[
     Field(discriminator="type"),
 ]
 
-StopReason = Literal["end_turn", "tool_use", "max_tokens", "aborted", "error"]
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "aborted", "error"]
+"""why a reply ended; `refusal`: the provider says the model declined (Anthropic's `refusal`,
+OpenAI's `content_filter`)"""
 
 
 class UserMessage(WireModel):

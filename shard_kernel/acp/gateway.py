@@ -125,6 +125,8 @@ class GatewaySession:
         self._streamed: set[str] = set()
         """turns whose text came as deltas (their message_complete adds nothing)"""
         self._command_names: set[str] = set()
+        self._stops: dict[str, str | None] = {}
+        """each turn's last reply's stop reason (max_tokens, refusal), by turn id"""
 
     # -- connection ----------------------------------------------------------------------------
 
@@ -203,8 +205,10 @@ class GatewaySession:
             self.send(update)
         if isinstance(event, StatusEvent):
             self._status(event)
-        elif isinstance(event, MessageCompleteEvent) and event.turn_id not in self._streamed:
-            self._message(event)  # no delta reached this client: the whole text, once
+        elif isinstance(event, MessageCompleteEvent):
+            self._stops[event.turn_id] = event.message.stop_reason
+            if event.turn_id not in self._streamed:
+                self._message(event)  # no delta reached this client: the whole text, once
         elif isinstance(event, PermissionRequestEvent):
             self._ask(event)
         elif isinstance(event, SteerReceiptEvent | CommandOutputEvent):
@@ -397,8 +401,9 @@ class GatewaySession:
         await self.flush()
         if end.reason == "error":
             raise RequestError.internal_error({"message": end.error or "the turn failed"})
+        last = self._stops.pop(end.turn_id, None)
         reason: StopReason = {"aborted": "cancelled", "max_steps": "max_turn_requests"}.get(
-            end.reason, "end_turn"
+            end.reason, last if last in ("max_tokens", "refusal") else "end_turn"
         )  # pyright: ignore[reportAssignmentType]
         usage = end.usage
         return PromptResponse(

@@ -129,8 +129,8 @@ def stop_reason(agent: Agent, end: TurnEndEvent) -> StopReason:
         raise RequestError.internal_error({"message": end.error or "the turn failed"})
     for entry in reversed(agent.session.store.branch()):
         if isinstance(entry, MessageEntry) and isinstance(entry.details.message, AssistantMessage):
-            if entry.details.message.stop_reason == "max_tokens":
-                return "max_tokens"
+            if entry.details.message.stop_reason in ("max_tokens", "refusal"):
+                return entry.details.message.stop_reason  # pyright: ignore[reportReturnType]
             break
     return "end_turn"
 

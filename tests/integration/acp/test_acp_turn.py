@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from acp.schema import FileEditToolCallContent, TextContentBlock
 
 from shard_kernel.acp.session import ContentBlock
-from tests.integration.acp.conftest import AcpHost, acp_agent
+from tests.integration.acp.conftest import AcpHost, acp_agent, write_script
 
 
 def _prompt(text: str) -> list[ContentBlock]:
@@ -80,3 +81,18 @@ async def test_reads_and_edits_go_through_the_host_when_it_offers_fs(
     assert "a + b" in host.files[str(calc)]  # the edit landed in the buffer
     assert "UNSAVED BUFFER" in host.files[str(calc)]
     assert calc.read_text() == on_disk  # the disk was left to the editor
+
+
+@pytest.mark.parametrize("stop", ["refusal", "max_tokens"])
+async def test_a_declined_or_cut_reply_is_its_acp_stop_reason(
+    project: Path, acp_env: dict[str, str], tmp_path: Path, stop: str
+) -> None:
+    model = write_script(tmp_path, [{"text": "I will not do that.", "stop_reason": stop}])
+    host = AcpHost()
+    async with acp_agent(host, acp_env, "--model", model, stderr=tmp_path / "stderr") as (
+        conn, _p, _i,
+    ):  # fmt: skip
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        response = await conn.prompt(session_id=new.session_id, prompt=_prompt("delete it all"))
+    assert response.stop_reason == stop
+    assert "I will not do that." in host.text()

@@ -68,7 +68,7 @@ def test_blocks_in_order_without_redacted_thinking_or_empty_text() -> None:
     [
         ("end_turn", "end_turn"),
         ("stop_sequence", "end_turn"),
-        ("refusal", "end_turn"),
+        ("refusal", "refusal"),
         ("max_tokens", "max_tokens"),
         ("model_context_window_exceeded", "max_tokens"),
         ("tool_use", "tool_use"),
