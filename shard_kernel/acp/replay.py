@@ -3,7 +3,8 @@
 Every message on the active branch, in order: the person's prompts and steers as
 `user_message_chunk`, the agent's thinking and text as `agent_thought_chunk` /
 `agent_message_chunk`, each tool call as `tool_call` followed by its final `tool_call_update`
-(completed or failed, with its diffs and output), and the newest plan. Context that was injected
+(completed or failed, with its diffs and output), and the newest todo list (else plan mode's
+plan) as a `plan` update. Context that was injected
 (a note, a finished task) is not something a person typed: it is left out.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from shard_core.capabilities.todos.capability import latest_todos
 from shard_core.engine.modes import latest_plan
 from shard_core.types import (
     AssistantMessage,
@@ -28,6 +30,7 @@ from shard_kernel.acp.updates import (
     UpdateMapper,
     plan_update,
     text_chunk,
+    todos_plan,
     tool_call_start,
     user_chunk,
 )
@@ -45,8 +48,11 @@ def replay(branch: list[SessionEntry], cwd: Path, lookup: Lookup) -> list[Update
             mapper.inputs[details.tool_call_id] = (name, input)
             status = "failed" if details.result.is_error else "completed"
             out.append(mapper.progress(details.tool_call_id, name, details.result, status))
+    todos = latest_todos(branch)  # the agent's list (plan mode's plan becomes one too)
     plan = latest_plan(branch)
-    if plan is not None:
+    if todos is not None:
+        out.append(todos_plan(todos.items))
+    elif plan is not None:
         out.append(plan_update(plan))
     return out
 

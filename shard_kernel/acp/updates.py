@@ -266,7 +266,11 @@ def todos_update(event: ToolResultEvent) -> AgentPlanUpdate | None:
     raw = event.result.details.get("todos")
     if event.name != "todo_write" or event.result.is_error or not isinstance(raw, list):
         return None
-    items = [TodoItem.model_validate(item) for item in raw]
+    return todos_plan([TodoItem.model_validate(item) for item in raw])
+
+
+def todos_plan(items: Sequence[TodoItem]) -> AgentPlanUpdate:
+    """A todo list (the whole of it, as ACP plans are) as plan entries."""
     entries = [
         PlanEntry(content=i.content, priority="medium", status=ACP_STATUS[i.status]) for i in items
     ]

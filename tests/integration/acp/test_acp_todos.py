@@ -34,3 +34,11 @@ async def test_todo_write_is_an_acp_plan_update(
         [("Fix add", "in_progress"), ("Run tests", "pending")],
         [("Fix add", "completed"), ("Run tests", "in_progress")],
     ]
+    # a fresh process loads the session: its replay ends with the list as it was left
+    second = AcpHost()
+    async with acp_agent(
+        second, acp_env, "--model", write_script(tmp_path, steps), stderr=tmp_path / "stderr"
+    ) as (conn, _p, _i):
+        await conn.load_session(cwd=str(project), session_id=new.session_id, mcp_servers=[])
+    replayed = [[(e.content, e.status) for e in u.entries] for u in second.of("plan")]
+    assert replayed == [[("Fix add", "completed"), ("Run tests", "in_progress")]]
