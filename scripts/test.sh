@@ -54,15 +54,14 @@ wait "$prereq" || prereq_status=$?
 cat "$prereq_log"; rm -f "$prereq_log"
 [ "$prereq_status" -eq 0 ] || { echo "a test prerequisite could not be built" >&2; exit 1; }
 # In parallel: a pytest-xdist worker per core (SHARD_TEST_WORKERS=N for N, 1 for one serial
-# process). Every test keeps its own ports (a range per worker: tests/fixtures/ports.py), temp
-# dirs and SHARD_HOME; every module of tests/integration and tests/e2e is one xdist_group, run
-# whole by one worker (tests/conftest.py), so its module-scoped fixtures are made once, and
-# the groups are handed out longest first (by the last run's times), not by their test count.
+# process). Every test keeps its own ports (tests/fixtures/ports.py), temp dirs and SHARD_HOME;
+# a module is run whole by one worker (--dist loadscope), so its module-scoped fixtures are made
+# once, and the modules are handed out longest first by the last run's times (tests/conftest.py).
 workers=${SHARD_TEST_WORKERS:-auto}
 [ "$workers" != 1 ] || workers=0
 echo "== pytest (workers: $workers)"
 status=0
-.venv/bin/python -m pytest -m "not e2e" -n "$workers" --dist loadgroup --no-loadscope-reorder "$@" || status=$?
+.venv/bin/python -m pytest -m "not e2e" -n "$workers" --dist loadscope --no-loadscope-reorder "$@" || status=$?
 if [ "$status" -eq 5 ]; then
   echo "pytest collected no tests: that is a failure of the suite" >&2
   exit 1
@@ -76,7 +75,7 @@ elif [ ! -x /usr/bin/chromium ]; then
   exit 1
 else
   e2e_status=0
-  .venv/bin/python -m pytest -m e2e -n "$workers" --dist loadgroup --no-loadscope-reorder tests/e2e || e2e_status=$?
+  .venv/bin/python -m pytest -m e2e -n "$workers" --dist loadscope --no-loadscope-reorder tests/e2e || e2e_status=$?
   if [ "$e2e_status" -eq 5 ]; then
     echo "the e2e run collected no tests: that is a failure of the suite" >&2
     e2e_status=1

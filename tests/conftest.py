@@ -3,12 +3,13 @@ marks nothing, so the path decides):
 
 - every test under `tests/integration/` is `integration`, every test under `tests/e2e/` is `e2e`
   (`scripts/test.sh` runs `-m "not e2e"`, then `-m e2e`);
-- under pytest-xdist (`--dist loadgroup`, scripts/test.sh's default) every module of those two
-  folders is one `xdist_group`, run whole by one worker, so its module-scoped fixtures (servers,
-  venvs, built notebooks) are made once; a unit test is scheduled on its own. A module's own
-  `xdist_group` mark wins (several modules may share one). Each worker lists the groups
-  longest first, by each test's time in the last run (the pytest cache; a new test is guessed),
-  so with `--no-loadscope-reorder` the longest group does not start last.
+- under pytest-xdist, scripts/test.sh runs `--dist loadscope`: a module (or a test class) is
+  run whole by one worker, so its module-scoped fixtures (servers, venvs, built notebooks) are
+  made once. (`--dist loadgroup` with `xdist_group` marks does nothing with pytest 9: xdist 3.8
+  renames `item._nodeid`, which `item.nodeid` no longer reads, so every test was scheduled on
+  its own and test_binder's venv was built once per worker.) Each worker lists the modules
+  longest first, by each test's time in the last run (the pytest cache; else MODULE_SECONDS;
+  else a guess), so with `--no-loadscope-reorder` the longest module does not start last.
 
 Every test ends with the process-wide table of tool shapes (shard_core/engine/access.py) as it
 began: a test that declares a shape, or keeps an ExtensionHost it never shut down, leaks nothing
@@ -32,8 +33,6 @@ from shard_core.engine import access
 
 TESTS = Path(__file__).resolve().parent
 BY_FOLDER = {"integration": pytest.mark.integration, "e2e": pytest.mark.e2e}
-GROUPED = {"integration", "e2e"}
-"""folders whose modules are one xdist_group each (real processes; module fixtures)"""
 
 
 @pytest.fixture(autouse=True)
@@ -62,7 +61,6 @@ def _where(item: pytest.Item) -> tuple[str, ...] | None:
         return None
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         parts = _where(item)
@@ -71,8 +69,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         marker = BY_FOLDER.get(parts[0])
         if marker is not None:
             item.add_marker(marker)
-        if parts[0] in GROUPED and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group("/".join(parts)))
     order = str(config.getoption("--shard-order"))
     items[:] = _ordered(items, order)
     if order == "files" and hasattr(config, "workerinput"):  # an xdist worker
@@ -81,8 +77,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 SECONDS_KEY = "shard/test-seconds"
 """the pytest cache's record of each test's last run time (setup, call and teardown)"""
-UNKNOWN_SECONDS = 2.0
-"""what a test not timed yet is guessed to take, in a module not in MODULE_SECONDS"""
+UNKNOWN_SECONDS = {"unit": 0.2, "integration": 2.0, "e2e": 10.0}
+"""what a test not timed yet is guessed to take by its folder, in a module not in MODULE_SECONDS"""
 MODULE_SECONDS = TESTS / "module_seconds.json"
 """the modules of 30 s or more, timed once (xdist, 2 workers, a loaded 2-core machine): a fresh
 checkout has no pytest cache, and by test count `test_binder` (minutes, 7 tests) started late"""
@@ -95,37 +91,35 @@ def _seconds(config: pytest.Config) -> dict[str, float]:
 
 
 def _test_id(nodeid: str) -> str:
-    return nodeid.split("@", 1)[0]  # without the group xdist appends
+    return nodeid.split("@", 1)[0]  # without a group suffix (xdist's loadgroup, pytest < 9)
+
+
+def _scope(nodeid: str) -> str:
+    """The unit `--dist loadscope` hands a worker: the module, or the class, of a test."""
+    return nodeid.rsplit("::", 1)[0]
 
 
 def _longest_first(items: list[pytest.Item], seconds: dict[str, float]) -> list[pytest.Item]:
-    """The xdist_groups by their expected time, longest first, then the tests of no group as
-    they were: with `--dist loadgroup --no-loadscope-reorder` a worker that finishes takes the
-    next unit of this list, so the longest group does not start last and the short unit tests
-    fill the end (each test's last time, from the pytest cache; else its module's share of
-    MODULE_SECONDS; else a guess)."""
-    groups: dict[str, list[pytest.Item]] = {}
-    loose: list[pytest.Item] = []
+    """The scopes (modules, classes) by their expected time, longest first: with `--dist
+    loadscope --no-loadscope-reorder` a worker that finishes takes the next scope of this list,
+    so the longest does not start last and the short ones fill the end (each test's last time,
+    from the pytest cache; else its module's share of MODULE_SECONDS; else a guess)."""
+    scopes: dict[str, list[pytest.Item]] = {}
     for item in items:
-        mark = item.get_closest_marker("xdist_group")
-        if mark is None:
-            loose.append(item)
-        else:
-            name = str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
-            groups.setdefault(name, []).append(item)
-
+        scopes.setdefault(_scope(item.nodeid), []).append(item)
     per_test = _module_guesses(items)
 
-    def expected(group: list[pytest.Item]) -> float:
+    def expected(scope: list[pytest.Item]) -> float:
         total = 0.0
-        for item in group:
+        for item in scope:
             found = seconds.get(_test_id(item.nodeid))
-            guess = per_test.get(item.nodeid.split("::")[0], UNKNOWN_SECONDS)
+            folder = item.nodeid.split("/")[1] if item.nodeid.count("/") > 1 else ""
+            guess = per_test.get(item.nodeid.split("::")[0], UNKNOWN_SECONDS.get(folder, 2.0))
             total += float(found) if isinstance(found, (int, float)) else guess
         return total
 
-    ranked = sorted(groups.values(), key=expected, reverse=True)
-    return [item for group in ranked for item in group] + loose
+    ranked = sorted(scopes.values(), key=expected, reverse=True)
+    return [item for scope in ranked for item in scope]
 
 
 def _module_guesses(items: list[pytest.Item]) -> dict[str, float]:
