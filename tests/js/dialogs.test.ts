@@ -188,7 +188,27 @@ describe("permission dialog", () => {
         source: "rule",
         rule: "read(*)",
       },
-      "✓ allowed once — by rule read(*)",
+      "✓ allowed — by rule read(*)",
+    ],
+    [
+      {
+        decision: "allow",
+        decided_by: "Edit(a.txt)",
+        source: "grant",
+        rule: "Edit(a.txt)",
+        reason: "edit a.txt is allowed by Edit(a.txt) (workspace grant)",
+      },
+      "✓ allowed — by this workspace's saved grant Edit(a.txt) · reason: edit a.txt is allowed by Edit(a.txt) (workspace grant)",
+    ],
+    [
+      {
+        decision: "allow",
+        decided_by: "Edit(a.txt)",
+        source: "grant",
+        rule: "Edit(a.txt)",
+        reason: "edit a.txt is allowed by Edit(a.txt) (allow-always grant)",
+      },
+      "✓ allowed — by this agent's saved grant Edit(a.txt) · reason: edit a.txt is allowed by Edit(a.txt) (allow-always grant)",
     ],
     [
       { decision: "deny", decided_by: "agent", source: "headless" },

@@ -38,8 +38,13 @@ function decider(resolved: PermissionResolvedEvent, ownClientId: string | null):
       return ownClientId !== null && clientId === ownClientId ? "you" : resolved.decided_by;
     case "rule":
       return `rule ${resolved.rule ?? resolved.decided_by}`;
-    case "grant":
-      return `saved grant ${resolved.rule ?? resolved.decided_by}`;
+    case "grant": {
+      // the gate's reason names the grant's store: "… (workspace grant)" or "(allow-always grant)"
+      const scope = (resolved.reason ?? "").includes("(workspace grant)")
+        ? "this workspace's"
+        : "this agent's";
+      return `${scope} saved grant ${resolved.rule ?? resolved.decided_by}`;
+    }
     case "mode":
       return resolved.decided_by;
     case "headless":
@@ -57,7 +62,12 @@ export function describeResolution(
   resolved: PermissionResolvedEvent,
   ownClientId: string | null = null,
 ): string {
-  let text = `${VERDICTS[resolved.decision] ?? resolved.decision} — by ${decider(resolved, ownClientId)}`;
+  // "once" is a person's choice; a rule, a grant or a mode allows this call, not once
+  const verdict =
+    resolved.decision === "allow" && resolved.source !== "client"
+      ? "✓ allowed"
+      : (VERDICTS[resolved.decision] ?? resolved.decision);
+  let text = `${verdict} — by ${decider(resolved, ownClientId)}`;
   const reason = resolved.reason ?? "";
   // the gate's own words name where it saved the grant ("… (every agent in /w)"): shown as they are
   if (resolved.source === "client" && resolved.rule && reason.startsWith("saved for "))
