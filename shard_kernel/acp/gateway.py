@@ -38,7 +38,6 @@ from acp.schema import (
     StopReason,
     ToolCallUpdate,
     UnstructuredCommandInput,
-    Usage,
 )
 from pydantic import TypeAdapter, ValidationError
 
@@ -74,7 +73,7 @@ from shard_kernel.acp.permissions import (
     REJECT_ONCE,
     permission_options,
 )
-from shard_kernel.acp.session import ContentBlock, prompt_parts
+from shard_kernel.acp.session import ContentBlock, prompt_parts, prompt_response
 from shard_kernel.acp.updates import (
     UpdateMapper,
     locations_of,
@@ -405,17 +404,7 @@ class GatewaySession:
         reason: StopReason = {"aborted": "cancelled", "max_steps": "max_turn_requests"}.get(
             end.reason, last if last in ("max_tokens", "refusal") else "end_turn"
         )  # pyright: ignore[reportAssignmentType]
-        usage = end.usage
-        return PromptResponse(
-            stop_reason=reason,
-            usage=Usage(
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                total_tokens=usage.input_tokens + usage.output_tokens,
-                cached_read_tokens=usage.cache_read_tokens or None,
-                cached_write_tokens=usage.cache_write_tokens or None,
-            ),
-        )
+        return prompt_response(reason, end)
 
     async def _steer(self, text: str) -> PromptResponse:
         steer_id = uuid.uuid4().hex[:12]

@@ -357,22 +357,8 @@ class ShardAcpAgent:
             wanted = str(Path(cwd).resolve())
             infos = [i for i in infos if i.workspace and str(Path(i.workspace)) == wanted]
         infos.sort(key=lambda i: i.last_activity, reverse=True)
-        start = int(cursor) if cursor and cursor.isdigit() else 0
-        if cursor is not None and not cursor.isdigit():
-            raise RequestError.invalid_params({"message": f"unknown cursor {cursor!r}"})
-        page = infos[start : start + LIST_PAGE]
-        following = start + LIST_PAGE
-        return ListSessionsResponse(
-            sessions=[
-                SessionInfo(
-                    session_id=i.session_id,
-                    cwd=i.workspace or "",
-                    title=i.title,
-                    updated_at=dt.datetime.fromtimestamp(i.last_activity, dt.UTC).isoformat(),
-                )
-                for i in page
-            ],
-            next_cursor=str(following) if following < len(infos) else None,
+        return _listed(
+            [(i.session_id, i.workspace or "", i.title, i.last_activity) for i in infos], cursor
         )
 
     async def set_session_mode(
@@ -432,22 +418,28 @@ async def _remote_sessions(
         wanted = str(Path(cwd).resolve())
         agents = [a for a in agents if str(Path(a.cwd).resolve()) == wanted]
     agents.sort(key=lambda a: a.created, reverse=True)
+    return _listed([(a.id, a.cwd, a.title or a.name, a.created) for a in agents], cursor)
+
+
+def _listed(
+    sessions: list[tuple[str, str, str | None, float]], cursor: str | None
+) -> ListSessionsResponse:
+    """One page of (id, cwd, title, last activity), newest first; the cursor is an offset."""
     if cursor is not None and not cursor.isdigit():
         raise RequestError.invalid_params({"message": f"unknown cursor {cursor!r}"})
     start = int(cursor) if cursor else 0
-    page = agents[start : start + LIST_PAGE]
     following = start + LIST_PAGE
     return ListSessionsResponse(
         sessions=[
             SessionInfo(
-                session_id=a.id,
-                cwd=a.cwd,
-                title=a.title or a.name,
-                updated_at=dt.datetime.fromtimestamp(a.created, dt.UTC).isoformat(),
+                session_id=session_id,
+                cwd=cwd,
+                title=title,
+                updated_at=dt.datetime.fromtimestamp(when, dt.UTC).isoformat(),
             )
-            for a in page
+            for session_id, cwd, title, when in sessions[start:following]
         ],
-        next_cursor=str(following) if following < len(agents) else None,
+        next_cursor=str(following) if following < len(sessions) else None,
     )
 
 

@@ -156,6 +156,21 @@ def raw_notify(client: Client) -> Notify | None:
     return cast(Notify, send) if callable(send) else None
 
 
+def prompt_response(reason: StopReason, end: TurnEndEvent) -> PromptResponse:
+    """A prompt's answer: why its turn stopped and what the turn used."""
+    usage = end.usage
+    return PromptResponse(
+        stop_reason=reason,
+        usage=Usage(
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            total_tokens=usage.input_tokens + usage.output_tokens,
+            cached_read_tokens=usage.cache_read_tokens or None,
+            cached_write_tokens=usage.cache_write_tokens or None,
+        ),
+    )
+
+
 class AcpSession:
     def __init__(self, agent: Agent, client: Client, session_id: str) -> None:
         self.agent = agent
@@ -278,18 +293,7 @@ class AcpSession:
             self.plan = plan
             self.send(plan_update(plan))
         await self.flush()
-        reason = stop_reason(self.agent, end)
-        usage = end.usage
-        return PromptResponse(
-            stop_reason=reason,
-            usage=Usage(
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                total_tokens=usage.input_tokens + usage.output_tokens,
-                cached_read_tokens=usage.cache_read_tokens or None,
-                cached_write_tokens=usage.cache_write_tokens or None,
-            ),
-        )
+        return prompt_response(stop_reason(self.agent, end), end)
 
     async def _steer(self, text: str, images: list[ImageBlock]) -> PromptResponse:
         if images:
