@@ -73,6 +73,8 @@ class TerminalSession:
         """False: no turn of ours seen; True: one started; its end event once it ended"""
         self._replied: str | None = None
         """the status of the prompt's execute_reply, once it came"""
+        self._idle = False
+        """the prompt's cell went idle on IOPub (every output of it came before)"""
         self._denials = DenialWatch()
 
     async def run(self, prompt: str | None) -> int:
@@ -170,7 +172,14 @@ class TerminalSession:
         content = message.get("content") or {}
         if kind == "execute_reply":
             self._replied = str(content.get("status") or "error")
-            return None if self._turn is True else self._exit_code()
+            # a `/command`'s output comes on IOPub, which may be behind this shell reply: the
+            # cell's `idle` (after all its outputs) ends it
+            return None if self._turn is True or not self._idle else self._exit_code()
+        if kind == "status" and content.get("execution_state") == "idle":
+            self._idle = True
+            if self._replied is not None and self._turn is not True:
+                return self._exit_code()
+            return None
         if kind in SHOWN_OUTPUTS:
             text = _cell_text(kind, content)
             if text:
