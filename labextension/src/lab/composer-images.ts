@@ -45,7 +45,7 @@ export class ComposerImages {
   ) {
     this.el = h("div", {
       class: "shard-composer-images",
-      attrs: { "aria-label": "Attached images" },
+      attrs: { role: "group", "aria-label": "Attached images" },
     });
     this.el.hidden = true;
     input.addEventListener("paste", (event) => this.fromTransfer(event, event.clipboardData));
