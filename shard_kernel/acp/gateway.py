@@ -29,15 +29,12 @@ from acp.interfaces import Client
 from acp.schema import (
     AllowedOutcome,
     AvailableCommand,
-    AvailableCommandInput,
     AvailableCommandsUpdate,
     CurrentModeUpdate,
     PromptResponse,
     SessionMode,
     SessionModeState,
     StopReason,
-    ToolCallUpdate,
-    UnstructuredCommandInput,
 )
 from pydantic import TypeAdapter, ValidationError
 
@@ -71,15 +68,14 @@ from shard_kernel.acp.permissions import (
     ALLOW_ONCE,
     REJECT_ALWAYS,
     REJECT_ONCE,
+    permission_call,
     permission_options,
 )
 from shard_kernel.acp.session import ContentBlock, prompt_parts, prompt_response
 from shard_kernel.acp.updates import (
     UpdateMapper,
-    locations_of,
-    preview_content,
+    command_entry,
     text_chunk,
-    title_of,
     user_chunk,
 )
 from shard_kernel.agent_client import AgentConnection, LinkError, SocketTransport
@@ -285,16 +281,7 @@ class GatewaySession:
         await self.flush()  # the tool call it is about goes out first
         rule = request.suggested_rule
         call_id = request.tool_call_id or request.request_id
-        call = ToolCallUpdate(
-            tool_call_id=call_id,
-            title=title_of(request.tool, request.input),
-            kind=self.mapper.kinds.get(call_id, "other"),
-            status="pending",
-            locations=locations_of(request.input, self.cwd),
-            raw_input=request.input,
-            content=preview_content(request.preview, self.cwd) or None,
-            field_meta={"shard": {"requestId": request.request_id, "prompt": request.prompt}},
-        )
+        call = permission_call(request, self.cwd, self.mapper.kinds.get(call_id, "other"))
         try:
             response = await self.client.request_permission(
                 session_id=self.session_id, tool_call=call, options=permission_options(rule)
@@ -353,15 +340,7 @@ class GatewaySession:
             if not isinstance(item, dict):
                 continue
             name, hint = str(item.get("name", "")).removeprefix("/"), str(item.get("hint", ""))
-            listed.append(
-                AvailableCommand(
-                    name=name,
-                    description=str(item.get("description", "")),
-                    input=AvailableCommandInput(root=UnstructuredCommandInput(hint=hint))
-                    if hint
-                    else None,
-                )
-            )
+            listed.append(command_entry(name, str(item.get("description", "")), hint))
         self._command_names = {c.name for c in listed}
         return AvailableCommandsUpdate(
             session_update="available_commands_update", available_commands=listed

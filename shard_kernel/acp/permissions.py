@@ -23,7 +23,9 @@ from shard_core.contracts import PermissionAnswer, PermissionPrompt
 from shard_core.contracts.tool import tool_kind
 from shard_core.contracts.ui import QuestionAnswer, QuestionPrompt
 from shard_core.engine.permissions.sources import RuleSet, add_agent_rule
+from shard_core.protocol.events import PermissionRequestEvent
 from shard_core.sdk import Agent
+from shard_core.types.content import ToolKind
 from shard_core.types.errors import ConfigError
 from shard_kernel.acp.questions import ask_question
 from shard_kernel.acp.updates import locations_of, preview_content, title_of
@@ -55,6 +57,22 @@ def permission_options(rule: str | None) -> list[PermissionOption]:
     return options
 
 
+def permission_call(
+    asked: PermissionPrompt | PermissionRequestEvent, cwd: Path, kind: ToolKind
+) -> ToolCallUpdate:
+    """The tool call a `session/request_permission` is about, with the call's preview."""
+    return ToolCallUpdate(
+        tool_call_id=asked.tool_call_id or asked.request_id,
+        title=title_of(asked.tool, asked.input),
+        kind=kind,
+        status="pending",
+        locations=locations_of(asked.input, cwd),
+        raw_input=asked.input,
+        content=preview_content(asked.preview, cwd) or None,
+        field_meta={"shard": {"requestId": asked.request_id, "prompt": asked.prompt}},
+    )
+
+
 class AcpAsker:
     """Asks the host; `flush` first sends every update queued before the question."""
 
@@ -78,16 +96,7 @@ class AcpAsker:
         agent = self.agent
         cwd = agent.session.config.cwd if agent is not None else Path.cwd()
         tool = agent.session.tools.get(prompt.tool) if agent is not None else None
-        call = ToolCallUpdate(
-            tool_call_id=prompt.tool_call_id or prompt.request_id,
-            title=title_of(prompt.tool, prompt.input),
-            kind=tool_kind(tool),
-            status="pending",
-            locations=locations_of(prompt.input, cwd),
-            raw_input=prompt.input,
-            content=preview_content(prompt.preview, cwd) or None,
-            field_meta={"shard": {"requestId": prompt.request_id, "prompt": prompt.prompt}},
-        )
+        call = permission_call(prompt, cwd, tool_kind(tool))
         rule = prompt.suggested_rule
         try:
             response = await self.client.request_permission(

@@ -20,8 +20,6 @@ from acp.exceptions import RequestError
 from acp.interfaces import Client
 from acp.schema import (
     AudioContentBlock,
-    AvailableCommand,
-    AvailableCommandInput,
     AvailableCommandsUpdate,
     BlobResourceContents,
     CurrentModeUpdate,
@@ -34,7 +32,6 @@ from acp.schema import (
     SessionModeState,
     StopReason,
     TextContentBlock,
-    UnstructuredCommandInput,
     Usage,
 )
 
@@ -55,6 +52,7 @@ from shard_kernel.acp.replay import replay
 from shard_kernel.acp.updates import (
     Update,
     UpdateMapper,
+    command_entry,
     plan_update,
     text_chunk,
 )
@@ -250,16 +248,7 @@ class AcpSession:
         return SessionModeState(current_mode_id=self.agent.session.mode, available_modes=available)
 
     def commands(self) -> AvailableCommandsUpdate:
-        listed = [
-            AvailableCommand(
-                name=c.name,
-                description=c.description,
-                input=AvailableCommandInput(root=UnstructuredCommandInput(hint=c.hint))
-                if c.hint
-                else None,
-            )
-            for c in self.agent.host.commands()
-        ]
+        listed = [command_entry(c.name, c.description, c.hint) for c in self.agent.host.commands()]
         return AvailableCommandsUpdate(
             session_update="available_commands_update", available_commands=listed
         )

@@ -17,6 +17,8 @@ from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
     AgentThoughtChunk,
+    AvailableCommand,
+    AvailableCommandInput,
     ContentToolCallContent,
     FileEditToolCallContent,
     PlanEntry,
@@ -26,6 +28,7 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
     ToolCallStatus,
+    UnstructuredCommandInput,
     UsageUpdate,
     UserMessageChunk,
 )
@@ -73,6 +76,12 @@ def text_chunk(text: str, *, thought: bool = False) -> AgentMessageChunk | Agent
 def user_chunk(text: str) -> UserMessageChunk:
     block = TextContentBlock(type="text", text=text)
     return UserMessageChunk(session_update="user_message_chunk", content=block)
+
+
+def command_entry(name: str, description: str, hint: str) -> AvailableCommand:
+    """One slash command as `available_commands_update` lists it (its hint as the input hint)."""
+    given = AvailableCommandInput(root=UnstructuredCommandInput(hint=hint)) if hint else None
+    return AvailableCommand(name=name, description=description, input=given)
 
 
 def title_of(name: str, input: JsonObject) -> str:
