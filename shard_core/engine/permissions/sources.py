@@ -160,9 +160,13 @@ def add_agent_rule(agent_id: str, kind: Kind, rule: str, home: Path | None = Non
     path = agent_rules_path(agent_id, home)
     parsed = parse_rule(rule)
     lists: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
-    if path.exists():
-        read_rule_file(path)  # a file it cannot read raises here, before anything is written
-        lists = _rule_lists(path, json.loads(path.read_text(encoding="utf-8")))
+    if path.exists():  # a file it cannot read raises here, before anything is written
+        held = read_rule_file(path)
+        lists = {
+            "allow": [r.text for r in held.allow],
+            "ask": [r.text for r in held.ask],
+            "deny": [r.text for r in held.deny],
+        }
     if parsed.text not in lists[kind]:
         lists[kind].append(parsed.text)
         kept = {k: v for k, v in lists.items() if v}
