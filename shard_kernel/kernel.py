@@ -104,6 +104,8 @@ class ShardKernel(KernelOverrides):
         self._first_cell: str | None = None
         self._shell_context_base = contextvars.copy_context()
         self._reply_first = False
+        self._turn_ran = False
+        """this cell ran a turn (its execute_reply says so: see finish_metadata)"""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._cell: CellOutput | None = None
         self._events_parent: dict[str, Any] | None = None
@@ -366,6 +368,7 @@ class ShardKernel(KernelOverrides):
         # kernelbase's execute_request has already counted this cell
         text = code.strip()
         self._reply_first = not text
+        self._turn_ran = False
         if text:
             self.release_iopub()  # `busy` and `execute_input` go before the turn starts
         parent = self.get_parent("shell")
@@ -406,7 +409,18 @@ class ShardKernel(KernelOverrides):
         except TimeoutError:
             self.log.warning("the IOPub thread sent nothing for %.1f s", IOPUB_BARRIER_TIMEOUT)
 
+    def finish_metadata(
+        self, parent: dict[str, Any], metadata: dict[str, Any], reply_content: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A cell that ran a turn says so in its execute_reply's metadata (`shard.turn`), so a
+        client that follows the turn's events knows to wait for its `turn_end`."""
+        metadata = super().finish_metadata(parent, metadata, reply_content)
+        if self._turn_ran:
+            metadata["shard"] = {"turn": True}
+        return metadata
+
     async def _turn(self, agent: Agent, text: str, parent: dict[str, Any]) -> dict[str, Any]:
+        self._turn_ran = True
         self._show_start_notes(agent, parent)
         cell = CellOutput(lambda kind, content: self.send_output(kind, content, parent))
         self._cell, self._events_parent = cell, parent

@@ -44,6 +44,8 @@ from shard_kernel.terminal.render import TerminalRenderer
 
 EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
 SHOWN_OUTPUTS = ("display_data", "execute_result", "stream", "error")
+TURN_END_WAIT_S = 20.0
+"""how long an answered cell waits for its turn's last events (past a sync's 10 s give-up)"""
 
 
 class TerminalSession:
@@ -75,6 +77,10 @@ class TerminalSession:
         """the status of the prompt's execute_reply, once it came"""
         self._idle = False
         """the prompt's cell went idle on IOPub (every output of it came before)"""
+        self._turn_ran = False
+        """the prompt's execute_reply says it ran a turn (metadata `shard.turn`)"""
+        self._answered_at: float | None = None
+        """when (loop time) the cell was answered while its turn's end had not come"""
         self._denials = DenialWatch()
 
     async def run(self, prompt: str | None) -> int:
@@ -108,25 +114,32 @@ class TerminalSession:
             await sock.aclose()
 
     async def _follow(self, sock: KernelSocket, transport: SocketTransport) -> int:
+        loop = asyncio.get_running_loop()
         while True:
-            message = await sock.recv()
+            wait = None
+            if self._answered_at is not None:  # the cell is answered; its turn's end is due
+                wait = max(0.0, self._answered_at + TURN_END_WAIT_S - loop.time())
+            try:
+                message = await asyncio.wait_for(sock.recv(), wait)
+            except TimeoutError:  # the turn's end never came: the cell's status is the answer
+                self._say("the turn's end did not arrive; its cell was answered")
+                return self._exit_code()
             if message is None:
                 raise GatewayError("the connection to the agent closed")
             outputs = transport.feed(message)  # a turn's events carry its cell as parent too
             if outputs is None:
                 if self._cell is not None and parent_id(message) == self._cell:
-                    done = self._on_cell(message)
-                    if done is not None:
-                        return done
-                    if self._replied is not None:  # the turn's end may have been lost
+                    self._on_cell(message)
+                    if self._replied is not None and self._awaits_turn:  # its end may be lost
                         transport.link.catch_up()
                         transport.flush()
-                continue
-            ended = self._on_outputs(outputs)
-            if ended is not None:
-                return ended
+            else:
+                self._on_outputs(outputs)
+            done = self._done()
+            if done is not None:
+                return done
 
-    def _on_outputs(self, outputs: list[Output]) -> int | None:
+    def _on_outputs(self, outputs: list[Output]) -> None:
         for output in outputs:
             if isinstance(output, Attached):
                 self._on_snapshot(output.snapshot)
@@ -136,55 +149,62 @@ class TerminalSession:
                     self._say(f"the agent refused: {reply.message}")
             else:
                 for data in output.events:
-                    ended = self._on_event(data)
-                    if ended is not None:
-                        return ended
-        return None
+                    self._on_event(data)
 
-    def _on_event(self, data: dict[str, Any]) -> int | None:
+    def _on_event(self, data: dict[str, Any]) -> None:
         try:
             event = EVENTS.validate_python(data)
         except ValidationError:
-            return None
+            return
         self.render(event)
         self._denials(event)
         if isinstance(event, PermissionRequestEvent) and self.role == "interactive":
             self._ask(event)
-        return self._on_turn(event)
-
-    def _on_turn(self, event: Event) -> int | None:
-        """Track the prompt's turn; its exit code once both the turn and the cell are done."""
         if self._cell is None:
-            return None
+            return
         if isinstance(event, TurnStartEvent) and self._turn is False:
             self._turn = True
         elif isinstance(event, TurnEndEvent) and self._turn is True:
             self._turn = event
-            if self._replied is not None:
-                return self._exit_code()
-        return None
 
-    def _on_cell(self, message: dict[str, Any]) -> int | None:
+    def _on_cell(self, message: dict[str, Any]) -> None:
         """An output or the reply of the prompt's cell: a `/command` prints its text here (a
-        turn's outputs are its events, already shown); the reply ends the run unless a turn
-        it started has not ended yet (its last events may still be on the way)."""
+        turn's outputs are its events, already shown)."""
         kind = msg_type(message)
         content = message.get("content") or {}
         if kind == "execute_reply":
             self._replied = str(content.get("status") or "error")
-            # a `/command`'s output comes on IOPub, which may be behind this shell reply: the
-            # cell's `idle` (after all its outputs) ends it
-            return None if self._turn is True or not self._idle else self._exit_code()
-        if kind == "status" and content.get("execution_state") == "idle":
+            shard = (message.get("metadata") or {}).get("shard")
+            self._turn_ran = isinstance(shard, dict) and shard.get("turn") is True
+        elif kind == "status" and content.get("execution_state") == "idle":
             self._idle = True
-            if self._replied is not None and self._turn is not True:
-                return self._exit_code()
-            return None
-        if kind in SHOWN_OUTPUTS:
+        elif kind in SHOWN_OUTPUTS:
             text = _cell_text(kind, content)
             if text:
                 print(terminal_safe(text.rstrip("\n")), file=self.out, flush=True)
-        return None
+
+    @property
+    def _awaits_turn(self) -> bool:
+        """A turn of this prompt started or its reply says one ran, and its end has not come."""
+        return self._turn is True or (self._turn_ran and self._turn is False)
+
+    def _done(self) -> int | None:
+        """The run's exit code once the prompt is done: its turn ended and its cell was answered,
+        or (a `/command` that ran no turn) its reply came and its cell went idle, after all its
+        outputs (IOPub may be behind the shell's reply). A turn the reply says ran, or one whose
+        start was seen, is waited for (its last events may be behind the reply, or held by a
+        sync), at most TURN_END_WAIT_S after the cell was answered."""
+        if self._replied is None:
+            return None
+        if isinstance(self._turn, TurnEndEvent):
+            return self._exit_code()
+        if not self._idle:
+            return None
+        if self._awaits_turn:
+            if self._answered_at is None:
+                self._answered_at = asyncio.get_running_loop().time()
+            return None
+        return self._exit_code()
 
     def _exit_code(self) -> int:
         if isinstance(self._turn, TurnEndEvent):

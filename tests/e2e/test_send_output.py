@@ -18,11 +18,16 @@ pytestmark = pytest.mark.e2e
 
 
 def _contexts(home: Path) -> list[dict[str, object]]:
+    """The output contexts logged under ``home``: the Lab server is shared, so other tests' agents
+    log their own contexts (an edit's diagnostics, a mention) beside this one."""
     found: list[dict[str, object]] = []
     for log in home.glob("agents/*/sessions/*.jsonl"):
         for line in log.read_text().splitlines():
             entry = json.loads(line)
-            if entry.get("type") == "message" and entry["details"].get("context"):
+            context = (
+                entry.get("details", {}).get("context") if entry.get("type") == "message" else None
+            )
+            if isinstance(context, dict) and context.get("kind") == "output":
                 found.append(entry["details"])
     return found
 
