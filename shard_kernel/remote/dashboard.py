@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 import ipywidgets
 
@@ -23,16 +24,32 @@ from shard_widgets import AgentDashboard
 from shard_widgets.dashboard import AgentAction
 
 if TYPE_CHECKING:
-    from shard_kernel.remote.hub import RemoteHub
+    from shard_kernel.remote.agent import RemoteAgent
+    from shard_kernel.remote.loop import LoopThread
 
 log = logging.getLogger("shard_kernel.remote")
 POLL_EVERY = 2.0
 CLOSED_CHECK = 1.0
 """Seconds between checks, while no event comes, that the widget is still shown."""
+T = TypeVar("T")
+
+
+class Agents(Protocol):
+    """What a dashboard does with the notebook's gateway agents (the RemoteHub), declared
+    here so the hub that makes dashboards is not imported by them."""
+
+    @property
+    def loop(self) -> LoopThread: ...
+
+    def call(self, coro: Coroutine[Any, Any, T], within: float = ...) -> T: ...
+
+    def attach(self, key: str) -> RemoteAgent: ...
+
+    def kill(self, agent_id: str) -> AgentInfo: ...
 
 
 class DashboardHost:
-    def __init__(self, hub: RemoteHub, link: GatewayLink, agents: list[AgentInfo]) -> None:
+    def __init__(self, hub: Agents, link: GatewayLink, agents: list[AgentInfo]) -> None:
         self.hub = hub
         self.link = link
         self.widget = AgentDashboard(agents, on_action=self.act)

@@ -21,9 +21,10 @@ import shutil
 import sys
 import threading
 from collections.abc import Coroutine
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from shard_core.capabilities.code_index.findings import Finding
 
 if TYPE_CHECKING:  # the client module (and lsprotocol, slow to import) loads with a server
     from shard_core.capabilities.code_index.lsp_client import LanguageServer
@@ -43,25 +44,6 @@ NO_SERVER = (
     "for type errors after edits)"
 )
 SUFFIXES = frozenset({".py", ".pyi"})
-
-
-@dataclass(frozen=True)
-class Finding:
-    path: str
-    line: int
-    column: int
-    severity: str
-    message: str
-    source: str
-
-    def text(self) -> str:
-        message = " ".join(self.message.replace("\xa0", " ").split())
-        return f"{self.path}:{self.line}:{self.column}: {self.severity}: {message} [{self.source}]"
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """What identifies an error across edits that move it: its message, not its line."""
-        return (self.severity, self.message)
 
 
 def find_server() -> list[str] | None:

@@ -15,7 +15,7 @@ from typing import Any, cast
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
-from shard_core.capabilities.code_index.lsp import Finding
+from shard_core.capabilities.code_index.findings import Finding
 
 _QUIET = ("window/logMessage", "window/showMessage", "$/progress", "telemetry/event")
 

@@ -10,14 +10,30 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from shard_core.capabilities.mcp.connection import McpServer, McpUnavailableError
+from shard_core.capabilities.mcp.tool import McpTool
 from shard_core.engine.plurals import counted
 from shard_core.types.errors import ConfigError
 
-if TYPE_CHECKING:
-    from shard_core.capabilities.mcp.extension import McpCapability
+
+class McpState(Protocol):
+    """What `/mcp` reads and does of the capability (McpCapability), declared here so the
+    command does not import the capability that registers it."""
+
+    @property
+    def servers(self) -> Mapping[str, McpServer]: ...
+
+    @property
+    def tools(self) -> Mapping[str, McpTool]: ...
+
+    @property
+    def diagnostics(self) -> Sequence[str]: ...
+
+    def approve(self, name: str) -> str: ...
+
 
 USAGE = "usage: /mcp [show TOOL | approve TOOL | restart SERVER | logs SERVER]"
 
@@ -25,7 +41,7 @@ USAGE = "usage: /mcp [show TOOL | approve TOOL | restart SERVER | logs SERVER]"
 class McpCommand:
     description = "MCP servers and their tools; /mcp show|approve TOOL, /mcp restart|logs SERVER"
 
-    def __init__(self, capability: McpCapability) -> None:
+    def __init__(self, capability: McpState) -> None:
         self.capability = capability
 
     async def __call__(self, args: list[str]) -> str:
@@ -67,7 +83,7 @@ class McpCommand:
         )
 
 
-def servers_table(capability: McpCapability) -> str:
+def servers_table(capability: McpState) -> str:
     if not capability.servers:
         lines = ["No MCP servers configured (config.json `mcpServers`, or the project's "
                  "`.mcp.json` with --trust-project)."]  # fmt: skip
