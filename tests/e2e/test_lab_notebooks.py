@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.axe import serious_violations
 from tests.e2e.conftest import Script, save_screenshot
 from tests.e2e.lab import REPO, LabServer
 from tests.e2e.lab_page import PERMISSION_MIME, RENDER_MIME, LabPage
@@ -222,9 +223,13 @@ def test_notebook_7_has_the_sidebar_and_the_agent_view_beside_a_shard_notebook(
         agent_button.click()
         chat = page.locator(".shard-chat")
         expect(chat).to_be_visible(timeout=60_000)
+        # Notebook 7's side panel shows no tab: the chat names its agent itself, seen and heard
+        expect(chat.get_by_role("heading", name="Shard: seven")).to_be_visible()
+        expect(page.get_by_role("region", name="Shard: seven")).to_be_visible()
         chat.locator(".shard-composer-input").fill("say hello")
         chat.locator(".shard-composer-input").press("Enter")
         expect(chat).to_contain_text("Hello from Notebook 7.", timeout=60_000)
+        assert serious_violations(page, ".shard-chat") == []
 
         page.get_by_role("menuitem", name="View").click()
         page.locator(".lm-Menu-itemLabel", has_text="Left Sidebar").first.hover()

@@ -90,6 +90,8 @@ export class AgentsPanel extends Widget {
     this.addClass("shard-panel");
     this.addClass("shard-widget");
     this.title.caption = "Shard agents";
+    this.node.setAttribute("role", "region"); // a screen reader names the panel it enters
+    this.node.setAttribute("aria-label", "Shard agents");
     this.list = h("ul", { class: "shard-agent-list", attrs: { "aria-label": "Agents" } });
     this.formSlot = h("div", { class: "shard-form-slot" });
     this.problem = h("div", { class: "shard-panel-problem", attrs: { role: "alert" } });

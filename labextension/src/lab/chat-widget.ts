@@ -27,6 +27,8 @@ export class AgentChat extends Widget {
   private agent: KernelAgent | null = null;
   private kernelId: string | null = null;
   private readonly banner: HTMLElement;
+  /** the agent's name over the chat where no tab shows it (Notebook 7's side panel) */
+  private readonly heading: HTMLElement | null;
   private readonly composer: Composer;
   private readonly images: ComposerImages;
   private readonly cleanups: (() => void)[] = [];
@@ -39,12 +41,15 @@ export class AgentChat extends Widget {
     private readonly directory: AgentDirectory,
     private readonly services: ServiceManager.IManager,
     label: string,
+    { heading = false }: { heading?: boolean } = {},
   ) {
     super();
     this.id = `shard-chat-${agentId}`;
     this.addClass("shard-chat");
     this.addClass("shard-widget");
+    this.node.setAttribute("role", "region");
     this.title.closable = true;
+    this.heading = heading ? h("h2", { class: "shard-chat-heading" }) : null;
     this.store = new AgentStore(tabClientId(), label);
     this.banner = h("div", { class: "shard-banner", attrs: { role: "status" } });
     this.banner.hidden = true;
@@ -63,7 +68,7 @@ export class AgentChat extends Widget {
       this.composer.showState(why, "error"),
     );
     this.composer.el.prepend(this.images.el);
-    this.node.append(this.banner, view, this.composer.el);
+    this.node.append(...(this.heading ? [this.heading] : []), this.banner, view, this.composer.el);
     this.cleanups.push(renderAgentView({ model: this.store, el: view }, { steerBox: false }));
     const onStatus = (): void => {
       const status = this.store.get("status");
@@ -283,5 +288,10 @@ export class AgentChat extends Widget {
     this.title.label = `Shard: ${name}`;
     const about = info ? `${name} — ${info.cwd} (${info.model}, ${info.mode})` : name;
     this.title.caption = session ? `${about}\n${session}` : about;
+    this.node.setAttribute("aria-label", this.title.label);
+    if (this.heading) {
+      this.heading.textContent = this.title.label;
+      this.heading.title = this.title.caption;
+    }
   }
 }

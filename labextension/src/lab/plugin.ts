@@ -65,12 +65,14 @@ function activate(
   const openChat = (agent: AgentInfo): AgentChat => {
     let chat = chats.get(agent.id);
     if (chat === undefined || chat.isDisposed) {
-      chat = new AgentChat(agent.id, directory, app.serviceManager, label);
+      // Notebook 7's main area holds the one document: the chat goes beside it, in a side
+      // panel that shows no tab, so the chat says whose it is itself
+      const inLab = app.name === "JupyterLab";
+      chat = new AgentChat(agent.id, directory, app.serviceManager, label, { heading: !inLab });
       chat.title.icon = shardIcon;
       chats.set(agent.id, chat);
       chat.disposed.connect(() => chats.delete(agent.id));
-      // Notebook 7's main area holds the one document: the chat goes beside it
-      app.shell.add(chat, app.name === "JupyterLab" ? "main" : "right", { rank: 650 });
+      app.shell.add(chat, inLab ? "main" : "right", { rank: 650 });
       void chat.open();
     } else if (agent.runtime_state === "stopped" || agent.runtime_state === "failed") {
       void chat.open(); // "Restart & open" with its chat already open: start it again there
