@@ -36,7 +36,9 @@ class Layout:
     protected inside them (`mv .git x` fails with EBUSY). protected: read-only again inside a
     writable root (git hooks and config, Shard's project files). sockets: Unix sockets bound
     back in although their folder is hidden (`sandbox.allow_unix_sockets`). files: a file made
-    for the sandbox, bound read-only at a path (source, destination): `~/.gitconfig`."""
+    for the sandbox, bound read-only at a path (source, destination): `~/.gitconfig`. shown:
+    files bound read-only last, over anything that hides them, and nothing else of their
+    folders (a hook's own transcript inside SHARD_HOME)."""
 
     cwd: Path
     writable: Sequence[Path]
@@ -47,6 +49,7 @@ class Layout:
     protected: Sequence[Path] = ()
     sockets: Sequence[Path] = ()
     files: Sequence[tuple[Path, Path]] = ()
+    shown: Sequence[Path] = ()
 
 
 def bwrap_argv(bwrap: str, command: Sequence[str], layout: Layout) -> list[str]:
@@ -54,7 +57,8 @@ def bwrap_argv(bwrap: str, command: Sequence[str], layout: Layout) -> list[str]:
     root → hidden paths → readable extras → made files → writable roots → pinned folders →
     protected paths → hidden paths that lie inside a shown folder (SHARD_HOME inside the
     workspace, a credentials file inside a toolchain folder of a hidden HOME) → readable extras
-    inside those → allowed sockets. A workspace inside a hidden folder (HOME) stays usable."""
+    inside those → allowed sockets → shown files. A workspace inside a hidden folder (HOME)
+    stays usable."""
     shown = [*layout.writable, *layout.readable]
     inner = [h for h in layout.hidden if any(_strictly_under(h, s) for s in shown)]
     outer = [h for h in layout.hidden if h not in inner]
@@ -74,6 +78,7 @@ def bwrap_argv(bwrap: str, command: Sequence[str], layout: Layout) -> list[str]:
     argv += _hidden(inner)
     argv += _binds("--ro-bind-try", again)
     argv += _binds("--ro-bind-try", layout.sockets)
+    argv += _binds("--ro-bind-try", layout.shown)
     return [*argv, "--chdir", str(layout.cwd), "--", *command]
 
 

@@ -96,7 +96,7 @@ def hidden_paths(
         if not inside and socket not in allowed:
             candidates.append(socket)
     found: list[Path] = []
-    for path in candidates:
+    for path in dict.fromkeys(candidates):  # each environment names most of them again
         real = Path(os.path.realpath(path))
         if real != Path("/") and real not in found and os.path.lexists(real):
             found.append(real)

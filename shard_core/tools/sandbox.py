@@ -130,9 +130,15 @@ class Sandbox:
         self._probe = probe or probe_bwrap
 
     async def launch(
-        self, argv: Sequence[str], ctx: ToolContext, env: Mapping[str, str]
+        self,
+        argv: Sequence[str],
+        ctx: ToolContext,
+        env: Mapping[str, str],
+        *,
+        shown: Sequence[Path] = (),
     ) -> Launch | str:
-        """The argv to spawn, or (mode `required`, no bwrap) why nothing may run."""
+        """The argv to spawn, or (mode `required`, no bwrap) why nothing may run. `shown`:
+        files the command may read wherever they are (a hook's transcript in SHARD_HOME)."""
         if self.policy.mode == "off":
             return Launch(list(argv), "off")
         found = await asyncio.to_thread(self._once.get, self._probe)
@@ -144,14 +150,16 @@ class Sandbox:
                 )
             self._once.warn(found.problem)
             return Launch(list(argv), "unavailable")
-        layout, protection = await asyncio.to_thread(self.plan, ctx, env)
+        layout, protection = await asyncio.to_thread(self.plan, ctx, env, shown)
         return Launch(bwrap_argv(found.bwrap, argv, layout), "bwrap", protection)
 
     def layout(self, ctx: ToolContext, env: Mapping[str, str]) -> Layout:
         """What a command in `ctx` may see and change."""
         return self.plan(ctx, env)[0]
 
-    def plan(self, ctx: ToolContext, env: Mapping[str, str]) -> tuple[Layout, Protection]:
+    def plan(
+        self, ctx: ToolContext, env: Mapping[str, str], shown: Sequence[Path] = ()
+    ) -> tuple[Layout, Protection]:
         """The layout, and the protection to settle when the process ends (`Launch.settle`; a
         long-lived process such as a kernel calls it when it exits). Creates the missing
         protected folders on the host (`protected.py`)."""
@@ -178,6 +186,7 @@ class Sandbox:
             protected=protection.protected,
             sockets=sockets,
             files=_gitconfig(env, hidden),
+            shown=[real for p in shown if (real := _real(p)).is_file()],
         )
         return layout, protection
 

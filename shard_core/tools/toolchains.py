@@ -59,16 +59,21 @@ def toolchain_dirs(
     """The real, existing toolchain folders that lie inside a `hidden` folder, outermost first,
     none inside another."""
     candidates: list[Path] = [Path(sys.prefix), Path(sys.base_prefix), *extra]
+    scanned: set[tuple[str, Path]] = set()
     for env in environs:
         home = Path(env.get("HOME") or Path.home())
         candidates += [home / name for name in HOME_TOOLCHAINS]
         candidates += [_prefix(Path(env[n]), home) for n in TOOLCHAIN_VARIABLES if env.get(n)]
         for entry in env.get("PATH", "").split(os.pathsep):
+            if (entry, home) in scanned:  # the same folder in both environments, or twice
+                continue
+            scanned.add((entry, home))
             if entry.startswith("/") and _inside(Path(os.path.realpath(entry)), hidden):
                 candidates += [_prefix(Path(entry), home), *_link_targets(Path(entry), home)]
-    candidates += [h for c in list(candidates) if (h := _venv_home(c)) is not None]
+    candidates = list(dict.fromkeys(candidates))
+    candidates += [h for c in candidates if (h := _venv_home(c)) is not None]
     found: list[Path] = []
-    for raw in candidates:
+    for raw in dict.fromkeys(candidates):
         path = Path(os.path.realpath(raw))
         if _inside(path, hidden) and path.exists():
             found.append(path)

@@ -1,6 +1,11 @@
 """Running one command hook: JSON on stdin, a timeout, the secret-free environment bash gets,
 inside the agent's command sandbox unless the hook says `"sandbox": false`.
 
+A command with no shell syntax (`true`, `python3 .hooks/check.py --strict`) is run directly, as
+`sh -c` would run it, without the shell's own start; anything else goes through `/bin/sh -c`.
+A sandboxed hook may read its session's transcript (`transcript_path`) and nothing else of
+SHARD_HOME.
+
 The answer is read the way Claude Code reads it: exit 0 with JSON on stdout (`decision`,
 `reason`, `hookSpecificOutput.permissionDecision`, `updatedInput`, `additionalContext`), exit 2
 a block with stderr as the reason, any other exit (or a crash, a timeout, garbage) an error that
@@ -13,7 +18,10 @@ import asyncio
 import contextlib
 import json
 import os
+import re
+import shutil
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -25,6 +33,15 @@ from shard_core.tools.environment import tool_environment
 from shard_core.tools.sandbox import Launch, Sandbox
 
 MAX_OUTPUT = 64_000
+PLAIN_WORDS = re.compile(r"[A-Za-z0-9_@%+,./:=-]+(?:[ \t]+[A-Za-z0-9_@%+,./:=-]+)*")
+"""a command the shell would only split into words: no quotes, variables, globs, `~`,
+redirections, pipes or separators"""
+SHELL_BUILTINS = frozenset((
+    ".", ":", "alias", "break", "cd", "command", "continue", "eval", "exec", "exit", "export",
+    "getopts", "hash", "jobs", "local", "read", "readonly", "return", "set", "shift", "times",
+    "trap", "type", "ulimit", "umask", "unalias", "unset", "wait",
+))  # fmt: skip
+"""what a shell does itself, or does differently from a program of that name"""
 
 
 @dataclass
@@ -106,11 +123,13 @@ async def run_hook(
     env["CLAUDE_PROJECT_DIR"] = env["SHARD_PROJECT_DIR"] = str(cwd)
     data = json.dumps(payload).encode("utf-8")
     started = time.monotonic()
-    argv, sandboxed = ["/bin/sh", "-c", hook.command], False
+    argv, sandboxed = command_argv(hook.command, env), False
     launch: Launch | None = None
     if sandbox is not None and hook.sandbox:
         ctx = ToolContext(cwd=cwd, roots=[cwd], agent_id=agent_id, session_id="", call_id="")
-        planned = await sandbox.launch(argv, ctx, env)
+        transcript = payload.get("transcript_path")
+        shown = [Path(transcript)] if isinstance(transcript, str) and transcript else []
+        planned = await sandbox.launch(argv, ctx, env, shown=shown)
         if isinstance(planned, str):  # sandbox.mode "required" and none here: nothing runs
             return HookRun(hook, None, "", planned, _ms(started))
         launch, argv, sandboxed = planned, planned.argv, planned.sandbox == "bwrap"
@@ -119,6 +138,24 @@ async def run_hook(
     finally:
         if launch is not None:  # what it planted where no mount could cover is moved away
             await asyncio.to_thread(launch.settle)
+
+
+def command_argv(command: str, env: Mapping[str, str]) -> list[str]:
+    """The argv to run `command` with: its words, when the shell would do nothing but split
+    them and run a program named by an absolute path or found on PATH; else `/bin/sh -c`."""
+    words = command.split()
+    if PLAIN_WORDS.fullmatch(command.strip()) and _direct(words[0]):
+        name = words[0]
+        found = name if name.startswith("/") else shutil.which(name, path=env.get("PATH", ""))
+        if found is not None and os.path.isabs(found) and os.access(found, os.X_OK):
+            return [found, *words[1:]]
+    return ["/bin/sh", "-c", command]
+
+
+def _direct(name: str) -> bool:
+    """Not an assignment, a builtin, or a path relative to the hook's cwd."""
+    plain = "=" not in name and name not in SHELL_BUILTINS
+    return plain and (name.startswith("/") or "/" not in name)
 
 
 async def _spawn(

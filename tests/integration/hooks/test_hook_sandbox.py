@@ -4,6 +4,7 @@ under /var/tmp: bubblewrap gives a command its own /tmp, so a canary there would
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import uuid
@@ -81,3 +82,76 @@ async def test_a_hook_gets_the_secret_free_environment(
     }
     [run] = await runs(work, hooks)
     assert run.reason == f"unset {work.resolve()}"
+
+
+READER = """
+import json, os, sys
+from pathlib import Path
+event = json.load(sys.stdin)
+transcript = Path(event["transcript_path"])
+home = Path(sys.argv[1])
+def can_read(path):
+    try:
+        return len(path.read_bytes()) > 0
+    except OSError:
+        return False
+def can_write(path):
+    try:
+        with open(path, "a") as f:
+            f.write("planted\\n")
+        return True
+    except OSError:
+        return False
+found = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
+lines = transcript.read_text().splitlines() if can_read(transcript) else []
+print(json.dumps({
+    "transcript": [json.loads(line).get("type") for line in lines][:1],
+    "session_id_in_it": event["session_id"] in "".join(lines),
+    "transcript_writable": can_write(transcript),
+    "other_session": can_read(home / "sessions" / "other.jsonl"),
+    "config": can_read(home / "secret.txt"),
+    "home_shows": found,
+}), file=sys.stderr)
+sys.exit(2)
+"""
+
+
+async def test_a_sandboxed_hook_reads_its_transcript_and_nothing_else_of_shard_home(
+    work: Path, canary: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SHARD_HOME under /var/tmp (a /tmp one would be hidden by the private /tmp alone): the
+    hook reads `transcript_path`, cannot change it, and sees no other file of SHARD_HOME."""
+    home = canary.parent / "home"
+    (home / "sessions").mkdir(parents=True)
+    (home / "sessions" / "other.jsonl").write_text('{"type": "session", "secret": "s3"}\n')
+    (home / "secret.txt").write_text("sk-canary\n")
+    monkeypatch.setenv("SHARD_HOME", str(home))
+    (work / ".hooks" / "reader.py").write_text(READER)
+    command = f"{sys.executable} {work / '.hooks' / 'reader.py'} {home}"
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"command": command}]}]}
+    agent, _ = await agent_with(work, hooks, bash("echo hi"))
+    try:
+        transcript = agent.session.store.path.resolve()
+        await agent.run("go")
+        [run] = [
+            e.details
+            for e in agent.session.store.entries
+            if isinstance(e, CheckpointEntry) and isinstance(e.details, HookRunCheckpoint)
+        ]
+    finally:
+        await agent.close()
+    assert transcript.is_relative_to(home.resolve())
+    assert (run.sandboxed, run.exit_code) == (True, 2)
+    assert json.loads(run.reason or "") == {
+        "transcript": ["session"],
+        "session_id_in_it": True,
+        "transcript_writable": False,
+        "other_session": False,
+        "config": False,
+        "home_shows": sorted(
+            str(p.relative_to(home.resolve()))
+            for p in [transcript, *transcript.parents]
+            if p.is_relative_to(home.resolve()) and p != home.resolve()
+        ),
+    }
+    assert "planted" not in transcript.read_text()

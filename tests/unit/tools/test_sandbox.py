@@ -57,6 +57,30 @@ def test_argv_order_hides_then_binds_then_hides_inside_the_workspace(tmp_path: P
     ]
 
 
+def test_a_shown_file_is_bound_read_only_last_over_what_hides_it(tmp_path: Path) -> None:
+    ws, home = tmp_path / "ws", tmp_path / "ws" / ".shard-home"
+    transcript = home / "sessions" / "s-1.jsonl"
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text("{}\n")
+    layout = Layout(cwd=ws, writable=[ws], hidden=[home], shown=[transcript])
+    assert bwrap_argv("bwrap", ["true"], layout)[-12:] == [
+        *["--bind-try", str(ws), str(ws)],
+        *["--tmpfs", str(home)],
+        *["--ro-bind-try", str(transcript), str(transcript)],
+        *["--chdir", str(ws), "--", "true"],
+    ]
+
+
+def test_plan_shows_only_existing_files_resolved(tmp_path: Path) -> None:
+    real = tmp_path / "real.jsonl"
+    real.write_text("{}\n")
+    (tmp_path / "link.jsonl").symlink_to(real)
+    ctx = ToolContext(cwd=tmp_path, roots=[tmp_path], agent_id="a", session_id="", call_id="")
+    shown = [tmp_path / "link.jsonl", tmp_path / "missing.jsonl", tmp_path]
+    layout, _ = Sandbox().plan(ctx, {"HOME": str(tmp_path / "h")}, shown)
+    assert layout.shown == [real]
+
+
 def test_network_setting_keeps_the_network(tmp_path: Path) -> None:
     argv = bwrap_argv("bwrap", ["true"], Layout(cwd=tmp_path, writable=[tmp_path], network=True))
     assert "--unshare-net" not in argv
