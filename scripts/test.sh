@@ -32,6 +32,7 @@ prereq_log=$(mktemp)
   .venv/bin/python -m tests.fixtures.hub_proxy &
   .venv/bin/python -m tests.fixtures.rtc &  # jupyter-collaboration's venv (tests/e2e/test_notebook_rtc.py)
   .venv/bin/python -m tests.fixtures.jupyter_ai &  # jupyter-ai 3.2's venv (tests/e2e/test_jupyter_ai.py)
+  .venv/bin/python -m tests.fixtures.nbi &  # notebook-intelligence 6.2's venv (tests/integration/acp/test_acp_nbi.py)
   fail=0
   for job in $(jobs -p); do wait "$job" || fail=1; done
   exit "$fail"
@@ -48,7 +49,7 @@ else
   echo "npm is required for the front-end tests (apt-get install -y nodejs npm)" >&2
   exit 1
 fi
-echo "== test prerequisites (Enterprise Gateway's own venv, the hub's proxy from npm, the collaboration and jupyter-ai venvs)"
+echo "== test prerequisites (Enterprise Gateway's own venv, the hub's proxy from npm, the collaboration, jupyter-ai and notebook-intelligence venvs)"
 prereq_status=0
 wait "$prereq" || prereq_status=$?
 cat "$prereq_log"; rm -f "$prereq_log"

@@ -71,7 +71,7 @@ from shard_kernel.acp.permissions import (
     permission_call,
     permission_options,
 )
-from shard_kernel.acp.session import ContentBlock, prompt_parts, prompt_response
+from shard_kernel.acp.session import ContentBlock, hook_stop, prompt_parts, prompt_response
 from shard_kernel.acp.updates import (
     UpdateMapper,
     command_entry,
@@ -380,6 +380,10 @@ class GatewaySession:
         if end.reason == "error":
             raise RequestError.internal_error({"message": end.error or "the turn failed"})
         last = self._stops.pop(end.turn_id, None)
+        prompted, run = self.mapper.turn_over(end.turn_id)
+        if end.reason == "hook_stopped":
+            reason, meta = hook_stop(prompted, run)
+            return prompt_response(reason, end, meta)
         reason: StopReason = {"aborted": "cancelled", "max_steps": "max_turn_requests"}.get(
             end.reason, last if last in ("max_tokens", "refusal") else "end_turn"
         )  # pyright: ignore[reportAssignmentType]

@@ -45,8 +45,9 @@ from shard_core.protocol.events import (
     TurnEndEvent,
 )
 from shard_core.sdk import Agent
-from shard_core.types import AssistantMessage, ImageBlock, MessageEntry
+from shard_core.types import AssistantMessage, ImageBlock, JsonObject, MessageEntry
 from shard_core.types.errors import ConfigError
+from shard_core.types.session import HookRunCheckpoint
 from shard_kernel.acp.eager import start_now
 from shard_kernel.acp.replay import replay
 from shard_kernel.acp.updates import (
@@ -133,6 +134,23 @@ def stop_reason(agent: Agent, end: TurnEndEvent) -> StopReason:
     return "end_turn"
 
 
+def hook_stop(prompted: bool, run: HookRunCheckpoint | None) -> tuple[StopReason, JsonObject]:
+    """A turn a hook stopped (`hook_stopped`), as ACP says it, and `_meta` naming the hook.
+
+    A prompt a UserPromptSubmit hook kept out of the log is `refusal`: the prompt is not in the
+    session, which is what refusal tells a host. A turn stopped after its prompt was logged (a
+    Stop hook's or a tool hook's `continue: false`) has no exact ACP reason: `end_turn`, since
+    its reply and tool calls stay in the session and go with the next prompt, where `refusal`
+    would make a host drop them (Zed removes everything after the last user message) and
+    `cancelled` answers session/cancel only."""
+    shard: JsonObject = {"stopReason": "hook_stopped"}
+    if run is not None:
+        shard["hook"] = run.event
+        if run.reason:
+            shard["reason"] = run.reason
+    return ("end_turn" if prompted else "refusal"), {"shard": shard}
+
+
 SESSION_UPDATE = "session/update"
 Notify = Callable[[str, Any], Awaitable[None]]
 
@@ -154,10 +172,14 @@ def raw_notify(client: Client) -> Notify | None:
     return cast(Notify, send) if callable(send) else None
 
 
-def prompt_response(reason: StopReason, end: TurnEndEvent) -> PromptResponse:
-    """A prompt's answer: why its turn stopped and what the turn used."""
+def prompt_response(
+    reason: StopReason, end: TurnEndEvent, meta: JsonObject | None = None
+) -> PromptResponse:
+    """A prompt's answer: why its turn stopped (`meta`: Shard's word for it) and what the turn
+    used."""
     usage = end.usage
     return PromptResponse(
+        field_meta=meta,
         stop_reason=reason,
         usage=Usage(
             input_tokens=usage.input_tokens,
@@ -282,6 +304,10 @@ class AcpSession:
             self.plan = plan
             self.send(plan_update(plan))
         await self.flush()
+        prompted, run = self.mapper.turn_over(end.turn_id)
+        if end.reason == "hook_stopped":
+            reason, meta = hook_stop(prompted, run)
+            return prompt_response(reason, end, meta)
         return prompt_response(stop_reason(self.agent, end), end)
 
     async def _steer(self, text: str, images: list[ImageBlock]) -> PromptResponse:

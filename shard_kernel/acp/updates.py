@@ -42,11 +42,12 @@ from shard_core.protocol.events import (
     ToolCallEvent,
     ToolResultEvent,
     ToolUpdateEvent,
+    TurnStartEvent,
     UsageEvent,
 )
 from shard_core.types import DiffDescriptor, JsonObject, RenderDescriptor, ToolResult
 from shard_core.types.content import ToolKind
-from shard_core.types.session import PlanCheckpoint, TodoItem
+from shard_core.types.session import HookRunCheckpoint, PlanCheckpoint, TodoItem
 from shard_kernel.terminal.render import hook_run_text
 
 Update = (
@@ -193,6 +194,16 @@ class UpdateMapper:
         self.inputs: dict[str, tuple[str, JsonObject]] = {}
         self.kinds: dict[str, ToolKind] = {}
         """each call's kind as its event said (a permission request about it reuses it)"""
+        self.prompted: set[str] = set()
+        """the turns whose prompt was logged (their turn_start came)"""
+        self.stops: dict[str, HookRunCheckpoint] = {}
+        """each turn's last hook run that blocked or stopped it"""
+
+    def turn_over(self, turn_id: str) -> tuple[bool, HookRunCheckpoint | None]:
+        """Whether a turn's prompt was logged, and the hook that last stopped it (forgotten)."""
+        prompted = turn_id in self.prompted
+        self.prompted.discard(turn_id)
+        return prompted, self.stops.pop(turn_id, None)
 
     def __call__(self, event: Event) -> list[Update]:
         if isinstance(event, MessageDeltaEvent):
@@ -216,7 +227,12 @@ class UpdateMapper:
             self.inputs.pop(event.tool_call_id, None)
             todos = todos_update(event)
             return [update] if todos is None else [update, todos]
+        if isinstance(event, TurnStartEvent):
+            self.prompted.add(event.turn_id)
+            return []
         if isinstance(event, HookRunEvent):
+            if event.run.turn_id and event.run.decision in ("block", "stop"):
+                self.stops[event.run.turn_id] = event.run
             return [hook_card(event)]
         if isinstance(event, UsageEvent) and event.context_window:
             return [

@@ -203,8 +203,10 @@ class LabServer:
                 found.add(int(stat.parent.name))
         return found
 
-    def stop(self) -> list[int]:
-        """Stops Lab and its kernels; returns the pids that had to be killed (should be none)."""
+    def stop(self, grace: float = 0) -> list[int]:
+        """Stops Lab and its kernels; returns the pids that had to be killed (should be none).
+        `grace`: seconds its other children get to end by themselves once it is gone (an ACP
+        agent a server extension started ends on its stdin's end)."""
         if self.process is None:
             return []
         self.kernel_pids |= self._children()
@@ -216,6 +218,9 @@ class LabServer:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=5)
+        deadline = time.monotonic() + grace
+        while any(_alive(p) for p in self.kernel_pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
         killed = [pid for pid in sorted(self.kernel_pids) if _alive(pid)]
         for pid in killed:
             os.kill(pid, signal.SIGKILL)

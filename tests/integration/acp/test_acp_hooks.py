@@ -49,3 +49,51 @@ async def test_a_hook_run_is_a_finished_tool_call_card(
     [ls] = [s for s in starts if s.title.startswith("ls")]
     [result] = [u for u in host.of("tool_call_update") if u.tool_call_id == ls.tool_call_id]
     assert result.status == "failed"
+
+
+GATE = (
+    "import json, sys; event = json.load(sys.stdin); "
+    "sys.exit(0) if 'forbidden' not in event['prompt'] else "
+    "(print('not that prompt', file=sys.stderr), sys.exit(2))"
+)
+FREEZE = (
+    "import json, sys; json.load(sys.stdin); "
+    "print(json.dumps({'continue': False, 'stopReason': 'release freeze'}))"
+)
+
+
+async def test_a_turn_a_hook_stopped_has_its_acp_stop_reason(
+    project: Path, acp_env: dict[str, str], tmp_path: Path, agent_python: str
+) -> None:
+    """A prompt a UserPromptSubmit hook kept out of the session is `refusal`; a turn a Stop
+    hook stopped after its reply is `end_turn`; both say `hook_stopped` in `_meta`."""
+    hooks: dict[str, object] = {}
+    for event, code in (("UserPromptSubmit", GATE), ("Stop", FREEZE)):
+        script = project / f"{event.lower()}.py"
+        script.write_text(code, encoding="utf-8")
+        hooks[event] = [{"hooks": [{"command": f"{sys.executable} {script}"}]}]
+    folder = Path(acp_env["XDG_CONFIG_HOME"]) / "shard"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
+    model = write_script(tmp_path, [{"text": "Hello once."}])
+    host = AcpHost()
+    stderr = tmp_path / "stderr"
+    async with acp_agent(host, acp_env, "--model", model, stderr=stderr, python=agent_python) as (
+        conn,
+        _p,
+        _i,
+    ):
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        blocked = await conn.prompt(session_id=new.session_id, prompt=text_prompt("forbidden"))
+        assert host.text() == ""  # the model never saw it
+        stopped = await conn.prompt(session_id=new.session_id, prompt=text_prompt("hello"))
+    assert blocked.stop_reason == "refusal"
+    said = {"stopReason": "hook_stopped", "hook": "UserPromptSubmit", "reason": "not that prompt"}
+    assert blocked.field_meta == {"shard": said}
+    assert stopped.stop_reason == "end_turn"
+    said = {"stopReason": "hook_stopped", "hook": "Stop", "reason": "release freeze"}
+    assert stopped.field_meta == {"shard": said}
+    assert host.text() == "Hello once."
+    cards = [s for s in host.of("tool_call") if s.tool_call_id.startswith("hook-")]
+    ran = [(c.raw_input["event"], c.raw_input["decision"]) for c in cards]
+    assert ran == [("UserPromptSubmit", "block"), ("UserPromptSubmit", "none"), ("Stop", "stop")]
