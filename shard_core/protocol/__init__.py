@@ -64,6 +64,7 @@ from shard_core.protocol.orchestrator import (
     OrchestratorEvent,
     PermissionConfig,
     RuntimeState,
+    WorkflowUpdatedEvent,
 )
 from shard_core.protocol.version import PROTOCOL_VERSION
 
@@ -129,6 +130,7 @@ __all__ = [
     "UiResolvedEvent",
     "UiResponseCommand",
     "UsageEvent",
+    "WorkflowUpdatedEvent",
     "encode_record",
     "read_records",
 ]

@@ -175,11 +175,25 @@ class JobUpdatedEvent(WireModel):
     ts: float
 
 
+class WorkflowUpdatedEvent(WireModel):
+    """A workflow run in the gateway changed: started, a step's job launched, a question put
+    or answered (`run.pending`: the question every client shows until someone answers it),
+    ended. `run` is the run as `GET /shard/api/workflows` lists it (no inputs, no result)."""
+
+    type: Literal["workflow_updated"] = "workflow_updated"
+    seq: int = Field(default=0, ge=0)
+    run_id: str = Field(pattern=r"^wf-[A-Za-z0-9_-]+$")
+    state: Literal["running", "completed", "failed", "cancelled"]
+    run: dict[str, Any] = Field(description="the run's summary")
+    ts: float
+
+
 OrchestratorEvent = Annotated[
     AgentSpawnedEvent
     | AgentExitedEvent
     | AgentStatusChangedEvent
     | AgentsSnapshotEvent
-    | JobUpdatedEvent,
+    | JobUpdatedEvent
+    | WorkflowUpdatedEvent,
     Field(discriminator="type"),
 ]

@@ -6,18 +6,23 @@ shard workflow run --resume wf-1a2b3c4d5e6f     replay what finished, run what d
 shard workflow list
 shard workflow status wf-1a2b3c4d5e6f
 shard workflow cancel wf-1a2b3c4d5e6f
+shard workflow run fix.py --gateway --follow    a durable job in the gateway, followed here
+shard workflow list --gateway --url http://127.0.0.1:8888/
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 from pathlib import Path
 
+from shard_core.contracts.ui import QuestionAnswer, QuestionPrompt
 from shard_core.engine.state import shard_home
 from shard_core.types import AssistantMessage, MessageEntry
 from shard_core.types.errors import ConfigError
 from shard_kernel.exit_codes import ExitCode
+from shard_kernel.workflows.engine import Asker, no_one
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,12 +43,36 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--allow", action="append", default=[], help="an allow rule for the agents")
     run.add_argument("--max-agents", type=int, metavar="N", help="the most agents the run makes")
     run.add_argument("--deadline", type=float, metavar="S", help="seconds the run may take")
+    run.add_argument("--follow", action="store_true", help="with --gateway: follow it to its end")
     run.set_defaults(handler=_run)
-    verbs.add_parser("list", help="the runs, oldest first").set_defaults(handler=_list)
+    listing = verbs.add_parser("list", help="the runs, oldest first")
+    listing.set_defaults(handler=_list)
+    parsers = [run, listing]
     for verb, handler in (("status", _status), ("cancel", _cancel)):
         one = verbs.add_parser(verb, help=f"{verb} one run")
         one.add_argument("run")
         one.set_defaults(handler=handler)
+        parsers.append(one)
+    for verb in parsers:
+        where = "in the gateway (a durable job there), not in this process"
+        verb.add_argument("--gateway", action="store_true", help=where)
+        verb.add_argument("--url", help="the gateway (default: $SHARD_GATEWAY_URL, else found)")
+        verb.add_argument("--token", help="its token (default: $SHARD_GATEWAY_TOKEN)")
+
+
+def _remote(args: argparse.Namespace) -> bool:
+    return bool(args.gateway or args.url)
+
+
+def _in_gateway(args: argparse.Namespace, inputs: dict[str, str] | None = None) -> int:
+    from shard_kernel.commands import workflow_gateway
+    from shard_kernel.remote.link import GatewayError
+
+    work = workflow_gateway.show(args) if inputs is None else workflow_gateway.run(args, inputs)
+    try:
+        return asyncio.run(work)
+    except GatewayError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _inputs(pairs: list[str]) -> dict[str, str]:
@@ -61,6 +90,10 @@ def _run(args: argparse.Namespace) -> int:
 
     if (args.file is None) == (args.resume is None):
         raise ConfigError("give a workflow FILE, or --resume RUN (not both)")
+    if _remote(args) and args.resume:
+        raise ConfigError("a gateway resumes its runs itself (after a restart too): no --resume")
+    if args.follow and not _remote(args):
+        raise ConfigError("--follow follows a run in the gateway: add --gateway")
     home = shard_home()
 
     async def agent(task: str, definition: str | None, cwd: str | None, model: str | None) -> str:
@@ -69,9 +102,12 @@ def _run(args: argparse.Namespace) -> int:
     for name, value in (("--max-agents", args.max_agents), ("--deadline", args.deadline)):
         if value is not None and value <= 0:
             raise ConfigError(f"{name} must be more than 0")
+    if _remote(args):
+        return _in_gateway(args, _inputs(args.input))
     file = Path(args.file) if args.file else Path()
     bounds = {"max_agents": args.max_agents, "deadline": args.deadline}
-    run = run_workflow(home, file, _inputs(args.input), agent, args.resume, **bounds)
+    asker = _terminal_asker() if sys.stdin.isatty() else no_one
+    run = run_workflow(home, file, _inputs(args.input), agent, args.resume, **bounds, asker=asker)
     record, wf = asyncio.run(run)
     counts = f" ({wf.ran} ran, {wf.replayed} replayed)" if wf is not None else ""
     print(f"workflow {record.id}: {record.state}{counts}")
@@ -102,9 +138,23 @@ async def _agent_report(
         await agent.close()
 
 
+def _terminal_asker() -> Asker:
+    """`wf.ask` in a local run: the question on this terminal (ask_user's terminal prompt)."""
+    from shard_kernel.terminal.bridge import TerminalBridge
+
+    bridge = TerminalBridge()
+
+    async def ask(_n: int, prompt: QuestionPrompt) -> QuestionAnswer | None:
+        return await bridge.question(prompt)
+
+    return ask
+
+
 def _list(args: argparse.Namespace) -> int:
     from shard_kernel.workflows import Journal
 
+    if _remote(args):
+        return _in_gateway(args)
     for record in Journal.all(shard_home()):
         print(f"{record.id}  {record.state:<9}  {record.file}")
     return ExitCode.OK
@@ -113,6 +163,8 @@ def _list(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     from shard_kernel.workflows import Journal
 
+    if _remote(args):
+        return _in_gateway(args)
     journal = Journal(shard_home(), args.run)
     record = journal.record()
     print(f"{record.id}: {record.state} ({record.file})")
@@ -127,6 +179,8 @@ def _status(args: argparse.Namespace) -> int:
 def _cancel(args: argparse.Namespace) -> int:
     from shard_kernel.workflows import Journal
 
+    if _remote(args):
+        return _in_gateway(args)
     journal = Journal(shard_home(), args.run)
     record = journal.record()
     if record.state != "running":

@@ -25,7 +25,13 @@ from shard_kernel.gateway.events_socket import SOCKET_ROUTES
 from shard_kernel.gateway.extension import load_extension
 from shard_kernel.gateway.grants import GRANT_ROUTES
 from shard_kernel.gateway.handlers import ROUTES, TRUST_KEY
-from shard_kernel.gateway.jobs import JOB_ROUTES, Coordinator, install_jobs, start_jobs
+from shard_kernel.gateway.jobs import (
+    JOB_ROUTES,
+    WORKFLOW_ROUTES,
+    Coordinator,
+    install_jobs,
+    start_jobs,
+)
 from shard_kernel.gateway.terminals import TERMINAL_ROUTES
 from shard_kernel.gateway_reach import SERVER_SETTING
 
@@ -34,6 +40,7 @@ ALL_ROUTES: tuple[tuple[str, type[Any]], ...] = (
     *GRANT_ROUTES,
     *SOCKET_ROUTES,
     *JOB_ROUTES,
+    *WORKFLOW_ROUTES,
     *TERMINAL_ROUTES,
 )
 """Every route the gateway serves (path relative to base_url, handler), in one table."""

@@ -8,6 +8,7 @@ import sys
 from typing import TextIO
 
 from shard_core.contracts import PermissionAnswer, PermissionPrompt
+from shard_core.contracts.ui import QuestionAnswer, QuestionPrompt, question_problem
 from shard_kernel.terminal.escape import terminal_safe
 
 CHOICES = {
@@ -58,6 +59,24 @@ class TerminalBridge:
             scope=scope,
         )
 
+    async def question(self, prompt: QuestionPrompt) -> QuestionAnswer | None:
+        """An ask_user question: numbers pick choices (comma-separated when it takes several),
+        other text is the person's own words when it allows them; asked again until the answer
+        fits; an empty line (or closed stdin) leaves it unanswered."""
+        listing = "\n".join(f"  {n}. {c}" for n, c in enumerate(prompt.choices, 1))
+        kind = "numbers, comma-separated" if prompt.multi else "a number"
+        other = ", or your own words" if prompt.allow_other else ""
+        ask = f"\n? {prompt.question}\n{listing}\n  answer ({kind}{other}; empty: no answer): "
+        while True:
+            raw = await self._ask(ask)
+            if not raw:
+                return None
+            values = picked(raw, prompt.choices, prompt.multi)
+            problem = question_problem(prompt, values)
+            if problem is None:
+                return QuestionAnswer(tuple(values), "terminal")
+            ask = f"  {problem}; answer again: "
+
     async def select(self, title: str, options: list[str], message: str = "") -> str | None:
         listing = "\n".join(f"  {i + 1}. {o}" for i, o in enumerate(options))
         raw = await self._ask(f"\n? {title}\n{message}\n{listing}\n  number: ")
@@ -73,3 +92,9 @@ class TerminalBridge:
 
     async def notify(self, title: str, message: str = "") -> None:
         print(terminal_safe(f"· {title} {message}"), file=self.out, flush=True)
+
+
+def picked(line: str, choices: tuple[str, ...] | list[str], multi: bool) -> list[str]:
+    """The choices a typed line names: numbers pick choices, other text stays as typed."""
+    parts = [p.strip() for p in line.split(",")] if multi else [line.strip()]
+    return [choices[int(p) - 1] if p.isdigit() and 0 < int(p) <= len(choices) else p for p in parts]

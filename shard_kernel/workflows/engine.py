@@ -17,16 +17,27 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import inspect
+import json
 import traceback
 from collections.abc import Awaitable, Callable, Generator
 from pathlib import Path
 from typing import Any
 
+from shard_core.contracts.ui import QuestionAnswer, QuestionPrompt
 from shard_core.types.errors import ShardError
 from shard_kernel.workflows.journal import Journal, RunRecord, StepRecord
 
 Runner = Callable[[str, str | None, str | None, str | None], Awaitable[str]]
 """(task, definition, cwd, model) -> the agent's report"""
+Asker = Callable[[int, QuestionPrompt], Awaitable[QuestionAnswer | None]]
+"""(step number, question) -> the person's answer, None when no one can answer"""
+MAX_CHOICES = 12
+
+
+async def no_one(_n: int, _prompt: QuestionPrompt) -> QuestionAnswer | None:
+    return None
+
+
 PREVIOUS = "{previous}"
 
 
@@ -58,11 +69,13 @@ class Workflow:
         inputs: dict[str, str],
         runner: Runner,
         max_agents: int | None = None,
+        asker: Asker = no_one,
     ) -> None:
         self.journal = journal
         self.max_agents = max_agents
         self.inputs = dict(inputs)
         self._runner = runner
+        self._asker = asker
         self._recorded = journal.steps()
         self._next = 0
         self.made: list[AgentStep] = []
@@ -98,6 +111,38 @@ class Workflow:
             report = await self.agent(task.replace(PREVIOUS, report), definition=definition)
         return report
 
+    async def ask(
+        self,
+        question: str,
+        choices: list[str] | tuple[str, ...],
+        *,
+        allow_other: bool = False,
+        multi: bool = False,
+    ) -> str | list[str] | None:
+        """A question to the person: their choice (a list with `multi`), None when no one can
+        answer. A step like `wf.agent`: a resumed run replays the recorded answer."""
+        prompt = _question(question, choices, allow_other, multi)
+        n = self._number()
+        recorded = self._recorded.get(n)
+        if recorded is not None:
+            if recorded.kind != "ask" or recorded.asked != prompt.question:
+                raise WorkflowError(
+                    f"step {n} is not what this run recorded (it asked {recorded.asked!r}); "
+                    "the file changed since: start a new run"
+                )
+            self.replayed += 1
+            values = json.loads(recorded.result)
+        else:
+            answer = await self._asker(n, prompt)
+            values = None if answer is None else list(answer.values)
+            by = None if answer is None else answer.decided_by
+            result = json.dumps(values)
+            self.journal.add(StepRecord(n=n, kind="ask", asked=prompt.question, result=result,
+                                        decided_by=by))  # fmt: skip
+        if values is None:
+            return None
+        return list(values) if multi else values[0]
+
     def log(self, text: str) -> None:
         n = self._number()
         if n not in self._recorded:
@@ -123,6 +168,21 @@ class Workflow:
         self.journal.add(StepRecord(n=step.n, kind="agent", asked=step.task, result=report))
         self.ran += 1
         return report
+
+
+def _question(
+    question: object, choices: object, allow_other: object, multi: object
+) -> QuestionPrompt:
+    if not isinstance(question, str) or not question.strip():
+        raise WorkflowError("wf.ask needs a question")
+    if isinstance(choices, str) or not isinstance(choices, list | tuple):
+        raise WorkflowError("wf.ask needs its choices as a list of strings")
+    picked = [" ".join(str(c).split()) for c in choices]
+    if not picked or len(picked) > MAX_CHOICES or not all(picked):
+        raise WorkflowError(f"wf.ask takes 1 to {MAX_CHOICES} choices, each with text")
+    if len(set(picked)) != len(picked):
+        raise WorkflowError("wf.ask: each choice must be different")
+    return QuestionPrompt(question.strip(), tuple(picked), allow_other is True, multi is True)
 
 
 def load_main(path: Path) -> Callable[[Workflow], Awaitable[object]]:
@@ -152,11 +212,16 @@ async def run_workflow(
     *,
     max_agents: int | None = None,
     deadline: float | None = None,
+    asker: Asker = no_one,
+    journal: Journal | None = None,
 ) -> tuple[RunRecord, Workflow | None]:
     """Run (or resume) a workflow; the run's record at its end, and the `wf` it ran with.
     `deadline`: seconds this run of it may take (a resume has its own); then its running
-    steps are stopped and the run fails saying so (what finished stays recorded)."""
-    if resume is not None:
+    steps are stopped and the run fails saying so (what finished stays recorded). `journal`:
+    a run already created (the gateway writes its record before it starts it)."""
+    if journal is not None:
+        file, inputs = Path(journal.record().file), journal.record().inputs
+    elif resume is not None:
         journal = Journal(home, resume)
         record = journal.record()
         journal.save(record.model_copy(update={"state": "running", "error": None}))
@@ -167,7 +232,7 @@ async def run_workflow(
         main = load_main(file)
     except WorkflowError as exc:
         return journal.finish("failed", error=str(exc)), None
-    wf = Workflow(journal, inputs, runner, max_agents)
+    wf = Workflow(journal, inputs, runner, max_agents, asker)
     try:
         result = await asyncio.wait_for(main(wf), deadline)
     except TimeoutError:

@@ -1,5 +1,6 @@
-"""A workflow run on disk: `run.json` (file, inputs, state) and `steps.jsonl`, one line per
-finished step (its number, what it asked, its result), appended as each step ends."""
+"""A workflow run on disk: `run.json` (file, inputs, state; in the gateway also its agent, its
+bounds, its jobs and the question it waits on) and `steps.jsonl`, one line per finished step
+(its number, what it asked, its result), appended as each step ends."""
 
 from __future__ import annotations
 
@@ -17,6 +18,17 @@ from shard_core.types.errors import ConfigError
 RunState = Literal["running", "completed", "failed", "cancelled"]
 
 
+class PendingAsk(BaseModel):
+    """A `wf.ask` waiting for a person: kept in `run.json`, so a restart asks it again."""
+
+    request_id: str = Field(default_factory=lambda: f"wfask-{uuid.uuid4().hex[:12]}")
+    n: int
+    question: str
+    choices: list[str]
+    allow_other: bool = False
+    multi: bool = False
+
+
 class RunRecord(BaseModel):
     id: str = Field(default_factory=lambda: f"wf-{uuid.uuid4().hex[:12]}")
     file: str
@@ -26,13 +38,31 @@ class RunRecord(BaseModel):
     result: str | None = None
     created: float = Field(default_factory=time.time)
     ended: float | None = None
+    where: Literal["local", "gateway"] = "local"
+    agent_id: str | None = None
+    """gateway: the workflow's own agent, the parent its steps' agents are listed under"""
+    started_by: str | None = None
+    """gateway: the agent that started it (its rules bound the steps), if an agent did"""
+    max_agents: int | None = None
+    deadline: float | None = None
+    jobs: list[str] = Field(default_factory=list)
+    """gateway: the subagent job of each agent step, in launch order"""
+    pending: PendingAsk | None = None
+    answered: dict[str, str] = Field(default_factory=dict)
+    """gateway: who answered each settled question (request id -> label)"""
+
+    def summary(self) -> dict[str, object]:
+        """The run without its inputs or result (for lists and events)."""
+        return self.model_dump(mode="json", exclude={"inputs", "result", "answered"})
 
 
 class StepRecord(BaseModel):
     n: int
-    kind: Literal["agent", "log"]
+    kind: Literal["agent", "log", "ask"]
     asked: str
     result: str
+    decided_by: str | None = None
+    """an ask: who answered"""
 
 
 class Journal:

@@ -1,7 +1,8 @@
 """Subagent jobs the gateway owns: durable records (catalog.py), the coordinator that drives
 child kernels (coordinator.py, channel.py), friendly aliases, reports, REST under
 `/shard/api/jobs` (handlers.py), and a `job_updated` orchestrator event on `/shard/api/events`
-for every change of a job's or its runs' states.
+for every change of a job's or its runs' states. Workflow runs are gateway jobs too
+(workflows.py, REST under `/shard/api/workflows`, `workflow_updated` events): each step a job.
 
 `install_jobs` adds them to a server that already has the Shard extension's registry;
 `start_jobs` puts the server's URL and token into its own environment as SHARD_GATEWAY_URL and
@@ -26,7 +27,10 @@ from shard_kernel.gateway.jobs.catalog import JobCatalog
 from shard_kernel.gateway.jobs.coordinator import Coordinator
 from shard_kernel.gateway.jobs.handlers import COORDINATOR_KEY, JOB_ROUTES
 from shard_kernel.gateway.jobs.records import JobRecord
+from shard_kernel.gateway.jobs.workflow_handlers import WORKFLOW_ROUTES, WORKFLOWS_KEY
+from shard_kernel.gateway.jobs.workflows import WorkflowHost, updated_event
 from shard_kernel.gateway.registry import AgentRegistry
+from shard_kernel.workflows import RunRecord as WorkflowRun
 
 URL_VARIABLE = "SHARD_GATEWAY_URL"
 TOKEN_VARIABLE = "SHARD_GATEWAY_TOKEN"
@@ -34,6 +38,7 @@ TOKEN_VARIABLE = "SHARD_GATEWAY_TOKEN"
 __all__ = [
     "COORDINATOR_KEY",
     "JOB_ROUTES",
+    "WORKFLOW_ROUTES",
     "Coordinator",
     "JobCatalog",
     "install_jobs",
@@ -61,6 +66,9 @@ def install_jobs(
             "shard: %s interrupted by the restart", counted(len(interrupted), "subagent job")
         )
     settings[COORDINATOR_KEY] = coordinator
+    host = WorkflowHost(coordinator, serverapp.log)
+    settings[WORKFLOWS_KEY] = coordinator.workflows = host
+    coordinator.on_close = host.close
     watcher = settings.get(WATCHER_KEY)
     if watcher is not None:
         journal = watcher.journal
@@ -75,13 +83,19 @@ def install_jobs(
             )
             journal.publish(event)
 
+        def publish_run(run: WorkflowRun) -> None:
+            journal.publish(updated_event(run))
+
         coordinator.on_change = publish
+        host.on_change = publish_run
     return coordinator
 
 
 def start_jobs(serverapp: Any, coordinator: Coordinator) -> None:
     """On the running loop: deliver pending reports, tell local kernels where the server is."""
     coordinator.start()
+    if isinstance(coordinator.workflows, WorkflowHost):
+        coordinator.workflows.start()
     _advertise(serverapp)
 
 

@@ -20,7 +20,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +87,10 @@ class Coordinator:
         self.backends: dict[str, ChildBackend] = {}
         """who runs a child whose definition names a backend, by kind (`register_backend`)"""
         self._runners: dict[str, ChildRun] = {}  # run id → the backend running it
+        self.workflows: Any = None
+        """the gateway's WorkflowHost (its runs' steps are this coordinator's jobs)"""
+        self.on_close: Callable[[], Awaitable[None]] | None = None
+        """Awaited first at `close` (the workflow host lets go of its runs before the jobs)."""
 
     def register_backend(self, kind: str, backend: ChildBackend) -> None:
         """Run the children of definitions that say `backend: {kind: spec}` with `backend`."""
@@ -108,6 +112,8 @@ class Coordinator:
         reads them as interrupted). From here on nothing is saved: a child whose turn the
         stopping server aborts would otherwise be recorded `stopped` and its job `failed`, and
         could not be relaunched as interrupted."""
+        if self.on_close is not None:
+            await self.on_close()
         self._closing = True
         tasks = list(self._tasks)
         for task in tasks:
@@ -119,8 +125,9 @@ class Coordinator:
 
     # ------------------------------------------------------------ launch
 
-    def launch(self, request: LaunchRequest) -> JobRecord:
-        """Accept a job: validate everything, allocate ids and aliases, persist, then start."""
+    def launch(self, request: LaunchRequest, place: dict[str, str] | None = None) -> JobRecord:
+        """Accept a job: validate everything, allocate ids and aliases, persist, then start.
+        `place`: a workflow step's own `cwd` and `model` for its children (never rules)."""
         parent = self._parent(request.parent)
         definition = self._definition(parent, request.agent)
         self._check_backend(definition)
@@ -144,7 +151,7 @@ class Coordinator:
             alias = aliases.allocate(pool, taken)
             taken.append(alias)
             agent_id = new_id("agent")
-            self._save_child(parent, definition, agent_id, alias, now)
+            self._save_child(parent, definition, agent_id, alias, now, place)
             if fork is not None:
                 start_from(self.home, agent_id, parent.cwd, fork)
             job.runs.append(RunRecord(index=index, task=task, agent_id=agent_id, alias=alias))
@@ -247,13 +254,15 @@ class Coordinator:
         agent_id: str,
         alias: str,
         now: float,
+        place: dict[str, str] | None = None,
     ) -> None:
         taken = {m.name.casefold() for m in self.registry.manifests.values()}
         name = f"{aliases.display(definition.name if definition else None, alias)} ({parent.name})"
         if name.casefold() in taken:
             name = f"{name} {agent_id[-4:]}"
         manifest = child_manifest(parent, definition, agent_id=agent_id, name=name, created=now)
-        manifest = manifest.model_copy(update={"parent_agent_id": parent.id, "alias": alias})
+        update = {"parent_agent_id": parent.id, "alias": alias, **(place or {})}
+        manifest = manifest.model_copy(update=update)
         self.registry.store.save(manifest)
         self.registry.manifests[agent_id] = manifest
 

@@ -16,7 +16,7 @@ from shard_kernel.gateway.application import ALL_ROUTES, ShardGateway
 from shard_kernel.gateway.events_socket import SOCKET_ROUTES
 from shard_kernel.gateway.grants import GRANT_ROUTES
 from shard_kernel.gateway.handlers import ROUTES, TRUST_KEY
-from shard_kernel.gateway.jobs import COORDINATOR_KEY, JOB_ROUTES
+from shard_kernel.gateway.jobs import COORDINATOR_KEY, JOB_ROUTES, WORKFLOW_ROUTES
 from shard_kernel.gateway.terminals import TERMINAL_ROUTES
 from shard_kernel.gateway_reach import kernel_gateway_env
 
@@ -50,7 +50,8 @@ def test_the_kernels_reach_url_defaults_to_its_variable(monkeypatch: pytest.Monk
 def test_every_route_table_is_served_from_one_place() -> None:
     app = ShardGateway()
     app.initialize_handlers()
-    routes = [*ROUTES, *GRANT_ROUTES, *SOCKET_ROUTES, *JOB_ROUTES, *TERMINAL_ROUTES]
+    routes = [*ROUTES, *GRANT_ROUTES, *SOCKET_ROUTES, *JOB_ROUTES, *WORKFLOW_ROUTES,
+              *TERMINAL_ROUTES]  # fmt: skip
     assert app.handlers == routes == list(ALL_ROUTES)
 
 

@@ -1,0 +1,290 @@
+"""WorkflowHost: workflow runs as durable gateway jobs.
+
+A run gets an agent of its own (a manifest, no kernel: "workflow fix.py"), the parent its steps'
+agents are listed under in the panel and the dashboard; its rules are those of whoever started
+it (the starting agent's, or the create request's), so a step's agent, a subagent job of it
+(coordinator.py), never gets more. Each `wf.agent` is one job, its id kept in `run.json`; each
+finished step is a line of `steps.jsonl` (shard_kernel.workflows.journal). At start the gateway
+resumes every run still `running` on disk: recorded steps are replayed, not run again. A
+`wf.ask` waits in `run.json` (`pending`) until someone answers it over REST, first answer
+wins; every change is a `workflow_updated` event on `/shard/api/events`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from shard_core.contracts.ui import QuestionAnswer, QuestionPrompt, question_problem
+from shard_core.protocol.orchestrator import PermissionConfig, WorkflowUpdatedEvent
+from shard_kernel.gateway.jobs.coordinator import Coordinator
+from shard_kernel.gateway.jobs.launch import LaunchError, LaunchRequest
+from shard_kernel.gateway.manifest import AgentManifest, new_agent_id
+from shard_kernel.workflows import Journal, RunRecord, WorkflowError, run_workflow
+from shard_kernel.workflows.journal import PendingAsk
+
+WAIT_SLICE = 3600.0
+CLOSE_SECONDS = 10.0
+
+
+class WorkflowConflictError(RuntimeError):
+    """The run or question is not in a state for that (409)."""
+
+
+class WorkflowHost:
+    def __init__(self, coordinator: Coordinator, log: logging.Logger) -> None:
+        self.coordinator = coordinator
+        self.registry = coordinator.registry
+        self.home = coordinator.home
+        self.log = log
+        self.on_change: Callable[[RunRecord], None] | None = None
+        self._tasks: dict[str, asyncio.Task[Any]] = {}
+        self._active: dict[str, set[str]] = {}  # run id -> its running jobs
+        self._asks: dict[str, asyncio.Future[QuestionAnswer]] = {}  # request id -> its answer
+        self._closing = False
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        """On the running loop: resume every gateway run a stop or crash left running."""
+        for record in Journal.all(self.home):
+            if record.where == "gateway" and record.state == "running":
+                self.log.info("shard: resuming workflow %s", record.id)
+                self._spawn(record.id)
+
+    async def close(self) -> None:
+        """At server stop: let go of the runs (they stay `running`, resumed at the next start)."""
+        self._closing = True
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), CLOSE_SECONDS)
+
+    # ------------------------------------------------------------ runs
+
+    def launch(
+        self,
+        file: Path,
+        inputs: dict[str, str],
+        *,
+        starter: str | None,
+        cwd: Path | None,
+        model: str | None,
+        permissions: PermissionConfig | None,
+        max_agents: int | None,
+        deadline: float | None,
+    ) -> RunRecord:
+        """Write the run and its agent, then start it (LaunchError: what to fix)."""
+        if not file.is_file():
+            raise LaunchError(f"no workflow file at {file}")
+        record = RunRecord(file=str(file), inputs=inputs, where="gateway", started_by=starter,
+                           max_agents=max_agents, deadline=deadline)  # fmt: skip
+        agent = self._agent(file, record.id, starter, cwd or file.parent, model, permissions)
+        record.agent_id = agent.id
+        self.registry.store.save(agent)
+        self.registry.manifests[agent.id] = agent
+        Journal.create(self.home, record)
+        self._tell(record)
+        self._spawn(record.id)
+        return record
+
+    def _agent(
+        self,
+        file: Path,
+        run_id: str,
+        starter: str | None,
+        cwd: Path,
+        model: str | None,
+        permissions: PermissionConfig | None,
+    ) -> AgentManifest:
+        """The run's own agent: the starter's rules (and mode), or the request's."""
+        if not cwd.is_dir():
+            raise LaunchError(f"cwd: no folder at {cwd}")
+        base: dict[str, Any] = {"permissions": permissions or PermissionConfig(), "mode": "build"}
+        if starter is not None:
+            parent = self.registry.manifests.get(starter)
+            if parent is None:
+                raise LaunchError(f"agent: no agent {starter} in this gateway")
+            if permissions is not None:
+                raise LaunchError("a workflow an agent starts has that agent's rules: drop them")
+            base = {"permissions": parent.permissions, "mode": parent.mode,
+                    "headless_policy": parent.headless_policy, "parent_agent_id": parent.id,
+                    "model": model or parent.model}  # fmt: skip
+        return AgentManifest(
+            id=new_agent_id(), name=f"workflow {file.name} ({run_id})", cwd=str(cwd.resolve()),
+            **{"model": model, **base}, rules_from="the workflow's starter",
+        )  # fmt: skip
+
+    def journal(self, run_id: str) -> Journal:
+        journal = Journal(self.home, run_id)
+        if journal.record().where != "gateway":
+            raise KeyError(run_id)
+        return journal
+
+    def runs(self) -> list[RunRecord]:
+        return [r for r in Journal.all(self.home) if r.where == "gateway"]
+
+    def _spawn(self, run_id: str) -> None:
+        task = asyncio.ensure_future(self._drive(run_id))
+        self._tasks[run_id] = task
+        task.add_done_callback(lambda _t: self._tasks.pop(run_id, None))
+
+    async def _drive(self, run_id: str) -> None:
+        journal = Journal(self.home, run_id)
+        record = journal.record()
+        self._active[run_id] = set()
+
+        async def agent(
+            task: str, definition: str | None, cwd: str | None, model: str | None
+        ) -> str:
+            return await self._step(journal, task, definition, cwd, model)
+
+        async def ask(n: int, prompt: QuestionPrompt) -> QuestionAnswer | None:
+            return await self._ask(journal, n, prompt)
+
+        try:
+            end, _wf = await run_workflow(
+                self.home, Path(record.file), record.inputs, agent, journal=journal,
+                max_agents=record.max_agents, deadline=record.deadline, asker=ask,
+            )  # fmt: skip
+            self._tell(end)
+        except asyncio.CancelledError:
+            if not self._closing and journal.record().state == "running":
+                self._tell(journal.finish("cancelled", pending=None))
+            raise
+        except Exception as exc:  # the host's own failure ends the run, never the gateway
+            self.log.warning("shard: workflow %s failed", run_id, exc_info=True)
+            self._tell(journal.finish("failed", error=f"{type(exc).__name__}: {exc}"))
+        finally:
+            if not self._closing:
+                for job_id in self._active.pop(run_id, set()):
+                    with contextlib.suppress(Exception):
+                        await self.coordinator.stop(None, job_id)
+
+    async def _step(
+        self,
+        journal: Journal,
+        task: str,
+        definition: str | None,
+        cwd: str | None,
+        model: str | None,
+    ) -> str:
+        """One `wf.agent`: a subagent job of the run's agent; its report, or WorkflowError."""
+        record = journal.record()
+        assert record.agent_id is not None
+        place = {k: v for k, v in (("model", model), ("cwd", _folder(cwd, record))) if v}
+        try:
+            request = LaunchRequest(parent=record.agent_id, task=task, agent=definition)
+            job = self.coordinator.launch(request, place)
+        except (LaunchError, ValueError) as exc:
+            raise WorkflowError(str(exc)) from None
+        active = self._active.setdefault(record.id, set())
+        active.add(job.id)
+        now = journal.record()
+        journal.save(now.model_copy(update={"jobs": [*now.jobs, job.id]}))
+        self._tell(journal.record())
+        while not await self.coordinator.wait([job], WAIT_SLICE, True):
+            pass
+        active.discard(job.id)
+        run = job.runs[0]
+        if run.state != "completed":
+            raise WorkflowError(f"the agent {run.alias} of step {task[:60]!r} {run.state}: "
+                                f"{run.reason or 'no reason given'}")  # fmt: skip
+        return run.report or ""
+
+    async def cancel(self, run_id: str) -> RunRecord:
+        journal = self.journal(run_id)
+        if journal.record().state != "running":
+            raise WorkflowConflictError(f"run {run_id} is {journal.record().state}, not running")
+        record = journal.finish("cancelled", pending=None)
+        task = self._tasks.get(run_id)
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tell(record)
+        return record
+
+    # ------------------------------------------------------------ questions
+
+    async def _ask(self, journal: Journal, n: int, prompt: QuestionPrompt) -> QuestionAnswer:
+        """Put the question in `run.json` (the same request id again after a restart) and wait
+        for the first valid answer."""
+        record = journal.record()
+        old = record.pending
+        pending = PendingAsk(n=n, question=prompt.question, choices=list(prompt.choices),
+                             allow_other=prompt.allow_other, multi=prompt.multi)  # fmt: skip
+        if old is not None and (old.n, old.question) == (n, prompt.question):
+            pending = pending.model_copy(update={"request_id": old.request_id})
+        future = self._future(pending.request_id)
+        journal.save(record.model_copy(update={"pending": pending}))
+        self._tell(journal.record())
+        try:
+            answer = await future
+        finally:
+            self._asks.pop(pending.request_id, None)
+        record = journal.record()
+        answered = {**record.answered, pending.request_id: answer.decided_by}
+        journal.save(record.model_copy(update={"pending": None, "answered": answered}))
+        self._tell(journal.record())
+        return answer
+
+    def answer(self, run_id: str, request_id: str, values: list[str], label: str) -> RunRecord:
+        """The first valid answer settles the question; a later one is a conflict naming who
+        answered, an invalid one a ValueError (the question stays open)."""
+        record = self.journal(run_id).record()
+        if request_id in record.answered:
+            by = record.answered[request_id]
+            raise WorkflowConflictError(f"the question was already answered by {by}")
+        pending = record.pending
+        if pending is None or pending.request_id != request_id:
+            raise WorkflowConflictError(f"run {run_id} has no open question {request_id}")
+        # a resumed run may not have reached its question yet: the answer waits for it
+        future = self._future(request_id)
+        if future.done():
+            raise WorkflowConflictError(f"the question {request_id} was just answered")
+        prompt = QuestionPrompt(pending.question, tuple(pending.choices), pending.allow_other,
+                                pending.multi)  # fmt: skip
+        problem = question_problem(prompt, values)
+        if problem is not None:
+            raise ValueError(f"{problem}; the question is still open")
+        future.set_result(QuestionAnswer(tuple(values), label))
+        return record
+
+    def _future(self, request_id: str) -> asyncio.Future[QuestionAnswer]:
+        future = self._asks.get(request_id)
+        if future is None:
+            future = self._asks[request_id] = asyncio.get_running_loop().create_future()
+        return future
+
+    # ------------------------------------------------------------ events
+
+    def _tell(self, record: RunRecord) -> None:
+        if self.on_change is None:
+            return
+        try:
+            self.on_change(record)
+        except Exception:  # the events are a view: a failure there never stops a run
+            self.log.warning("shard: could not publish workflow %s", record.id, exc_info=True)
+
+
+def updated_event(record: RunRecord) -> WorkflowUpdatedEvent:
+    return WorkflowUpdatedEvent(
+        run_id=record.id, state=record.state, run=record.summary(), ts=time.time()
+    )
+
+
+def _folder(cwd: str | None, record: RunRecord) -> str | None:
+    """A step's own folder: relative to the workflow file's, and it must exist."""
+    if cwd is None:
+        return None
+    folder = (Path(record.file).parent / cwd).expanduser().resolve()
+    if not folder.is_dir():
+        raise WorkflowError(f"wf.agent cwd: no folder at {folder}")
+    return str(folder)

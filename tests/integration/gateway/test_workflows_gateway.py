@@ -1,0 +1,230 @@
+"""Workflows as durable gateway jobs on a real `shard gateway`: three scripted agents (two in
+parallel, one chained on their reports) write a.txt/b.txt/c.txt; the gateway and its kernels
+are SIGKILLed while the third runs; a restarted gateway resumes the run, replays the finished
+steps (not run again: one job and one turn each) and runs the third. A `wf.ask` is on every
+events subscriber, survives a restart while pending, refuses an answer that is no choice, and
+the first answer wins; `shard workflow run --gateway --follow` answers one on stdin."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from shard_core.protocol.orchestrator import WorkflowUpdatedEvent
+from shard_kernel.remote.events import EventFeed
+from shard_kernel.remote.link import GatewayLink
+from tests.integration.gateway.conftest import TOKEN, Server, Servers, alive, api, body
+
+WORKFLOW = """
+async def main(wf):
+    a, b = await wf.parallel(
+        wf.agent("write a.txt", model=wf.inputs["a"]),
+        wf.agent("write b.txt", model=wf.inputs["b"]),
+    )
+    wf.log("both wrote")
+    return await wf.agent(f"combine: {a} + {b}", model=wf.inputs["c"])
+"""
+ASKING = """
+async def main(wf):
+    pick = await wf.ask("Which file?", ["a.txt", "b.txt"])
+    return await wf.agent(f"write {pick}", model=wf.inputs[pick])
+"""
+ALLOW = ["Write(a.txt)", "Write(b.txt)", "Write(c.txt)"]
+
+
+def _writer(folder: Path, name: str, text: str, report: str, delay: float = 0) -> str:
+    call = {"name": "write", "input": {"path": name, "content": text}}
+    script = {"name": name, "steps": [{"tool_calls": [call], "delay": delay}, {"text": report}]}
+    path = folder / f"{name}.json"
+    path.write_text(json.dumps(script))
+    return f"scripted/{path}"
+
+
+async def _start(server: Server, file: Path, work: Path, inputs: dict[str, str]) -> dict[str, Any]:
+    started = await api(server, "POST", "/shard/api/workflows", {
+        "file": str(file), "cwd": str(work), "inputs": inputs, "permissions": {"allow": ALLOW}
+    })  # fmt: skip
+    assert started.code == 201, started.body
+    return body(started)
+
+
+async def _run(server: Server, run_id: str) -> dict[str, Any]:
+    got = await api(server, "GET", f"/shard/api/workflows/{run_id}")
+    assert got.code == 200, got.body
+    return body(got)
+
+
+async def _until(server: Server, run_id: str, done: Any, within: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + within
+    while not done(run := await _run(server, run_id)):
+        assert time.monotonic() < deadline, run
+        await asyncio.sleep(0.2)
+    return run
+
+
+async def _jobs(server: Server, parent: str) -> list[dict[str, Any]]:
+    return body(await api(server, "GET", f"/shard/api/jobs?parent={parent}"))["jobs"]
+
+
+def _crash(server: Server) -> None:
+    """SIGKILL the gateway and every kernel it started (a machine losing power)."""
+    pids = server.kernels()
+    os.kill(server.proc.pid, signal.SIGKILL)
+    server.proc.wait(30)
+    for pid in pids:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+async def test_three_agents_survive_a_gateway_crash_and_resume(
+    servers: Servers, workspace: Path, tmp_path: Path
+) -> None:
+    inputs = {
+        "a": _writer(tmp_path, "a.txt", "A\n", "wrote A"),
+        "b": _writer(tmp_path, "b.txt", "B\n", "wrote B"),
+        "c": _writer(tmp_path, "c.txt", "A+B\n", "combined", delay=8),
+    }
+    flow = tmp_path / "flow.py"
+    flow.write_text(WORKFLOW)
+    server = servers.start()
+    run = await _start(server, flow, workspace, inputs)
+    run_id, agent_id = run["id"], run["agent_id"]
+
+    def third_running(r: dict[str, Any]) -> bool:
+        return len(r["jobs"]) == 3 and sum(s["kind"] == "agent" for s in r["steps"]) == 2
+
+    third_job = (await _until(server, run_id, third_running))["jobs"][2]
+    state, deadline = "queued", time.monotonic() + 60
+    while state != "running":  # the third agent's turn is in its scripted delay
+        state = body(await api(server, "GET", f"/shard/api/jobs/{third_job}"))["runs"][0]["state"]
+        assert time.monotonic() < deadline, state
+        await asyncio.sleep(0.2)
+    listed = body(await api(server, "GET", "/shard/api/agents"))["agents"]
+    children = [a for a in listed if a.get("parent_agent_id") == agent_id]
+    assert len(children) == 3  # the steps' agents are listed under the workflow's agent
+    _crash(server)
+    assert not (workspace / "c.txt").exists()
+
+    again = servers.start()
+    ended = await _until(again, run_id, lambda r: r["state"] != "running")
+    assert (ended["state"], ended["error"], ended["result"]) == ("completed", None, "combined")
+    assert [(workspace / f).read_text() for f in ("a.txt", "b.txt", "c.txt")] == [
+        "A\n", "B\n", "A+B\n"
+    ]  # fmt: skip
+    assert [(s["n"], s["kind"]) for s in ended["steps"]] == [
+        (0, "agent"), (1, "agent"), (2, "log"), (3, "agent")
+    ]  # fmt: skip
+    jobs = {j["id"]: j for j in await _jobs(again, agent_id)}
+    assert len(ended["jobs"]) == 4  # one more than the steps: the third ran twice
+    assert set(ended["jobs"]) == set(jobs)
+    states = [jobs[j]["state"] for j in ended["jobs"]]
+    assert states == ["completed", "completed", "interrupted", "completed"]
+    home = Path(again.env["SHARD_HOME"])
+    for job_id, task in zip(ended["jobs"][:2], ("write a.txt", "write b.txt"), strict=True):
+        child = jobs[job_id]["runs"][0]["agent_id"]  # the finished steps ran once: one prompt
+        logs = list((home / "agents" / child / "sessions").glob("*.jsonl"))
+        lines = [x for f in logs for x in f.read_text().splitlines() if '"type":"message"' in x]
+        prompts = [x for x in lines if f'"{task}"' in x]
+        assert len(logs) == 1
+        assert len(prompts) == 1, prompts
+
+
+async def _pending_event(feed: EventFeed, run_id: str) -> WorkflowUpdatedEvent:
+    async def wait() -> WorkflowUpdatedEvent:
+        while True:
+            event = await feed.next_event()
+            if not isinstance(event, WorkflowUpdatedEvent) or event.run_id != run_id:
+                continue
+            if event.run["pending"] is not None:
+                return event
+
+    return await asyncio.wait_for(wait(), 120)
+
+
+async def test_a_question_survives_a_restart_and_the_first_answer_wins(
+    servers: Servers, workspace: Path, tmp_path: Path
+) -> None:
+    inputs = {"a.txt": _writer(tmp_path, "a.txt", "A\n", "wrote A"),
+              "b.txt": _writer(tmp_path, "b.txt", "B\n", "wrote B")}  # fmt: skip
+    flow = tmp_path / "asking.py"
+    flow.write_text(ASKING)
+    server = servers.start()
+    feed = EventFeed(GatewayLink(server.url, TOKEN))
+    await feed.connect()
+    run_id = (await _start(server, flow, workspace, inputs))["id"]
+    asked = (await _pending_event(feed, run_id)).run["pending"]  # every subscriber sees it
+    await feed.close()
+    assert (asked["question"], asked["choices"]) == ("Which file?", ["a.txt", "b.txt"])
+
+    server.stop()  # a restart while the question is open
+    again = servers.start()
+    pending = (await _run(again, run_id))["pending"]
+    assert pending == asked  # the same question, the same request id
+    path = f"/shard/api/workflows/{run_id}/answer"
+    wrong = await api(again, "POST", path, {"request_id": asked["request_id"], "value": "c.txt"})
+    assert wrong.code == 400, wrong.body
+    assert (
+        "'c.txt' is not one of the choices: 'a.txt', 'b.txt'; the question is still open"
+        in (body(wrong)["message"])
+    )
+    answer = {"request_id": asked["request_id"], "value": ["b.txt"], "label": "tester"}
+    first = await api(again, "POST", path, answer)
+    assert first.code == 200, first.body
+    late = await api(again, "POST", path, {**answer, "value": "a.txt", "label": "late"})
+    assert late.code == 409, late.body
+    assert "the question was already answered by tester" in body(late)["message"]
+
+    ended = await _until(again, run_id, lambda r: r["state"] != "running")
+    assert (ended["state"], ended["result"], ended["pending"]) == ("completed", "wrote B", None)
+    assert ended["answered"] == {asked["request_id"]: "tester"}
+    ask = ended["steps"][0]
+    assert (ask["kind"], ask["result"], ask["decided_by"]) == ("ask", '["b.txt"]', "tester")
+    assert (workspace / "b.txt").read_text() == "B\n"
+    assert not (workspace / "a.txt").exists()
+
+
+def test_follow_answers_a_question_on_stdin_and_bad_input_is_said(
+    servers: Servers, workspace: Path, tmp_path: Path
+) -> None:
+    flow = tmp_path / "pick.py"
+    flow.write_text(
+        "async def main(wf):\n"
+        "    pick = await wf.ask('Colour?', ['red', 'blue'], multi=True)\n"
+        "    wf.log(f'picked {pick}')\n"
+        "    return ' and '.join(pick)\n"
+    )
+    unknown = tmp_path / "unknown.py"
+    unknown.write_text("async def main(wf):\n    await wf.agent('hi', definition='nobody')\n")
+    server = servers.start()
+    argv = [sys.executable, "-m", "shard_kernel.cli", "workflow", "run", "--url", server.url,
+            "--token", TOKEN, "--follow"]  # fmt: skip
+    env = {**server.env, "PYTHONPATH": str(Path.cwd())}
+    done = subprocess.run([*argv, str(flow)], input="3\n2,1\n", env=env, cwd=workspace,
+                          capture_output=True, text=True, timeout=180, check=False)  # fmt: skip
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said
+    assert "? Colour?\n  1. red\n  2. blue" in said
+    assert "'3' is not one of the choices: 'red', 'blue'; the question is still open" in said
+    assert said.rstrip().endswith(": completed"), said
+    run_id = said.split("workflow ", 1)[1].split(":", 1)[0]
+    status = subprocess.run([*argv[:4], "status", run_id, *argv[5:9]], env=env, cwd=workspace,
+                            capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert "step 0 ask: 'Colour?' -> '[\"blue\", \"red\"]'" in status.stdout, status.stdout
+    assert "step 1 log: \"picked ['blue', 'red']\"" in status.stdout, status.stdout
+
+    failed = subprocess.run([*argv, str(unknown)], env=env, cwd=workspace, capture_output=True,
+                            text=True, timeout=180, check=False)  # fmt: skip
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert ": failed: " in failed.stdout, failed.stdout
+    assert "nobody" in failed.stdout, failed.stdout
+    missing = subprocess.run([*argv, str(tmp_path / "none.py")], env=env, cwd=workspace,
+                             capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert missing.returncode != 0
+    assert f"no workflow file at {tmp_path / 'none.py'}" in missing.stderr, missing.stderr
