@@ -113,6 +113,12 @@ class AskUserConfig(_Config):
     tells the model there is no one to ask; `first_choice` answers with the first choice"""
 
 
+class NotificationsConfig(_Config):
+    idle_seconds: float = Field(default=60, ge=0)
+    """after how long a wait for a person (the next prompt, an answer to a question) the
+    Notification hooks get `idle_prompt` (`docs/HOOKS.md`); 0: never"""
+
+
 class GoalConfig(_Config):
     """`goal.continue`: at a turn's end, with a goal active and not reported met, the agent
     goes on with another turn until it calls `goal_report` or a bound is hit. The bounds count
@@ -179,6 +185,7 @@ class ShardConfig(_Config):
     )
     hooks: dict[str, object] = Field(default_factory=dict[str, object])
     """command hooks in Claude Code's shape (`docs/HOOKS.md`), checked by the hooks capability"""
+    notifications: NotificationsConfig = Field(default_factory=NotificationsConfig)
     max_stop_continuations: int = Field(default=5, ge=0)
     """how often a Stop hook may keep one turn going (`docs/HOOKS.md`)"""
 

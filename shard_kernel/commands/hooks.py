@@ -31,6 +31,7 @@ EXAMPLES = """examples:
   shard hooks list --trust-project --json
   shard hooks test PreToolUse --tool bash --input '{"command": "rm -rf build"}'
   shard hooks test SessionStart
+  shard hooks test Notification --tool idle_prompt
 """
 
 
@@ -46,7 +47,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     listing = actions.add_parser("list", help="configured hooks and notes about bad entries")
     test = actions.add_parser("test", help="run an event's hooks against a sample event")
     test.add_argument("event", help=f"one of {', '.join(EVENTS)}")
-    test.add_argument("--tool", default="bash", help="the tool of a tool event (default: bash)")
+    test.add_argument(
+        "--tool",
+        default="bash",
+        help="the tool of a tool event (default: bash); Notification: idle_prompt for the idle one",
+    )
     test.add_argument("--input", help="the tool's input as a JSON object")
     for sub in (listing, test):
         sub.add_argument("--cwd", type=Path, default=Path("."), help="the project (default: .)")

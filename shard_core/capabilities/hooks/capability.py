@@ -9,7 +9,8 @@ It reads `"hooks"` from config.json (`api.settings`) and, trusted, the project's
 UserPromptSubmit on `before_prompt`, Stop and SubagentStop on `before_stop`, PreCompact on
 `before_compact`, SessionStart and SessionEnd on `session_start` / `session_end`,
 PermissionRequest on `before_ask` (`shard_core.engine.hook_points`), Notification on the
-`permission_request` and `ui_request` events. It registers `/hooks`.
+`permission_request` and `ui_request` events and, after `notifications.idle_seconds` of waiting
+for a person, as `idle_prompt` (`idle.py`). It registers `/hooks`.
 
 Fail closed: a PreToolUse hook can block a call or change its input (which the gate then
 judges), never allow it; a PermissionRequest hook answers only a question the gate would ask;
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -30,6 +32,7 @@ from shard_core.capabilities.hooks.config import (
     load_hooks,
     shard_input,
 )
+from shard_core.capabilities.hooks.idle import DEFAULT_SECONDS, PROMPT, IdleWatch
 from shard_core.capabilities.hooks.runner import HookRun, run_hook
 from shard_core.contracts import ExtensionApi
 from shard_core.engine import hook_points as points
@@ -44,7 +47,13 @@ from shard_core.engine.hook_points import (
     ToolCheck,
     ToolDone,
 )
-from shard_core.protocol.events import PermissionRequestEvent, UiRequestEvent
+from shard_core.protocol.events import (
+    PermissionRequestEvent,
+    PermissionResolvedEvent,
+    TurnEndEvent,
+    UiRequestEvent,
+    UiResolvedEvent,
+)
 from shard_core.tools.sandbox import Sandbox
 from shard_core.types import HookRunCheckpoint, JsonObject
 from shard_core.types.session import HookDecision
@@ -65,6 +74,7 @@ class HooksCapability:
         """the recent runs, for `/hooks`"""
         self.place: HookPlace | None = None
         """where the last hook point fired (a Notification comes from an event, not a point)"""
+        self.idle = IdleWatch(DEFAULT_SECONDS, self.idle_prompt)
 
     @property
     def diagnostics(self) -> list[str]:
@@ -72,6 +82,8 @@ class HooksCapability:
 
     def __call__(self, api: ExtensionApi) -> None:
         self.config = load_hooks(api.settings("hooks"), cwd=self.cwd, trusted=self.trusted)
+        seconds = api.settings("notifications").get("idle_seconds", DEFAULT_SECONDS)
+        self.idle.seconds = float(seconds) if isinstance(seconds, int | float) else 0.0
         api.on(points.BEFORE_PROMPT, self.before_prompt)
         api.on(points.BEFORE_TOOL, self.before_tool)
         api.on(points.AFTER_TOOL, self.after_tool)
@@ -82,11 +94,15 @@ class HooksCapability:
         api.on(points.BEFORE_ASK, self.before_ask)
         api.on("permission_request", self.notify)
         api.on("ui_request", self.notify)
+        api.on("turn_end", self.waiting)
+        api.on("permission_resolved", self.answered)
+        api.on("ui_resolved", self.answered)
         api.register_command("hooks", HOOKS_HELP, self.command)
 
     # ------------------------------------------------------------ the events
 
     async def before_prompt(self, check: PromptCheck) -> HookVerdict:
+        self.idle.done()  # a prompt came: no one is waited for
         contexts: list[str] = []
         for run in await self._fire("UserPromptSubmit", check.place, None, prompt=check.prompt):
             if run.halt is not None:
@@ -167,6 +183,7 @@ class HooksCapability:
         return HookVerdict(context="\n\n".join(contexts) or None)
 
     async def session_end(self, check: SessionCheck) -> None:
+        self.idle.close()
         for run in await self._fire("SessionEnd", check.place, check.source, reason=check.source):
             self._record(run, self._plain(run))
 
@@ -194,10 +211,30 @@ class HooksCapability:
             return
         if isinstance(event, PermissionRequestEvent):
             kind, message = "permission_prompt", f"Shard needs your permission to use {event.tool}"
+            waiting = f"Shard is waiting for your permission to use {event.tool}"
         else:
             kind, message = "elicitation_dialog", event.title
+            waiting = f"Shard is waiting for your answer: {event.title}"
+        if self.config.for_event("Notification", "idle_prompt"):
+            self.idle.wait(event.request_id, waiting)
         fields = {"message": message, "notification_type": kind}
         for run in await self._fire("Notification", self.place, kind, **fields):
+            self._record(run, self._plain(run))
+
+    def waiting(self, event: TurnEndEvent) -> None:
+        """A turn ended: the agent waits for the next prompt."""
+        if self.place is not None and self.config.for_event("Notification", "idle_prompt"):
+            self.idle.wait(PROMPT, "Shard is waiting for your input")
+
+    def answered(self, event: PermissionResolvedEvent | UiResolvedEvent) -> None:
+        self.idle.done(event.request_id)
+
+    async def idle_prompt(self, message: str) -> None:
+        if self.place is None:
+            return
+        fields = {"message": message, "notification_type": "idle_prompt"}
+        place = replace(self.place, turn_id=None)  # between turns
+        for run in await self._fire("Notification", place, "idle_prompt", **fields):
             self._record(run, self._plain(run))
 
     # ------------------------------------------------------------ running

@@ -1,7 +1,8 @@
 """Running an event's hooks against a sample event, as `shard hooks test EVENT` does.
 
 The same capability, runner and reading of the answers as in an agent; the input is a made-up
-event of that kind (a tool call for the tool events) in a session named `hooks-test`, and what
+event of that kind (a tool call for the tool events; for Notification a permission prompt, or
+the idle one with `--tool idle_prompt`) in a session named `hooks-test`, and what
 the hooks decided is only reported, never applied.
 """
 
@@ -53,9 +54,16 @@ async def try_event(
         "PreCompact": lambda: hooks.before_compact(CompactCheck(place, "manual", "manual")),
         "SessionStart": lambda: hooks.session_start(SessionCheck(place, "startup")),
         "SessionEnd": lambda: hooks.session_end(SessionCheck(place, "other")),
-        "Notification": lambda: hooks.notify(_ask(tool, tool_input)),
+        "Notification": lambda: (
+            hooks.idle_prompt("Shard is waiting for your input")
+            if tool == "idle_prompt"
+            else hooks.notify(_ask(tool, tool_input))
+        ),
     }
-    await samples[event]()
+    try:
+        await samples[event]()
+    finally:
+        hooks.idle.close()  # a sample waits for no one
     return list(hooks.runs)[before:]
 
 

@@ -51,6 +51,8 @@ if mode == "garbage":
     print("{not json")
 if mode == "hang":
     time.sleep(30)
+if mode == "sleep":
+    time.sleep(float(sys.argv[2]))
 """
 
 
