@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from pydantic import TypeAdapter, ValidationError
 
+from shard_core.contracts.ui import QuestionPrompt, question_problem
 from shard_core.protocol import (
     ClientRole,
     CommandReply,
@@ -29,6 +30,8 @@ from shard_core.protocol import (
     SnapshotReply,
     TurnEndEvent,
     TurnStartEvent,
+    UiRequestEvent,
+    UiResponseCommand,
 )
 from shard_core.protocol.events import Event
 from shard_core.protocol.link import AgentLink, Attached, Output, Replied
@@ -38,7 +41,7 @@ from shard_kernel.denials import DenialWatch
 from shard_kernel.exit_codes import ExitCode, for_turn
 from shard_kernel.gateway.client import KernelSocket, msg_type, parent_id
 from shard_kernel.remote.link import TIMEOUT, GatewayError, GatewayLink
-from shard_kernel.terminal.bridge import CHOICES, WORKSPACE_CHOICES
+from shard_kernel.terminal.bridge import CHOICES, WORKSPACE_CHOICES, picked
 from shard_kernel.terminal.escape import terminal_safe
 from shard_kernel.terminal.render import TerminalRenderer
 
@@ -160,6 +163,8 @@ class TerminalSession:
         self._denials(event)
         if isinstance(event, PermissionRequestEvent) and self.role == "interactive":
             self._ask(event)
+        if isinstance(event, UiRequestEvent) and self.role == "interactive":
+            self._question(event)
         if self._cell is None:
             return
         if isinstance(event, TurnStartEvent) and self._turn is False:
@@ -232,6 +237,41 @@ class TerminalSession:
             self.render(event)
             if self.role == "interactive":
                 self._ask(event)
+        for question in snapshot.pending_ui:  # a question open when this client attached
+            self.render(question)
+            if self.role == "interactive":
+                self._question(question)
+
+    def _question(self, event: UiRequestEvent) -> None:
+        if event.ui != "question" or event.request_id in self._asking:
+            return
+        self._asking.add(event.request_id)
+        self._spawn(self._answer_question(event))
+
+    async def _answer_question(self, event: UiRequestEvent) -> None:
+        """An ask_user question on stdin: numbers pick choices; asked again until the answer
+        fits; another client may answer first (the agent then refuses this one, harmlessly)."""
+        prompt = QuestionPrompt(event.title, tuple(event.options), event.allow_other, event.multi)
+        kind = "numbers, comma-separated" if event.multi else "a number"
+        other = ", or your own words" if event.allow_other else ""
+        ask = f"  answer ({kind}{other}): "
+        while True:
+            self.out.write(terminal_safe(ask))
+            self.out.flush()
+            line = await asyncio.to_thread(self.stdin.readline)
+            if not line:  # stdin closed: leave the question to the other clients
+                return
+            values = picked(line.strip(), prompt.choices, prompt.multi)
+            problem = question_problem(prompt, values)
+            if problem is None:
+                break
+            ask = f"  {problem}; answer again: "
+        answer = UiResponseCommand(
+            request_id=event.request_id, value=values, client_id=self.client_id, label="terminal"
+        )
+        if self._transport is not None:
+            self._transport.link.command(answer)
+            self._transport.flush()
 
     def _ask(self, event: PermissionRequestEvent) -> None:
         if event.request_id in self._asking:

@@ -28,6 +28,7 @@ from shard_core.protocol.events import (
     ToolResultEvent,
     TurnEndEvent,
     UiRequestEvent,
+    UiResolvedEvent,
     UsageEvent,
 )
 from shard_core.types import (
@@ -151,6 +152,8 @@ class TerminalRenderer:
             return self.style(f"↻ restarted; lost: {', '.join(event.lost) or 'nothing'}", "yellow")
         if isinstance(event, UiRequestEvent) and event.ui == "question":
             return self.style(question_text(event), "yellow")
+        if isinstance(event, UiResolvedEvent) and isinstance(event.value, list):
+            return self.style(f"✓ {event.decided_by} answered: {'; '.join(event.value)}", "blue")
         if isinstance(event, GoalUpdateEvent):
             tone = "yellow" if event.action == "stopped" else "blue"
             return self.style(f"◎ {goal_line(event)}", tone)
