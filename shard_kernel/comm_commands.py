@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from shard_core.contracts.ui import QuestionPrompt
 from shard_core.protocol.commands import (
     AbortCommand,
     AttachCommand,
@@ -189,6 +190,13 @@ class CommCommands:
         """A question for this agent's people from the gateway (a subagent's ask): asked like
         an extension's, so no interactive client (or no answer in time) gives null."""
         ui = self.kernel.ui
+        if command.question and ui is not None:
+            prompt = QuestionPrompt(command.title, tuple(command.options), command.allow_other,
+                                    command.multi, command.message)  # fmt: skip
+            answer = await ui.question(prompt)
+            data = {"value": None if answer is None else list(answer.values),
+                    "decided_by": None if answer is None else answer.decided_by}  # fmt: skip
+            return CommandReply(command="relay_ask", ok=answer is not None, data=data)
         value = await ui.select(command.title, command.options, command.message) if ui else None
         return CommandReply(command="relay_ask", ok=value is not None, data={"value": value})
 

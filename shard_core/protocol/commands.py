@@ -185,9 +185,16 @@ class RelayAskCommand(_Command):
     reply's `data.value` is the option chosen, or null when nobody interactive answered."""
 
     type: Literal["relay_ask"] = "relay_ask"
-    title: str = Field(min_length=1, max_length=200)
+    title: str = Field(min_length=1, max_length=2000)
     message: str = Field(default="", max_length=4000)
-    options: list[str] = Field(min_length=1, max_length=5)
+    options: list[str] = Field(min_length=1, max_length=12)
+    question: bool = Field(
+        default=False,
+        description="an ask_user question (a workflow's wf.ask): `data.value` is the chosen "
+        "list, `data.decided_by` who answered",
+    )
+    multi: bool = False
+    allow_other: bool = False
 
 
 class SessionOpCommand(_Command):

@@ -6,8 +6,9 @@ it (the starting agent's, or the create request's), so a step's agent, a subagen
 (coordinator.py), never gets more. Each `wf.agent` is one job, its id kept in `run.json`; each
 finished step is a line of `steps.jsonl` (shard_kernel.workflows.journal). At start the gateway
 resumes every run still `running` on disk: recorded steps are replayed, not run again. A
-`wf.ask` waits in `run.json` (`pending`) until someone answers it over REST, first answer
-wins; every change is a `workflow_updated` event on `/shard/api/events`.
+`wf.ask` waits in `run.json` (`pending`) until someone answers it, over REST or, when an agent
+started the run, in any client of that agent (an ask_user dialog); the first answer wins.
+Every change is a `workflow_updated` event on `/shard/api/events`.
 """
 
 from __future__ import annotations
@@ -22,13 +23,16 @@ from typing import Any
 
 from shard_core.contracts.ui import QuestionAnswer, QuestionPrompt, question_problem
 from shard_core.protocol.orchestrator import PermissionConfig, WorkflowUpdatedEvent
+from shard_kernel.gateway.jobs.channel import AgentChannel, ChannelError
 from shard_kernel.gateway.jobs.coordinator import Coordinator
 from shard_kernel.gateway.jobs.launch import LaunchError, LaunchRequest
+from shard_kernel.gateway.jobs.relay import nearest_person
 from shard_kernel.gateway.manifest import AgentManifest, new_agent_id
 from shard_kernel.workflows import Journal, RunRecord, WorkflowError, run_workflow
 from shard_kernel.workflows.journal import PendingAsk
 
 WAIT_SLICE = 3600.0
+RELAY_RETRY_SECONDS = 2.0
 CLOSE_SECONDS = 10.0
 
 
@@ -225,15 +229,52 @@ class WorkflowHost:
         future = self._future(pending.request_id)
         journal.save(record.model_copy(update={"pending": pending}))
         self._tell(journal.record())
+        relay = asyncio.ensure_future(self._relay(journal.record(), prompt, future))
         try:
             answer = await future
         finally:
             self._asks.pop(pending.request_id, None)
+            relay.cancel()
         record = journal.record()
         answered = {**record.answered, pending.request_id: answer.decided_by}
         journal.save(record.model_copy(update={"pending": None, "answered": answered}))
         self._tell(journal.record())
         return answer
+
+    async def _relay(
+        self, record: RunRecord, prompt: QuestionPrompt, future: asyncio.Future[QuestionAnswer]
+    ) -> None:
+        """The question also to the people of the agent that started the run (or the nearest
+        one up its line with a person): an ask_user dialog in each of its clients (the kernel's
+        prompt, the widget, the Lab chat, ACP); asked again when one round gets no answer."""
+        while record.started_by is not None and not future.done():
+            person = await nearest_person(self.registry, record.started_by)
+            kernel_id = None if person is None else self.registry.kernel_id(person.id)
+            if person is None or kernel_id is None:
+                await asyncio.sleep(RELAY_RETRY_SECONDS)
+                continue
+            channel = AgentChannel(self.registry.km, kernel_id, f"workflow {record.id}")
+            command = {
+                "type": "relay_ask", "title": prompt.question, "options": list(prompt.choices),
+                "message": f"workflow {Path(record.file).name} ({record.id}) asks",
+                "question": True, "multi": prompt.multi, "allow_other": prompt.allow_other,
+            }  # fmt: skip
+            try:
+                await channel.open()
+                reply = await channel.command(command, seconds=person.permission_timeout + 10)
+            except (ChannelError, TimeoutError) as exc:
+                self.log.info("shard: workflow %s's question did not reach %s: %s", record.id,
+                              person.name, exc)  # fmt: skip
+                reply = {}
+                await asyncio.sleep(RELAY_RETRY_SECONDS)
+            finally:
+                with contextlib.suppress(Exception):
+                    await channel.close()
+            data = reply.get("data") or {}
+            value = data.get("value")
+            if isinstance(value, list) and value and not future.done():
+                by = str(data.get("decided_by") or f"a person on {person.name}")
+                future.set_result(QuestionAnswer(tuple(str(v) for v in value), by))
 
     def answer(self, run_id: str, request_id: str, values: list[str], label: str) -> RunRecord:
         """The first valid answer settles the question; a later one is a conflict naming who

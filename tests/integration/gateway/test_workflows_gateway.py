@@ -20,7 +20,16 @@ from typing import Any
 from shard_core.protocol.orchestrator import WorkflowUpdatedEvent
 from shard_kernel.remote.events import EventFeed
 from shard_kernel.remote.link import GatewayLink
-from tests.integration.gateway.conftest import TOKEN, Server, Servers, alive, api, body
+from tests.integration.gateway.conftest import (
+    TOKEN,
+    Server,
+    Servers,
+    alive,
+    api,
+    body,
+    write_script,
+)
+from tests.integration.gateway.ws_agent import WsAgent
 
 WORKFLOW = """
 async def main(wf):
@@ -228,3 +237,42 @@ def test_follow_answers_a_question_on_stdin_and_bad_input_is_said(
                              capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     assert missing.returncode != 0
     assert f"no workflow file at {tmp_path / 'none.py'}" in missing.stderr, missing.stderr
+
+
+async def test_a_question_reaches_the_clients_of_the_agent_that_started_it(
+    servers: Servers, workspace: Path, tmp_path: Path
+) -> None:
+    server = servers.start()
+    model = write_script(tmp_path, [{"text": "hi"}], "starter.json")
+    created = await api(server, "POST", "/shard/api/agents", {
+        "cwd": str(workspace), "model": model, "permissions": {"allow": ALLOW}
+    })  # fmt: skip
+    starter = body(created)
+    flow = tmp_path / "pick.py"
+    flow.write_text("async def main(wf):\n    return await wf.ask('Which file?', ['a', 'b'])\n")
+    refused = await api(server, "POST", "/shard/api/workflows", {
+        "file": str(flow), "agent": starter["id"], "permissions": {"allow": ["Bash"]}
+    })  # fmt: skip
+    assert refused.code == 400, refused.body
+    assert "a workflow an agent starts has that agent's rules" in body(refused)["message"]
+
+    person = await WsAgent.connect(server, starter["kernel_id"], "bea")
+    await person.attach()
+    started = await api(server, "POST", "/shard/api/workflows",
+                        {"file": str(flow), "agent": starter["id"]})  # fmt: skip
+    assert started.code == 201, started.body
+    run = body(started)
+    request = await person.wait_event("ui_request")  # an ask_user dialog in its clients
+    assert (request["ui"], request["title"], request["options"]) == (
+        "question", "Which file?", ["a", "b"]
+    )  # fmt: skip
+    reply = await person.command({"type": "ui_response", "request_id": request["request_id"],
+                                  "value": ["b"], "client_id": "bea", "label": "Bea"})  # fmt: skip
+    assert reply["ok"] is True, reply
+    ended = await _until(server, run["id"], lambda r: r["state"] != "running")
+    assert (ended["state"], ended["result"]) == ("completed", "b")
+    assert list(ended["answered"].values()) == ["Bea"]
+    manifests = body(await api(server, "GET", "/shard/api/agents"))["agents"]
+    mine = next(a for a in manifests if a["id"] == run["agent_id"])
+    assert mine["parent_agent_id"] == starter["id"]  # the run's agent is listed under its starter
+    await person.aclose()
