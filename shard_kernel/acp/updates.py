@@ -4,7 +4,14 @@ A streamed text or thinking delta is an `agent_message_chunk` / `agent_thought_c
 call is a `tool_call` (its ACP kind as its tool declares it, a title, the paths it touches, the
 raw input); a running tool's partial result and its final result are `tool_call_update`s whose
 content is the text, a `diff` (old and new text) for each file it changed, and for bash the
-command above its output. Usage becomes a `usage_update`; a hook's run a finished `tool_call`.
+command above its output; a terminal tool's is the terminal's screen (a fenced block), a web
+tool's a `resource_link` per page (web_fetch's text below it), and their `rawOutput` that text
+as a string (what jupyter-ai's tool card shows). Usage becomes a `usage_update`; a hook's run a
+finished `tool_call`.
+
+ACP's own `terminal` content names a terminal the host made (`terminal/create`), which runs a
+command and takes no input; Shard's terminals are the agent's (a PTY or a Jupyter server
+terminal, driven by terminal_send), so their screen goes as content instead.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from acp.schema import (
     ContentToolCallContent,
     FileEditToolCallContent,
     PlanEntry,
+    ResourceContentBlock,
     TerminalToolCallContent,
     TextContentBlock,
     ToolCallLocation,
@@ -45,7 +53,14 @@ from shard_core.protocol.events import (
     TurnStartEvent,
     UsageEvent,
 )
-from shard_core.types import DiffDescriptor, JsonObject, RenderDescriptor, ToolResult
+from shard_core.types import (
+    DiffDescriptor,
+    JsonObject,
+    RenderDescriptor,
+    TerminalDescriptor,
+    ToolResult,
+    WebPageDescriptor,
+)
 from shard_core.types.content import ToolKind
 from shard_core.types.session import HookRunCheckpoint, PlanCheckpoint, TodoItem
 from shard_kernel.terminal.render import hook_run_text
@@ -63,7 +78,7 @@ ToolContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCal
 Lookup = Callable[[str], Tool | None]
 
 _PATH_KEYS = ("path", "file_path", "notebook_path", "notebook")
-_WHAT_KEYS = ("command", *_PATH_KEYS, "pattern", "query", "url", "name")
+_WHAT_KEYS = ("command", *_PATH_KEYS, "pattern", "query", "url", "name", "text", "id")
 _TITLE_LIMIT = 120
 
 
@@ -168,10 +183,14 @@ def preview_content(preview: Sequence[RenderDescriptor], cwd: Path) -> list[Tool
 def result_content(
     name: str, input: JsonObject, result: ToolResult, cwd: Path
 ) -> list[ToolContent]:
-    """A result's diffs, then its text; a command's text starts with the command itself."""
+    """A result's diffs, then its text; a command's text starts with the command itself; a
+    terminal's screen or a web tool's pages in place of the text (see the module's docstring)."""
     out: list[ToolContent] = [
         diff_content(item, cwd) for item in result.render if isinstance(item, DiffDescriptor)
     ]
+    shown = shown_content(result)
+    if shown is not None:
+        return [*out, *shown]
     text = result.text
     command = input.get("command")
     if isinstance(command, str) and command:
@@ -179,6 +198,59 @@ def result_content(
     if text:
         out.append(_text(text))
     return out
+
+
+def shown_content(result: ToolResult) -> list[ToolContent] | None:
+    """A terminal's screen, or the pages a web tool read or found; None for other results."""
+    terminals = [r for r in result.render if isinstance(r, TerminalDescriptor)]
+    if terminals:
+        return [_text(screen_text(card)) for card in terminals]
+    pages = [r for r in result.render if isinstance(r, WebPageDescriptor)]
+    if not pages:
+        return None
+    if len(pages) == 1 and not pages[0].url.startswith("file:") and result.text:  # web_fetch
+        return [_link(pages[0], snippet=False), _text(result.text)]
+    return [_link(page, snippet=True) for page in pages]  # web_search's hits
+
+
+def screen_text(card: TerminalDescriptor) -> str:
+    """The terminal under a line naming it: its screen in a fence no line of it can close."""
+    head = f"terminal {card.terminal_id} ({card.name}): {card.command} - {card.state}"
+    if card.server_terminal:
+        head += f" - Jupyter terminal {card.server_terminal}"
+    screen = card.screen.rstrip("\n") or "(blank)"
+    fence = "`" * max(3, _longest_run(screen, "`") + 1)
+    return f"{head}\n{fence}text\n{screen}\n{fence}"
+
+
+def _longest_run(text: str, char: str) -> int:
+    longest = run = 0
+    for c in text:
+        run = run + 1 if c == char else 0
+        longest = max(longest, run)
+    return longest
+
+
+def _link(page: WebPageDescriptor, *, snippet: bool) -> ContentToolCallContent:
+    link = ResourceContentBlock(
+        type="resource_link",
+        uri=page.url,
+        name=page.title or page.url,
+        title=page.title or None,
+        description=(page.text or None) if snippet else None,
+    )
+    return ContentToolCallContent(type="content", content=link)
+
+
+def raw_output(result: ToolResult) -> object:
+    """`rawOutput`: a terminal's or a web tool's text as a string (jupyter-ai's card shows a
+    string as it is and anything else as JSON), other results' text, error flag and details."""
+    if any(isinstance(r, TerminalDescriptor | WebPageDescriptor) for r in result.render):
+        return result.text
+    raw: dict[str, Any] = {"text": result.text, "isError": result.is_error}
+    if result.details:
+        raw["details"] = result.details
+    return raw
 
 
 def _status(result: ToolResult) -> ToolCallStatus:
@@ -248,15 +320,12 @@ class UpdateMapper:
         self, call_id: str, name: str, result: ToolResult, status: ToolCallStatus
     ) -> ToolCallProgress:
         _, input = self.inputs.get(call_id, (name, {}))
-        raw: dict[str, Any] = {"text": result.text, "isError": result.is_error}
-        if result.details:
-            raw["details"] = result.details
         return ToolCallProgress(
             session_update="tool_call_update",
             tool_call_id=call_id,
             status=status,
             content=result_content(name, input, result, self.cwd),
-            raw_output=raw,
+            raw_output=raw_output(result),
         )
 
 
