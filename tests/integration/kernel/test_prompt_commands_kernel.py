@@ -69,6 +69,8 @@ def test_a_prompt_command_cell_is_a_turn_and_is_listed(
     }
     matches = _cell_complete(kc, "/code:r")
     assert matches == ["/code:review"]
+    helped, _ = _cell(kc, "/help")
+    assert "/code:review" in repr([m["content"] for m in helped if m["msg_type"] != "status"])
 
 
 def _cell_complete(kc: Any, prefix: str) -> list[str]:

@@ -155,6 +155,7 @@ async def test_untrusted_project_commands_are_ignored_with_a_note(tmp_path: Path
     ws = tmp_path / "ws"
     _write(ws, ".claude/commands/review.md", "Review it")
     _write(ws, ".shard/commands/ship.md", "Ship it")
+    _write(ws, ".agents/commands/plan.md", "Plan it")
     agent = await _agent(tmp_path, FunctionProvider(scripted("x")))
     try:
         names = [c.name for c in agent.host.commands()]
@@ -163,6 +164,7 @@ async def test_untrusted_project_commands_are_ignored_with_a_note(tmp_path: Path
         await agent.close()
     assert "review" not in names
     assert "ship" not in names
+    assert "plan" not in names
     assert any("not loaded: the project is not trusted" in n for n in notes)
 
     trusted = await _agent(tmp_path, FunctionProvider(scripted("x")), trust_project=True)
@@ -170,7 +172,7 @@ async def test_untrusted_project_commands_are_ignored_with_a_note(tmp_path: Path
         names = [c.name for c in trusted.host.commands()]
     finally:
         await trusted.close()
-    assert {"review", "ship"} <= set(names)
+    assert {"review", "ship", "plan"} <= set(names)
 
 
 async def test_bad_front_matter_is_one_diagnostic_and_the_rest_work(tmp_path: Path) -> None:
