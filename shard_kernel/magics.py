@@ -38,6 +38,7 @@ from shard_kernel.notebook_tools import notebook_extension
 from shard_kernel.notebook_tools.handover import handed_setup
 from shard_kernel.notebook_tools.handover import notice as notebook_notice
 from shard_kernel.remote import GatewayError, NoGatewayError, RemoteAgent, RemoteHub
+from shard_kernel.remote.workflow_view import WorkflowView
 
 USAGE = """usage:
   %shard new [--name N] [--cwd DIR] [--model MODEL] [--mode plan|build] [--allow RULE] [--deny RULE]
@@ -57,6 +58,10 @@ USAGE = """usage:
   %shard inject TEXT | --file PATH | --last [--kind note|file|output] [--label L]
                                    context the agent's next request carries; no turn starts
   %shard title TEXT                name the default agent's session
+  %shard workflow FILE [--input K=V] [--model M] [--allow RULE] [--max-agents N] [--deadline S]
+                                   run a workflow file in the gateway (a durable job), shown live:
+                                   its steps, its questions (answer them there); started by the
+                                   default gateway agent when there is one (its rules bound it)
   %%shard [--agent NAME] [--wait] [--timeout S]
                                    send the cell as a prompt; it returns at once and you answer
                                    asks in the widget, or with --wait it blocks until the turn
@@ -110,6 +115,17 @@ def _connect_parser() -> _Parser:
     return parser
 
 
+def _workflow_parser() -> _Parser:
+    parser = _Parser(prog="%shard workflow", add_help=False)
+    parser.add_argument("file")
+    parser.add_argument("--input", action="append", default=[], metavar="K=V")
+    parser.add_argument("--model")
+    parser.add_argument("--allow", action="append", default=[])
+    parser.add_argument("--max-agents", type=int)
+    parser.add_argument("--deadline", type=float)
+    return parser
+
+
 def _wants_help(line: str) -> bool:
     """`%shard --help`, `%shard help`, `%shard new -h`: the usage, and nothing said is wrong."""
     words = line.split()
@@ -138,6 +154,7 @@ class ShardMagics(Magics):
         self.current: str | None = None
         self._in_this_kernel: set[str] = set()  # agents whose workspace kernel is this one
         self.remote = RemoteHub(on_attach=self._register)
+        self.workflows: list[WorkflowView] = []
 
     @line_cell_magic
     def shard(self, line: str, cell: str | None = None) -> Any:
@@ -175,6 +192,7 @@ class ShardMagics(Magics):
             "status": self._status,
             "inject": self._inject,
             "title": lambda args: print(set_title(self._agent(None), args)),
+            "workflow": self._workflow,
         }
         if name not in handlers:
             raise UsageError(f"unknown command {name!r}")
@@ -291,6 +309,31 @@ class ShardMagics(Magics):
                 continue
             s = host.agent.session
             print(f"{mark} {name}  {s.status:<22} {s.mode:<6} {s.provider.model}")
+
+    def _workflow(self, args: list[str]) -> None:
+        opts = _workflow_parser().parse_args(args)
+        inputs = dict(pair.partition("=")[::2] for pair in opts.input)
+        if any("=" not in pair or not pair.split("=")[0].strip() for pair in opts.input):
+            raise UsageError("--input takes KEY=VALUE")
+        body: dict[str, Any] = {"file": str(Path(opts.file).expanduser().resolve()),
+                                "cwd": str(Path.cwd()), "inputs": inputs}  # fmt: skip
+        starter = self.agents.get(self.current) if self.current else None
+        if isinstance(starter, RemoteAgent):
+            if opts.allow:
+                raise UsageError(f"the run has {starter.name}'s rules: no --allow")
+            body["agent"] = starter.info.id
+        else:
+            body["permissions"] = {"allow": opts.allow}
+        for key in ("model", "max_agents", "deadline"):
+            if getattr(opts, key) is not None:
+                body[key] = getattr(opts, key)
+        link = self.remote.gateway()
+        record = self.remote.call(link.request("POST", "shard/api/workflows", body=body))
+        by = f", started by {starter.name}" if isinstance(starter, RemoteAgent) else ""
+        print(f"workflow {record['id']}: running in the gateway at {link.url}{by}")
+        view = WorkflowView(self.remote.loop, link, record)
+        self.workflows.append(view)
+        display(view.view)
 
     def _use(self, args: list[str]) -> None:
         if len(args) != 1:
