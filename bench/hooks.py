@@ -6,6 +6,10 @@ is from its `tool_call` event to its `tool_result` event. The agents: no hook; a
 `true` (matcher `*`) in the command sandbox (bubblewrap, the default); the same hook with
 `"sandbox": false`. Rounds alternate the three. Goal: the sandboxed hook adds <= 15 ms at p50.
 
+Beside them, in the same rounds, the floors no Shard code is in: the hook's process alone
+(`true` under bubblewrap with the layout a hook gets, planned once; `true` bare), spawned as the
+runner spawns it. What the sandboxed hook adds over the bubblewrap floor is Shard's own.
+
     python bench/hooks.py [--quick] [--calls N] [--rounds R]
 """
 
@@ -25,6 +29,7 @@ if str(ROOT) not in sys.path:  # run as a script: the engine and tests/fixtures 
     sys.path.insert(0, str(ROOT))
 
 from bench._common import machine, ms, percentile, table  # noqa: E402
+from shard_core.capabilities.hooks.runner import command_argv  # noqa: E402
 from shard_core.contracts import ExtensionApi, ToolContext  # noqa: E402
 from shard_core.engine.config import ShardConfig  # noqa: E402
 from shard_core.protocol.events import (  # noqa: E402
@@ -34,11 +39,13 @@ from shard_core.protocol.events import (  # noqa: E402
     ToolResultEvent,
 )
 from shard_core.sdk import create_agent  # noqa: E402
-from shard_core.tools.sandbox import probe_bwrap  # noqa: E402
+from shard_core.tools.environment import tool_environment  # noqa: E402
+from shard_core.tools.sandbox import Sandbox, probe_bwrap  # noqa: E402
 from shard_core.types import JsonObject, ToolResult  # noqa: E402
 from tests.fixtures.function_provider import FunctionProvider, Reply  # noqa: E402
 
 KINDS = ("no hook", "hook, sandboxed", "hook, sandbox off")
+FLOORS = ("process: bwrap true", "process: true")
 
 
 class NoopTool:
@@ -101,8 +108,32 @@ async def call_times(work: Path, kind: str, calls: int) -> list[float]:
     return took
 
 
+async def floor_times(work: Path, kind: str, calls: int) -> list[float]:
+    """Seconds per spawn of the hook's process alone, as `runner._spawn` starts it."""
+    env = await tool_environment(os.environ, work, agent_id="bench")
+    argv = command_argv("true", env)
+    if kind == "process: bwrap true":
+        ctx = ToolContext(cwd=work, roots=[work], agent_id="bench", session_id="", call_id="")
+        planned = await Sandbox().launch(argv, ctx, env)
+        if isinstance(planned, str) or planned.sandbox != "bwrap":
+            return []
+        argv = planned.argv
+    took: list[float] = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        proc = await asyncio.create_subprocess_exec(
+            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, cwd=work, env=env, start_new_session=True,
+        )  # fmt: skip
+        await proc.communicate(b"{}")
+        if proc.returncode != 0:
+            raise SystemExit(f"{kind}: exit {proc.returncode}")
+        took.append(time.perf_counter() - started)
+    return took
+
+
 async def measure(calls: int, rounds: int) -> dict[str, list[float]]:
-    found: dict[str, list[float]] = {k: [] for k in KINDS}
+    found: dict[str, list[float]] = {k: [] for k in (*KINDS, *FLOORS)}
     saved = {name: os.environ.get(name) for name in ("SHARD_HOME", "XDG_CONFIG_HOME")}
     with tempfile.TemporaryDirectory(prefix="shard-bench-hooks-") as tmp:
         os.environ["SHARD_HOME"] = str(Path(tmp) / "home")
@@ -113,6 +144,8 @@ async def measure(calls: int, rounds: int) -> dict[str, list[float]]:
             for _ in range(rounds):
                 for kind in KINDS:
                     found[kind] += await call_times(work, kind, calls)
+                for kind in FLOORS:
+                    found[kind] += await floor_times(work, kind, calls)
         finally:
             for name, value in saved.items():
                 if value is None:
@@ -125,10 +158,12 @@ async def measure(calls: int, rounds: int) -> dict[str, list[float]]:
 def rows(found: dict[str, list[float]]) -> list[list[str]]:
     base = percentile(found["no hook"], 50)
     out: list[list[str]] = []
-    for kind in KINDS:
+    for kind in (*KINDS, *FLOORS):
         samples = found[kind]
+        if not samples:
+            continue
         p50, p99 = percentile(samples, 50), percentile(samples, 99)
-        added = "" if kind == "no hook" else f"+{ms(p50 - base)}"
+        added = "" if kind in ("no hook", *FLOORS) else f"+{ms(p50 - base)}"
         out.append([kind, str(len(samples)), ms(p50), ms(p99), added])
     return out
 

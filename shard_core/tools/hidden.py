@@ -79,12 +79,12 @@ def hidden_paths(
     config and Jupyter dirs and its agent sockets. `files`: more to hide (the files
     `credentials.<name>.file` names). `sockets`: allowed ones, not hidden one by one."""
     environs = list(environs)
-    candidates: list[Path] = [Path(p) for p in SOCKET_FOLDERS]
+    candidates: list[Path | str] = [Path(p) for p in SOCKET_FOLDERS]
     candidates += [Path(f).expanduser() for f in files]
     for env in environs:
         home = Path(env.get("HOME") or Path.home())
         candidates.append(home)
-        candidates += [home / name for name in HOME_SECRETS]
+        candidates += [os.path.join(home, name) for name in HOME_SECRETS]
         candidates += [shard_home(env, home), shard_config_dir(env, home)]
         candidates += jupyter_runtime_dirs(env, home)
         candidates += socket_folders(env)
@@ -97,6 +97,8 @@ def hidden_paths(
             candidates.append(socket)
     found: list[Path] = []
     for path in dict.fromkeys(candidates):  # each environment names most of them again
+        if not os.path.lexists(path):  # one call; most are missing (its real path is too)
+            continue
         real = Path(os.path.realpath(path))
         if real != Path("/") and real not in found and os.path.lexists(real):
             found.append(real)

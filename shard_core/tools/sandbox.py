@@ -94,6 +94,11 @@ class _Once:
         self._lock = threading.Lock()
         self._warned = False
 
+    @property
+    def known(self) -> Probe | None:
+        """The result, once computed (no thread needed to read it)."""
+        return self._result
+
     def get(self, probe: Callable[[], Probe]) -> Probe:
         with self._lock:
             if self._result is None:
@@ -141,7 +146,7 @@ class Sandbox:
         files the command may read wherever they are (a hook's transcript in SHARD_HOME)."""
         if self.policy.mode == "off":
             return Launch(list(argv), "off")
-        found = await asyncio.to_thread(self._once.get, self._probe)
+        found = self._once.known or await asyncio.to_thread(self._once.get, self._probe)
         if found.bwrap is None:
             if self.policy.mode == "required":
                 return (

@@ -74,6 +74,8 @@ def toolchain_dirs(
     candidates += [h for c in candidates if (h := _venv_home(c)) is not None]
     found: list[Path] = []
     for raw in dict.fromkeys(candidates):
+        if not os.path.exists(raw):  # one call; a missing path's real path is missing too
+            continue
         path = Path(os.path.realpath(raw))
         if _inside(path, hidden) and path.exists():
             found.append(path)
@@ -82,7 +84,9 @@ def toolchain_dirs(
 
 
 def _inside(path: Path, folders: Sequence[Path]) -> bool:
-    return any(path != f and path.is_relative_to(f) for f in folders)
+    """Strictly inside one of `folders` (none of them `/`)."""
+    text = str(path)
+    return any(text.startswith(f"{f}/") for f in folders)
 
 
 def _prefix(path: Path, home: Path) -> Path:
@@ -99,12 +103,16 @@ def _prefix(path: Path, home: Path) -> Path:
 
 def _link_targets(folder: Path, home: Path) -> list[Path]:
     found: list[Path] = []
+    targets: set[str] = set()  # most links of a folder point into one or two others
     with contextlib.suppress(OSError), os.scandir(folder) as entries:
         for count, entry in enumerate(entries):
             if count >= MAX_LINKS:
                 break
             if entry.is_symlink():
-                found.append(_prefix(Path(os.path.realpath(entry.path)).parent, home))
+                target = os.path.dirname(os.path.realpath(entry.path))
+                if target not in targets:
+                    targets.add(target)
+                    found.append(_prefix(Path(target), home))
     return found
 
 
