@@ -20,6 +20,16 @@ class PermissionConfig(WireModel):
     deny: list[str] = Field(default_factory=list)
 
 
+class AgentTerminal(WireModel):
+    """A terminal of the agent's that is a jupyter_server terminal (a person can open it)."""
+
+    name: str = Field(
+        description="the server terminal's name (`/api/terminals`, Lab's terminal:open)"
+    )
+    label: str = Field(description="what the agent calls it (terminal_open's name, else its id)")
+    command: str = Field(description="what it runs (the shell when it was opened without one)")
+
+
 class AgentInfo(WireModel):
     id: str = Field(pattern=r"^agent-[A-Za-z0-9_-]+$")
     name: str
@@ -55,6 +65,10 @@ class AgentInfo(WireModel):
     )
     alias: str | None = Field(
         default=None, description="a subagent's friendly name among its parent's children"
+    )
+    terminals: list[AgentTerminal] = Field(
+        default_factory=list[AgentTerminal],
+        description="its open terminals that are this server's (listed while it runs)",
     )
 
 

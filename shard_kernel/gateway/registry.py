@@ -23,7 +23,12 @@ from jupyter_server.gateway.managers import GatewayMappingKernelManager
 from jupyter_server.utils import ensure_async
 
 from shard_core.protocol.events import ClientCounts
-from shard_core.protocol.orchestrator import AgentCreateCommand, AgentInfo, RuntimeState
+from shard_core.protocol.orchestrator import (
+    AgentCreateCommand,
+    AgentInfo,
+    AgentTerminal,
+    RuntimeState,
+)
 from shard_core.types import Usage
 from shard_kernel.agent_defaults import default_model
 from shard_kernel.gateway.history import EventHistory, Tail
@@ -62,6 +67,8 @@ class AgentRegistry:
         self._started: dict[str, float] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._histories: dict[str, EventHistory] = {}
+        self._terminals: dict[str, dict[str, AgentTerminal]] = {}
+        """each agent's server terminals by name, while they run (terminals.py)"""
         self.on_change: Callable[[str], None] = lambda agent_id: None
         self.reach_url: str | None = None
         """the URL remote kernels reach this server at (`ShardGateway.kernel_reach_url`)"""
@@ -201,6 +208,23 @@ class AgentRegistry:
         self.log.info("shard: agent %s runs in kernel %s", agent_id, kernel_id)
         return kernel_id
 
+    def kernel_pid(self, agent_id: str) -> int | None:
+        """The process id of the agent's kernel, when it runs on this machine."""
+        kernel_id = self.kernel_id(agent_id)
+        if kernel_id is None:
+            return None
+        provisioner = getattr(self.km.get_kernel(kernel_id), "provisioner", None)
+        pid = getattr(provisioner, "pid", None)
+        return pid if isinstance(pid, int) else None
+
+    def add_terminal(self, agent_id: str, terminal: AgentTerminal) -> None:
+        self._terminals.setdefault(agent_id, {})[terminal.name] = terminal
+        self.on_change(agent_id)
+
+    def drop_terminal(self, agent_id: str, name: str) -> None:
+        if self._terminals.get(agent_id, {}).pop(name, None) is not None:
+            self.on_change(agent_id)
+
     async def kill(self, agent_id: str) -> None:
         """Stop the kernel; the manifest, session and event log stay."""
         self.get(agent_id)
@@ -303,6 +327,9 @@ class AgentRegistry:
             parent_agent_id=manifest.parent_agent_id,
             alias=manifest.alias,
             title=(last or {}).get("title") or None,
+            terminals=list(self._terminals.get(manifest.id, {}).values())
+            if runtime == "running"
+            else [],
         )
 
     def _start_failure(self, agent_id: str, runtime: RuntimeState, tail: Tail | None) -> str | None:

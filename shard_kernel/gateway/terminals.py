@@ -5,6 +5,8 @@ folder), a name, and who it is (pid and start time); the server starts it on a t
 through `tether.py`, so it is listed by `/api/terminals` and Lab's Running panel, a person can
 open and type into it, and it ends with the kernel. The kernel reads and types through
 `/terminals/websocket/NAME` like Lab does, and closes it with `DELETE /api/terminals/NAME`.
+The terminal is listed with its agent (`AgentInfo.terminals`, the Shard sidebar) while it
+runs, and people's windows decide its size (`terminal_sharing.py`).
 A server without terminals (`shard gateway`'s default, `ServerApp.terminals_enabled=False`),
 or one that cannot see the kernel's process (the tether could not watch it), answers 409 and
 the kernel keeps a pty of its own.
@@ -21,7 +23,9 @@ from typing import Any
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
+from shard_core.protocol.orchestrator import AgentTerminal
 from shard_kernel.gateway.handlers import ShardAPIHandler
+from shard_kernel.gateway.terminal_sharing import share
 from shard_kernel.gateway.tether import start_time
 from shard_kernel.gateway.validation import BadRequestError, parse_json_object
 
@@ -52,12 +56,31 @@ class AgentTerminalsHandler(ShardAPIHandler):
         if request["name"] in manager.terminals:
             raise web.HTTPError(409, "a terminal %s exists already", request["name"])
         argv = tethered(request)
-        model = manager.create(name=request["name"], cwd=request["cwd"], shell_command=argv)
-        term = manager.terminals[request["name"]]
+        name = request["name"]
+        model = manager.create(name=name, cwd=request["cwd"], shell_command=argv)
+        term = manager.terminals[name]
         if list(term.ptyproc.argv)[1:] != argv[1:]:  # terminado ignored shell_command: fail closed
-            await manager.terminate(request["name"], force=True)
+            await manager.terminate(name, force=True)
             raise web.HTTPError(500, "the server started another command than the agent's")
+        registry, agent_id = self.registry, self._owning_agent(request)
+        if agent_id is not None:
+            shown = AgentTerminal(name=name, label=request["label"], command=request["command"])
+            registry.add_terminal(agent_id, shown)
+
+        def ended() -> None:
+            if agent_id is not None:
+                registry.drop_terminal(agent_id, name)
+
+        share(term, ended)
         self.reply({**model, "pid": term.ptyproc.pid}, status=201)
+
+    def _owning_agent(self, request: dict[str, Any]) -> str | None:
+        """The registry agent whose kernel asked (its pid is the owner's), to list the terminal
+        with it; None for a kernel the registry does not run (the terminal still works)."""
+        agent_id = request.get("agent_id")
+        if not isinstance(agent_id, str) or agent_id not in self.registry.manifests:
+            return None
+        return agent_id if self.registry.kernel_pid(agent_id) == request["owner"]["pid"] else None
 
 
 def tethered(request: dict[str, Any]) -> list[str]:
@@ -87,6 +110,9 @@ def parse_terminal(body: dict[str, Any]) -> dict[str, Any]:
         raise BadRequestError("`owner` must be {pid, start}: the agent process")
     if not isinstance(status, str) or not Path(status).is_absolute():
         raise BadRequestError("`status_file` must be an absolute path")
+    for shown in ("label", "command"):  # how the agent's sidebar row names it
+        if not isinstance(body.setdefault(shown, name), str):
+            raise BadRequestError(f"`{shown}` must be text")
     return body
 
 

@@ -29,7 +29,9 @@ MakeAgent = Callable[..., Agent]
 def people(
     browser: Browser, lab: LabServer, request: pytest.FixtureRequest
 ) -> Iterator[list[LabPage]]:
-    """Two people, each in their own browser context, both on Lab."""
+    """Two people, each in their own browser context, both on Lab. Ask for it after
+    `make_agent`: fixtures end in reverse order, so a failure's screenshots show the agents
+    before that fixture kills them (a screenshot after the kill looked like the cause)."""
     contexts: list[BrowserContext] = [
         browser.new_context(viewport={"width": 1300, "height": 1000}) for _ in range(2)
     ]
@@ -84,7 +86,7 @@ FIX_STEPS = [
 
 
 def test_two_people_on_one_agent_share_the_turn_and_the_answer(
-    people: list[LabPage], make_agent: MakeAgent
+    make_agent: MakeAgent, people: list[LabPage]
 ) -> None:
     a, b = people
     agent = make_agent(FIX_STEPS, "shared-fix")
@@ -138,7 +140,7 @@ def test_two_people_on_one_agent_share_the_turn_and_the_answer(
 
 
 def test_stop_ends_a_running_bash_in_every_view(
-    people: list[LabPage], make_agent: MakeAgent, lab: LabServer
+    make_agent: MakeAgent, people: list[LabPage], lab: LabServer
 ) -> None:
     a, b = people
     steps = [
@@ -173,7 +175,7 @@ def test_stop_ends_a_running_bash_in_every_view(
 
 
 def test_kill_shows_stopped_everywhere_and_restart_reattaches_every_view(
-    people: list[LabPage], make_agent: MakeAgent
+    make_agent: MakeAgent, people: list[LabPage]
 ) -> None:
     a, b = people
     agent = make_agent([{"text": "Hello from before the kill."}, {"text": "Back."}], "killable")

@@ -1,6 +1,7 @@
 """The agent's terminal in Lab: its tool calls render as a terminal card with the screen, "Open
-in Lab" opens Lab's own terminal widget on the same server terminal, what a person types there
-is what the agent's next `terminal_read` shows."""
+in Lab" (on the card, or the terminal's button on the agent's sidebar row) opens Lab's own
+terminal widget on the same server terminal, what a person types there is what the agent's next
+`terminal_read` shows, and the agent's screen is drawn at the size of the person's window."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import save_screenshot
 from tests.e2e.lab import LabServer
@@ -41,12 +42,15 @@ def person(page: Page, lab: LabServer, request: pytest.FixtureRequest) -> Iterat
 
 
 @pytest.fixture
-def agent(lab: LabServer, tmp_path: Path) -> Iterator[dict[str, Any]]:
+def agent(
+    lab: LabServer, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[dict[str, Any]]:
     work = tmp_path / "terminal-work"
     work.mkdir()
     script = tmp_path / "terminal-script.json"
     script.write_text(json.dumps({"name": "terminal", "steps": STEPS}))
-    body = {"cwd": str(work), "model": f"scripted/{script}", "name": "terminal-agent",
+    name = f"terminal-{len(lab.api('GET', '/shard/api/agents')['agents'])}"  # names are unique
+    body = {"cwd": str(work), "model": f"scripted/{script}", "name": name,
             "permissions": {"allow": ALLOW}}  # fmt: skip
     made = lab.api("POST", "/shard/api/agents", body)
     yield made
@@ -78,9 +82,9 @@ def test_open_the_agents_terminal_from_its_card_and_type_into_it(
     card = chat.locator(".shard-terminal").last
     expect(card.locator(".shard-terminal-screen")).to_contain_text("READY>")
     expect(card.locator(".shard-terminal-state")).to_have_text("running")
-    names = [t["name"] for t in lab.api("GET", "/api/terminals")]
-    shared = [n for n in names if n.startswith("shard_")]
-    assert len(shared) == 1, names
+    shared = [t["name"] for t in lab.api("GET", f"/shard/api/agents/{agent['id']}")["terminals"]]
+    assert len(shared) == 1, shared
+    assert shared[0] in [t["name"] for t in lab.api("GET", "/api/terminals")]
     save_screenshot(person.page, "e2e-lab-terminal-1-card.png")
 
     card.get_by_role("button", name="Open in Lab").click()
@@ -97,3 +101,50 @@ def test_open_the_agents_terminal_from_its_card_and_type_into_it(
     expect(chat).to_contain_text("I read what you typed.", timeout=90_000)
     read = chat.locator(".shard-terminal").last
     expect(read.locator(".shard-terminal-screen")).to_contain_text("typed-in-lab-42")
+
+
+TERM_SIZE = """() => {
+  const term = window.jupyterapp.shell.currentWidget?.content?._term;
+  return term ? [term.rows, term.cols] : null;
+}"""
+
+
+def test_the_sidebar_opens_the_agents_terminal_and_the_agent_sees_the_persons_size(
+    browser: Browser, agent: dict[str, Any], lab: LabServer, request: pytest.FixtureRequest
+) -> None:
+    context = browser.new_context(viewport={"width": 900, "height": 640})  # a small window
+    person = LabPage(context.new_page(), lab)
+    try:
+        person.open()
+        chat = person.open_agent(agent["id"])
+        person.send(chat, "open a terminal")
+        expect(chat).to_contain_text("The terminal is open.", timeout=90_000)
+        [terminal] = lab.api("GET", f"/shard/api/agents/{agent['id']}")["terminals"]
+        assert terminal["label"] == "shared", terminal
+
+        person.show_sidebar()
+        row = person.agent_row(agent["name"])
+        row.get_by_role("button", name="Open terminal shared in Lab").click()
+        tab = person.page.locator(".lm-TabBar-tab", has_text=terminal["name"])
+        expect(tab).to_be_visible(timeout=30_000)
+        _wait_for_screen(person.page, "READY>")
+        rows, cols = person.page.evaluate(TERM_SIZE)
+        assert cols < 120, (rows, cols)  # smaller than the agent's own 32x120
+        person.page.locator(".jp-Terminal:visible .xterm").click()
+        person.page.keyboard.type("stty size; printf '%0150d\\n' 0\n")
+        _wait_for_screen(person.page, f"{rows} {cols}")  # the pty has the person's size
+        save_screenshot(person.page, "e2e-lab-terminal-3-sidebar-small.png")
+
+        person.command("shard:open-agent", {"agent": agent["id"]})
+        person.send(chat, "what did I type?")
+        expect(chat).to_contain_text("I read what you typed.", timeout=90_000)
+        screen = chat.locator(".shard-terminal").last.locator(".shard-terminal-screen")
+        text = screen.inner_text()
+        assert f"{rows} {cols}" in text, text
+        wrapped = f"{'0' * cols}\n{'0' * (150 - cols)}"
+        assert wrapped in text, f"the agent's screen is drawn {cols} columns wide:\n{text}"
+    except Exception:
+        save_screenshot(person.page, f"{request.node.name}-failure.png")
+        raise
+    finally:
+        context.close()

@@ -3,13 +3,12 @@
 import { Widget } from "@lumino/widgets";
 import { button, h } from "../render/dom";
 import { renderDiagnostics } from "../widget/agent-header";
-import { renderUsageHistory, usageBar, usageTokens } from "../widget/usage-bars";
-import { shortModel } from "../render/format";
+import { renderUsageHistory } from "../widget/usage-bars";
 import type { AgentInfo } from "../wire";
 import type { AgentDirectory } from "./agent-directory";
 import { renderNewAgentForm, type NewAgentActions } from "./new-agent-form";
 import type { CreateAgent } from "../client/registry-api";
-import { treeName, treeOrder, type TreeRow } from "../client/agent-tree";
+import { AgentRows } from "./agent-rows";
 import { WorkspaceGrantsSection } from "./grants-section";
 
 export interface PanelActions {
@@ -74,7 +73,7 @@ export function renderAgentDiagnostics(agent: AgentInfo): HTMLElement | null {
 }
 
 export class AgentsPanel extends Widget {
-  private readonly list: HTMLElement;
+  private readonly rows: AgentRows;
   private readonly formSlot: HTMLElement;
   private readonly problem: HTMLElement;
   private readonly grants: WorkspaceGrantsSection;
@@ -92,7 +91,14 @@ export class AgentsPanel extends Widget {
     this.title.caption = "Shard agents";
     this.node.setAttribute("role", "region"); // a screen reader names the panel it enters
     this.node.setAttribute("aria-label", "Shard agents");
-    this.list = h("ul", { class: "shard-agent-list", attrs: { "aria-label": "Agents" } });
+    this.rows = new AgentRows(
+      { open: (agent) => actions.open(agent), kill: (agent) => void actions.kill(agent) },
+      {
+        badge: badgeOf,
+        path: (path) => shortPath(path, root),
+        diagnostics: renderAgentDiagnostics,
+      },
+    );
     this.formSlot = h("div", { class: "shard-form-slot" });
     this.problem = h("div", { class: "shard-panel-problem", attrs: { role: "alert" } });
     this.grants = new WorkspaceGrantsSection(
@@ -109,7 +115,7 @@ export class AgentsPanel extends Widget {
       ),
       this.formSlot,
       this.problem,
-      this.list,
+      this.rows.el,
       this.usageHistory(),
       this.grants.el,
     );
@@ -176,68 +182,9 @@ export class AgentsPanel extends Widget {
 
   private render(): void {
     this.problem.textContent = this.directory.problem ?? "";
-    const agents = this.directory.list;
-    if (agents.length === 0) {
-      this.list.replaceChildren(
-        h(
-          "li",
-          { class: "shard-empty" },
-          this.directory.problem
-            ? ""
-            : "No agents yet: New agent, or open a notebook with the Shard kernel.",
-        ),
-      );
-      return;
-    }
-    const most = Math.max(0, ...agents.map((agent) => usageTokens(agent.usage)));
-    this.list.replaceChildren(...treeOrder(agents).map((row) => this.renderAgent(row, most)));
-  }
-
-  private renderAgent({ agent, depth }: TreeRow, most: number): HTMLElement {
-    const badge = badgeOf(agent);
-    const stopped = agent.runtime_state !== "running" && agent.runtime_state !== "starting";
-    const open = button(
-      stopped ? "Restart & open" : "Open",
-      () => this.actions.open(agent),
-      "shard-button-small shard-open",
-    );
-    if (stopped) open.title = "Starts the agent's kernel again (its session resumes) and opens it";
-    const kill = button(
-      "Kill",
-      () => void this.actions.kill(agent),
-      "shard-button-small shard-button-danger shard-kill",
-    );
-    kill.disabled = stopped;
-    const item = h(
-      "li",
-      {
-        class: depth > 0 ? "shard-agent-item shard-agent-child" : "shard-agent-item",
-        attrs: { "data-agent-id": agent.id, "data-depth": String(depth) },
-      },
-      h(
-        "div",
-        { class: "shard-agent-line" },
-        h("span", { class: `shard-dot shard-dot-${badge.tone}`, attrs: { "aria-hidden": "true" } }),
-        h("span", { class: "shard-agent-name", title: agent.name }, treeName({ agent, depth })),
-        h("span", { class: `shard-badge shard-status-badge shard-tone-${badge.tone}` }, badge.text),
-      ),
-      agent.title
-        ? h("div", { class: "shard-agent-title", title: agent.title }, agent.title)
-        : null,
-      h(
-        "div",
-        { class: "shard-agent-meta" },
-        h("span", { class: "shard-agent-cwd", title: agent.cwd }, shortPath(agent.cwd, this.root)),
-        h(
-          "span",
-          { class: "shard-agent-facts", title: agent.model },
-          `${shortModel(agent.model)} · ${agent.mode} · ${agent.clients} client${agent.clients === 1 ? "" : "s"}`,
-        ),
-      ),
-      renderAgentDiagnostics(agent),
-      usageBar(agent.usage, most),
-      h("div", { class: "shard-agent-actions" }, open, kill),
-    );
-    return item;
+    const empty = this.directory.problem
+      ? ""
+      : "No agents yet: New agent, or open a notebook with the Shard kernel.";
+    this.rows.render(this.directory.list, empty);
   }
 }

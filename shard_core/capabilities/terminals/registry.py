@@ -119,7 +119,8 @@ class Terminals:
         status = self._status_dir / f"{terminal_id}.exit"
         owner = re.sub(r"\W", "", agent_id)[:12] or "agent"
         server_name = f"shard_{owner}_{terminal_id}_{secrets.token_hex(2)}"
-        model = await self.server.open(server_name, launch.argv, cwd, env, status)
+        listed = {"agent_id": agent_id, "label": shown[0], "command": shown[1]}
+        model = await self.server.open(server_name, launch.argv, cwd, env, status, listed)
         if model is None:
             return None
         terminal = ServerTerminal(self.server, model, status, terminal_id, *shown, cwd=cwd,

@@ -13,6 +13,9 @@ from typing import Any
 import pyte
 
 ROWS, COLUMNS = 32, 120
+"""the agent's own size, while no person has the terminal open"""
+MAX_ROWS, MAX_COLUMNS = 500, 1000
+"""a person's window bigger than this is drawn cut (the text the model reads stays bounded)"""
 NEW_OUTPUT_CAP = 64_000
 """characters of output kept between two reads (the oldest are dropped, and that is said)"""
 _ESCAPES = re.compile(
@@ -91,6 +94,23 @@ class TerminalScreen:
             keep = self._new[0][-NEW_OUTPUT_CAP:]
             self.dropped += self._new_size - len(keep)
             self._new, self._new_size = [keep], len(keep)
+
+    def resize(self, rows: object, columns: object) -> None:
+        """The pty's new size (as its server said; nonsense is ignored): what follows is drawn
+        for it."""
+        if not isinstance(rows, int) or not isinstance(columns, int):
+            return
+        if isinstance(rows, bool) or isinstance(columns, bool):
+            return
+        lines, width = min(max(rows, 1), MAX_ROWS), min(max(columns, 1), MAX_COLUMNS)
+        if (lines, width) == (self.screen.lines, self.screen.columns):
+            return
+        screen, dropped = self.screen, max(0, self.screen.lines - lines)
+        row = screen.cursor.y - dropped  # pyte drops the top rows: the cursor's row moved up
+        screen.resize(lines=lines, columns=width)
+        screen.cursor.y, screen.cursor.x = max(0, min(row, lines - 1)), min(screen.cursor.x, width)
+        screen.rendered = [""] * lines
+        screen.dirty.update(range(lines))
 
     def _render(self) -> list[str]:
         screen = self.screen

@@ -6,9 +6,11 @@ SHARD_GATEWAY_TOKEN (`shard_kernel/gateway_reach.py`). It asks the gateway's
 environment (`shard_kernel/gateway/terminals.py`: the server starts it through a tether that
 ends it when this process ends), then reads and types through `/terminals/websocket/NAME`,
 terminado's protocol, as Lab does: `["stdout", text]` in, `["stdin", text]` out. Closing is
-`DELETE /api/terminals/NAME`. Only a server on this machine is asked (the sandbox and the
-workspace are this machine's), and a server without terminals makes the capability keep
-ptys of its own. tornado speaks HTTP and WebSocket here; nothing of Jupyter is imported.
+`DELETE /api/terminals/NAME`. While a person has it open, the person's window sets its size
+and the server says so (`["shard_size", rows, cols]`): the screen here takes that size. Only a
+server on this machine is asked (the sandbox and the workspace are this machine's), and a
+server without terminals makes the capability keep ptys of its own. tornado speaks HTTP and
+WebSocket here; nothing of Jupyter is imported.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from urllib.parse import quote, urlsplit
 from shard_core.capabilities.terminals.screen import COLUMNS, ROWS
 from shard_core.capabilities.terminals.terminal import Terminal
 
+AGENT_QUERY, SIZE_MESSAGE = "shard_agent", "shard_size"
+"""the agent's socket says it is the agent's; the server tells it the pty's size while people's
+windows set it (shard_kernel/gateway/terminal_sharing.py)"""
 URL_VARIABLE = "SHARD_GATEWAY_URL"
 TOKEN_VARIABLE = "SHARD_GATEWAY_TOKEN"
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -72,7 +77,7 @@ class ServerTerminal(Terminal):
         from tornado.websocket import websocket_connect
 
         base = self.server.url.replace("http", "ws", 1).rstrip("/")
-        url = f"{base}/terminals/websocket/{quote(self._name)}"
+        url = f"{base}/terminals/websocket/{quote(self._name)}?{AGENT_QUERY}=1"
         request = HTTPRequest(url, headers=self.server.headers(), request_timeout=REQUEST_SECONDS)
         self._socket = await websocket_connect(request, max_message_size=64 * 1024 * 1024)
         await self._socket.write_message(json.dumps(["set_size", ROWS, COLUMNS, 0, 0]))
@@ -87,6 +92,8 @@ class ServerTerminal(Terminal):
                 kind, *rest = json.loads(message)
                 if kind == "stdout" and rest and isinstance(rest[0], str):
                     self._output(rest[0].encode("utf-8", errors="replace"))
+                elif kind == SIZE_MESSAGE and len(rest) == 2:
+                    self.screen.resize(*rest)  # a person's window: what the program draws for
                 elif kind == "disconnect":
                     break
         finally:
@@ -156,11 +163,13 @@ class TerminalServer:
         cwd: Path,
         env: Mapping[str, str],
         status_file: Path,
+        shown: Mapping[str, str] | None = None,
     ) -> dict[str, Any] | None:
-        """The new terminal's model (`name`, `pid`), or None when the server has none."""
+        """The new terminal's model (`name`, `pid`), or None when the server has none.
+        `shown` (`agent_id`, `label`, `command`) lists it with its agent in the sidebar."""
         body = {"name": name, "cwd": str(cwd), "argv": list(argv), "env": dict(env),
                 "owner": {"pid": os.getpid(), "start": process_start()},
-                "status_file": str(status_file)}  # fmt: skip
+                "status_file": str(status_file), **(shown or {})}  # fmt: skip
         try:
             return await self.call("POST", "shard/api/terminals", body)
         except TerminalServerError as exc:

@@ -45,21 +45,21 @@ export function renderTerminal(d: TerminalDescriptor): HTMLElement {
   return h("div", { class: "shard-terminal" }, head, screen);
 }
 
+/** Asks the page to open server terminal `name` (from `from`, which the event bubbles up). */
+export function openServerTerminal(from: HTMLElement, name: string): void {
+  if (!NAME.test(name)) return;
+  const event = new CustomEvent(OPEN_TERMINAL_EVENT, {
+    bubbles: true,
+    cancelable: true,
+    detail: { name },
+  });
+  if (from.dispatchEvent(event)) {
+    window.open(`${baseUrl()}lab/terminals/${encodeURIComponent(name)}`, "_blank", "noopener");
+  }
+}
+
 function openButton(name: string): HTMLButtonElement {
-  const open = button(
-    "Open in Lab",
-    () => {
-      const event = new CustomEvent(OPEN_TERMINAL_EVENT, {
-        bubbles: true,
-        cancelable: true,
-        detail: { name },
-      });
-      if (open.dispatchEvent(event)) {
-        window.open(`${baseUrl()}lab/terminals/${encodeURIComponent(name)}`, "_blank", "noopener");
-      }
-    },
-    "shard-terminal-open",
-  );
+  const open = button("Open in Lab", () => openServerTerminal(open, name), "shard-terminal-open");
   open.title = `open terminal ${name} in JupyterLab, where you can type into it`;
   return open;
 }

@@ -44,3 +44,29 @@ def test_scrolling_a_full_screen_keeps_every_line() -> None:
         screen.feed(f"row {n}\r\n".encode())
         assert screen.text().splitlines()[-1] == f"row {n}"
     assert screen.text() == "row 7\nrow 8\nrow 9"
+
+
+def test_a_resize_draws_what_follows_at_the_new_size_and_keeps_the_cursor_row() -> None:
+    screen = TerminalScreen()
+    screen.feed(b"".join(b"line %d\r\n" % i for i in range(40)) + b"$ ")
+    screen.resize(10, 20)  # a person's smaller window: the bottom rows stay, the cursor on "$ "
+    assert (screen.screen.lines, screen.screen.columns) == (10, 20)
+    assert screen.cursor_line() == "$"
+    screen.feed(b"x" * 30)
+    assert screen.text().splitlines()[-2:] == ["$ " + "x" * 18, "x" * 12]
+    screen.resize(50, 200)
+    assert (screen.screen.lines, screen.screen.columns) == (50, 200)
+    assert screen.cursor_line() == "x" * 12
+    screen.feed(b"\r\n" + b"y" * 150)
+    assert screen.text().splitlines()[-1] == "y" * 150
+
+
+def test_a_resize_ignores_what_is_not_a_size_and_caps_a_huge_one() -> None:
+    screen = TerminalScreen(rows=8, columns=40)
+    for rows, columns in (("20", 60), (True, 60), (20, None), (20.5, 60)):
+        screen.resize(rows, columns)
+        assert (screen.screen.lines, screen.screen.columns) == (8, 40)
+    screen.resize(0, -3)
+    assert (screen.screen.lines, screen.screen.columns) == (1, 1)
+    screen.resize(10**9, 10**9)
+    assert (screen.screen.lines, screen.screen.columns) == (500, 1000)

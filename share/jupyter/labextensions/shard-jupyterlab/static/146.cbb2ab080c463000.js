@@ -616,6 +616,23 @@
 .shard-agent-actions {
   white-space: nowrap;
 }
+.shard-agent-terminals {
+  display: flex;
+  flex-wrap: wrap;
+  align-items: center;
+  gap: 4px;
+  margin: 2px 0 4px;
+  font-size: var(--jp-ui-font-size0, 11px);
+}
+.shard-agent-terminals[hidden] {
+  display: none;
+}
+.shard-agent-terminals-label {
+  color: var(--jp-ui-font-color2, #616161);
+}
+.shard-agent-terminal-list {
+  display: contents;
+}
 .shard-agent-actions .shard-button {
   margin-right: 4px;
 }
