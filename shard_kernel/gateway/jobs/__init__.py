@@ -88,6 +88,7 @@ def install_jobs(
 
         coordinator.on_change = publish
         host.on_change = publish_run
+        host.on_agent = watcher.poke
     return coordinator
 
 

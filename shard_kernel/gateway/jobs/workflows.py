@@ -47,6 +47,8 @@ class WorkflowHost:
         self.home = coordinator.home
         self.log = log
         self.on_change: Callable[[RunRecord], None] | None = None
+        self.on_agent: Callable[[str], None] = lambda _agent_id: None
+        """Told of a run's new agent (the events publish its row, so views list it at once)."""
         self._tasks: dict[str, asyncio.Task[Any]] = {}
         self._active: dict[str, set[str]] = {}  # run id -> its running jobs
         self._asks: dict[str, asyncio.Future[QuestionAnswer]] = {}  # request id -> its answer
@@ -93,6 +95,7 @@ class WorkflowHost:
         record.agent_id = agent.id
         self.registry.store.save(agent)
         self.registry.manifests[agent.id] = agent
+        self.on_agent(agent.id)
         Journal.create(self.home, record)
         self._tell(record)
         self._spawn(record.id)

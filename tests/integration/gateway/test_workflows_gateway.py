@@ -169,6 +169,10 @@ async def test_a_question_survives_a_restart_and_the_first_answer_wins(
     await feed.connect()
     run_id = (await _start(server, flow, workspace, inputs))["id"]
     asked = (await _pending_event(feed, run_id)).run["pending"]  # every subscriber sees it
+    agent_id = (await _run(server, run_id))["agent_id"]
+    while agent_id not in feed.agents:  # the run's agent is listed on the events at once
+        await asyncio.wait_for(feed.next_event(), 60)
+    assert feed.agents[agent_id].name == f"workflow asking.py ({run_id})"
     await feed.close()
     assert (asked["question"], asked["choices"]) == ("Which file?", ["a.txt", "b.txt"])
 
