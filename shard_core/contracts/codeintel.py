@@ -35,8 +35,8 @@ class CodeIntelligenceProvider(Protocol):
 @runtime_checkable
 class DiagnosingProvider(CodeIntelligenceProvider, Protocol):
     """Code intelligence that also checks changed files (a language server). After a tool
-    changed files the loop asks `diagnose` beside the turn (the tool's result does not wait)
-    and injects its lines as context for the next request."""
+    changed files the code index's `tool_returned` handler asks `diagnose` beside the turn
+    (the tool's result does not wait) and injects its lines as context for the next request."""
 
     async def diagnose(self, paths: Sequence[str]) -> list[str]:
         """The block to inject: DIAGNOSTICS_HEADING, then one

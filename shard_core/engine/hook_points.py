@@ -9,6 +9,10 @@ handler returns a `HookVerdict` (or None: no opinion); each point reads the fiel
 - `BEFORE_TOOL` `fn(ToolCheck)`, before the permission gate: `block` refuses the call (its
   `reason` is the model's result); `updated_input` replaces the input, and the gate judges the
   changed input. Nothing a handler says loosens the gate.
+- `TOOL_RETURNED` `fn(ToolReturned)`, when the tool returned, before its result is logged or
+  shown: what a handler emits goes out before the `tool_result` (the code index announces the
+  files a tool changed, so an index is current when the result is shown); its answer is not
+  used.
 - `AFTER_TOOL` `fn(ToolDone)`, after a result is logged: `context` (or a plain string) is
   injected into the next request.
 - `BEFORE_STOP` `fn(StopCheck)`, when the model stops asking for tools: `block` makes the
@@ -32,18 +36,20 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from shard_core.contracts.codeintel import CodeIntelligenceProvider
 from shard_core.engine.extension_events import Handler
 from shard_core.protocol.events import TurnEndEvent
-from shard_core.types import HookRunCheckpoint, JsonObject, ToolResult, Usage
+from shard_core.types import ContextKind, HookRunCheckpoint, JsonObject, ToolResult, Usage
 
 log = logging.getLogger("shard.extensions")
 
 BEFORE_PROMPT = "before_prompt"
 BEFORE_TOOL = "before_tool"
+TOOL_RETURNED = "tool_returned"
 AFTER_TOOL = "after_tool"
 BEFORE_STOP = "before_stop"
 BEFORE_COMPACT = "before_compact"
@@ -96,6 +102,26 @@ class ToolCheck:
     tool: str
     input: JsonObject
     call_id: str
+
+
+@dataclass(frozen=True)
+class ToolReturned:
+    """A tool returned (or was refused): its result is not logged or shown yet."""
+
+    check: ToolCheck
+    result: ToolResult
+    read_only: bool
+    """the tool changes nothing (an unknown tool neither)"""
+    since: float
+    """when the call started (seconds since the epoch)"""
+    code_index: CodeIntelligenceProvider | None
+    """the session's code intelligence (what `ctx.code_index` is)"""
+    emit: Callable[..., object] = field(compare=False, repr=False)
+    """the session's `EventStream.emit`"""
+    follow_up: Callable[[Coroutine[Any, Any, None]], object] = field(compare=False, repr=False)
+    """runs work beside the turn (cancelled when the agent closes); it reports by `inject`"""
+    inject: Callable[[str, ContextKind, str | None], object] = field(compare=False, repr=False)
+    """context the next request carries (`AgentSession.inject`)"""
 
 
 @dataclass(frozen=True)
@@ -179,6 +205,10 @@ class HookPoints:
                 updated = verdict.updated_input
                 current = dataclasses.replace(current, input=updated)
         return HookVerdict(updated_input=updated)
+
+    async def tool_returned(self, returned: ToolReturned) -> None:
+        for entry in self._for(TOOL_RETURNED):
+            await _call(entry, returned)
 
     async def after_tool(self, done: ToolDone) -> HookVerdict:
         return _joined(await self._verdicts(AFTER_TOOL, done))

@@ -11,11 +11,11 @@ provenance of its own beyond the title it produced.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from shard_core.contracts import Provider
 from shard_core.engine.titles import TITLE_CHARS, clean_title
-from shard_core.engine.usage_history import append_usage, usage_record
+from shard_core.engine.usage_history import UsageLog
 from shard_core.types import (
     MessageDone,
     ProviderRequest,
@@ -25,9 +25,6 @@ from shard_core.types import (
     UserMessage,
 )
 from shard_core.types.errors import ProviderError, SessionError
-
-if TYPE_CHECKING:  # the session starts the retitle; only the type is needed here
-    from shard_core.engine.session import AgentSession
 
 TITLE_INSTRUCTIONS = (
     "Write a title of 3 to 7 words for a coding session that starts with the user's message "
@@ -59,14 +56,20 @@ async def model_title(provider: Provider, prompt: str) -> tuple[str | None, Usag
     return None, Usage()
 
 
-async def retitle(session: AgentSession, prompt: str) -> None:
-    """Ask for the title, record the request's usage, and set the title unless someone
-    renamed the session meanwhile."""
-    deterministic = session.title
-    title, usage = await model_title(session.provider, prompt)
-    if session.config.usage_log is not None and usage != Usage():
+async def retitle(
+    provider: Provider,
+    prompt: str,
+    usage: UsageLog,
+    title: Callable[[], str | None],
+    rename: Callable[[str], object],
+) -> None:
+    """Ask for the title, record the request's usage, and `rename` the session unless its
+    `title()` changed meanwhile (someone renamed it)."""
+    deterministic = title()
+    found, used = await model_title(provider, prompt)
+    if used != Usage():
         with contextlib.suppress(OSError):
-            append_usage(session.config.usage_log, usage_record(session, usage))
-    if title and session.title == deterministic:  # a checkpoint: never model-visible
+            usage.record(provider, used)
+    if found and title() == deterministic:  # a checkpoint: never model-visible
         with contextlib.suppress(SessionError, OSError, ValueError):  # the log closed meanwhile
-            session.set_title(title, source="model")
+            rename(found)

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
+import functools
 import uuid
 from collections.abc import AsyncIterator, Coroutine, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from shard_core.contracts import (
@@ -24,9 +22,8 @@ from shard_core.contracts import (
     PermissionGate,
     Provider,
 )
-from shard_core.contracts.codeintel import CodeIntelligenceProvider, WarmingProvider
+from shard_core.contracts.codeintel import WarmingProvider
 from shard_core.contracts.compactor import ObservingCompactor
-from shard_core.contracts.tool import HostFiles
 from shard_core.engine import lifecycle, runs
 from shard_core.engine.compaction import live_context
 from shard_core.engine.events import EventStream
@@ -36,11 +33,12 @@ from shard_core.engine.model_title import retitle
 from shard_core.engine.projection import Projector
 from shard_core.engine.prompt import SectionSource, assemble, contributed_sections
 from shard_core.engine.registry import ToolRegistryImpl
-from shard_core.engine.retry import RetryPolicy
+from shard_core.engine.session_config import SessionConfig
 from shard_core.engine.session_store import SessionStore
-from shard_core.engine.step import StepRunner
+from shard_core.engine.step import StepDeps, StepRunner, StepState
 from shard_core.engine.titles import TitleSource, clean_title, latest_title, title_from_prompt
 from shard_core.engine.usage import UsageMeter
+from shard_core.engine.usage_history import UsageLog
 from shard_core.protocol.events import (
     AgentStatus,
     CompactionEvent,
@@ -76,41 +74,9 @@ from shard_core.types import (
     UserMessage,
 )
 from shard_core.types.errors import ConfigError, ProviderError, SessionError
-from shard_core.types.secrets import KnownSecrets
-from shard_core.types.usage import Price
 
 DEMO_NOTE = "demo: the scripted demo provider answers; no model is called"
-
-
-@dataclass
-class SessionConfig:
-    agent_id: str
-    cwd: Path
-    roots: Sequence[Path]
-    mode: str = "build"
-    max_steps: int = 200
-    compact_threshold: float = 0.8
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    demo: bool = False
-    secrets: KnownSecrets = field(default_factory=lambda: KnownSecrets.from_environment(os.environ))
-    """values replaced by `[secret]` in tool results before they are logged or broadcast"""
-    code_index: CodeIntelligenceProvider | None = None
-    """the code intelligence an extension registered, handed to tools as `ctx.code_index`"""
-    files: HostFiles | None = None
-    """the editor's view of text files (an ACP host's), handed to tools as `ctx.files`"""
-    max_tokens: int = 8192
-    temperature: float | None = None
-    usage_log: Path | None = None
-    """SHARD_HOME/usage.jsonl: one record per provider request (None: not recorded)"""
-    model_titles: bool = False
-    """config `titles.model`: after the first turn, the provider writes the title"""
-    price: Price | None = None
-    """the model's price (its provider spec's family, config first): each reply is costed at
-    it, whether or not the provider priced it (the same sum when it did)"""
-    max_stop_continuations: int = 5
-    """how often a Stop hook may keep one turn going before the turn ends anyway"""
-    parent_agent_id: str | None = None
-    """the agent that launched this one (a subagent's Stop hooks are SubagentStop)"""
+__all__ = ["DEMO_NOTE", "AgentSession", "SessionConfig"]
 
 
 class AgentSession:
@@ -175,6 +141,9 @@ class AgentSession:
         self._announced = False
         self.projector = Projector()
         self.known_contexts: set[tuple[str, str]] = set()
+        self.usage_log = UsageLog(
+            config.usage_log, self.agent_id, store.session_id, str(config.cwd)
+        )
         self.events.subscribe(self._track_asks)
 
     # ------------------------------------------------------------ public API
@@ -217,7 +186,9 @@ class AgentSession:
         await self.after_turn()
         if self._title_prompt is not None:  # after the turn: a title never delays a reply
             prompt, self._title_prompt = self._title_prompt, None
-            self.title_task = asyncio.create_task(retitle(self, prompt))
+            rename = functools.partial(self.set_title, source="model")
+            title = retitle(self.provider, prompt, self.usage_log, lambda: self.title, rename)
+            self.title_task = asyncio.create_task(title)
         return end
 
     async def prompt(self, text: str) -> AsyncIterator[Event]:
@@ -376,7 +347,7 @@ class AgentSession:
         )
         if last is None:
             return []
-        step = StepRunner(self, "recovery", self._cancel)
+        step = StepRunner(self._step_deps(), StepState("recovery", self._cancel))
         step.expect([c for c in last.tool_calls if c.id not in answered])
         closed = [c.name for c in step.unanswered]
         step.close_unanswered(text)
@@ -426,7 +397,7 @@ class AgentSession:
         self._emit_status("streaming", note)
         self._warm_code_index()
         self.events.emit(TurnStartEvent, turn_id=turn_id, prompt=text, entry_id=entry.id)
-        step = StepRunner(self, turn_id, self._cancel)
+        step = StepRunner(self._step_deps(), StepState(turn_id, self._cancel))
         try:
             reason = await self._steps(step)
             return self._finish(turn_id, reason)
@@ -440,14 +411,37 @@ class AgentSession:
             self.events.emit(ErrorEvent, code=type(exc).__name__, message=str(exc), turn_id=turn_id)
             return self._finish(turn_id, "error", error=str(exc))
 
+    def _step_deps(self) -> StepDeps:
+        return StepDeps(
+            config=self.config,
+            provider=lambda: self.provider,
+            store=self.store,
+            tools=self.tools,
+            modes=self.modes,
+            gate=self.gate,
+            events=self.events,
+            meter=self.meter,
+            projector=self.projector,
+            hook_points=self.hook_points,
+            usage_log=self.usage_log,
+            known_contexts=self.known_contexts,
+            mode=lambda: self.mode,
+            system=self.system_sections,
+            hook_place=self.hook_place,
+            inject=self.inject,
+            follow_up=self.follow_up,
+            status=self.emit_status,
+        )
+
     async def _steps(self, step: StepRunner) -> TurnEndReason:
         continued = 0
+        turn_id = step.state.turn_id
         for _ in range(self.config.max_steps):
-            self._drain_steering(step.turn_id)
+            self._drain_steering(turn_id)
             message = await step.request()
             if not message.tool_calls:
                 verdict = await lifecycle.go_on(
-                    self, step.turn_id, continued, self.config.max_stop_continuations
+                    self, turn_id, continued, self.config.max_stop_continuations
                 )
                 if verdict.halt is not None:
                     return "hook_stopped"
@@ -455,10 +449,10 @@ class AgentSession:
                     return "completed"
                 continued += 1
                 reason = verdict.reason or "a Stop hook asked the agent to go on"
-                self._log_injection(Injection(reason, "note", "Stop hook"), step.turn_id)
+                self._log_injection(Injection(reason, "note", "Stop hook"), turn_id)
                 continue
             await step.run_tools(message)
-            if step.halted:
+            if step.state.halted:
                 return "hook_stopped"
             if self.meter.fraction >= 1.0:
                 await self.compact("overflow")  # emergency tier: a completed tool cycle

@@ -12,15 +12,13 @@ import json
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import Field, ValidationError
 
+from shard_core.contracts import Provider
 from shard_core.types import Usage, WireModel
-
-if TYPE_CHECKING:  # the session calls this with itself
-    from shard_core.engine.session import AgentSession
 
 USAGE_FILE = "usage.jsonl"
 
@@ -61,30 +59,43 @@ def append_usage(path: Path, record: UsageRecord) -> None:
         os.close(fd)
 
 
-def usage_record(
-    session: AgentSession,
-    usage: Usage,
-    *,
-    turn_id: str | None = None,
-    entry_id: str | None = None,
-) -> UsageRecord:
-    """The record of one provider request `session` made (the agent, session, model, provider
-    and workspace come from it)."""
-    return UsageRecord(
-        ts=time.time(),
-        agent_id=session.agent_id,
-        session_id=session.store.session_id,
-        model=session.provider.model,
-        provider=session.provider.name,
-        workspace=str(session.config.cwd),
-        turn_id=turn_id,
-        entry_id=entry_id,
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cache_read_tokens=usage.cache_read_tokens,
-        cache_write_tokens=usage.cache_write_tokens,
-        cost_usd=usage.cost_usd,
-    )
+@dataclass(frozen=True)
+class UsageLog:
+    """One session's door to the history: whose requests they are, and where they go."""
+
+    path: Path | None
+    """SHARD_HOME/usage.jsonl (None: not recorded)"""
+    agent_id: str
+    session_id: str
+    workspace: str
+
+    def record(
+        self,
+        provider: Provider,
+        usage: Usage,
+        *,
+        turn_id: str | None = None,
+        entry_id: str | None = None,
+    ) -> None:
+        """Append the record of one request `provider` answered (OSError when it cannot)."""
+        if self.path is None:
+            return
+        record = UsageRecord(
+            ts=time.time(),
+            agent_id=self.agent_id,
+            session_id=self.session_id,
+            model=provider.model,
+            provider=provider.name,
+            workspace=self.workspace,
+            turn_id=turn_id,
+            entry_id=entry_id,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+            cost_usd=usage.cost_usd,
+        )
+        append_usage(self.path, record)
 
 
 def read_usage(path: Path, since: float | None = None) -> Iterator[UsageRecord]:

@@ -3,9 +3,11 @@
     await host.install("shard.code_index", CodeIndexCapability(cwd, home=shard_home))
 
 It registers the code intelligence (the compactor's Type Catalog and every ToolContext get it),
-the four tools, `/index` and `/map`, and three handlers: `file_mutated` re-indexes just the
-files a tool changed (a shell command's `since` means: re-stat the workspace), and `tool_call`
-and `turn_start` note the files the session mentions, which lead the repo map. The index is
+the four tools, `/index` and `/map`, and four handlers: `tool_returned` announces the files a
+tool changed (`file_mutated`) and asks the session's diagnosing code intelligence about them
+(`changes.py`), `file_mutated` re-indexes just those files (a shell command's `since` means:
+re-stat the workspace), and `tool_call` and `turn_start` note the files the session mentions,
+which lead the repo map. The index is
 built at the first question, not at install: a kernel may start in a very large folder. The
 language server starts beside the session's first turn (`CodeIntelligence.warm`, which the
 engine calls for the registered code intelligence only) when the workspace looks like Python.
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from shard_core.capabilities.code_index import repo_map
+from shard_core.capabilities.code_index.changes import announce_changes
 from shard_core.capabilities.code_index.index import CodeIndex
 from shard_core.capabilities.code_index.lsp import Diagnostics, find_server
 from shard_core.capabilities.code_index.provider import CodeIntelligence
@@ -32,6 +35,7 @@ from shard_core.capabilities.code_index.tools import (
     RepoMapTool,
 )
 from shard_core.contracts import ExtensionApi
+from shard_core.engine.hook_points import TOOL_RETURNED
 from shard_core.engine.plurals import counted
 from shard_core.protocol.events import FileMutatedEvent, ToolCallEvent, TurnStartEvent
 
@@ -79,6 +83,7 @@ class CodeIndexCapability:
             CodeDiagnosticsTool(self.code),
         ):
             api.register_tool(tool)
+        api.on(TOOL_RETURNED, announce_changes)
         api.on("file_mutated", self.file_mutated)
         api.on("tool_call", self.tool_call)
         api.on("turn_start", self.turn_start)

@@ -4,7 +4,7 @@ The client (`lsp_client.py`) is pygls' `LanguageClient` with the `lsprotocol` ty
 only when a server starts (lsprotocol takes a second to import). One server per workspace,
 started in the background at the session's first turn (`warm`) or else at the first changed
 Python file (pyright's first analysis takes seconds; later ones a fraction of one); nothing
-waits for it: the engine asks for diagnostics after a tool returned, and the client runs on its
+waits for it: the code index asks for diagnostics after a tool returned, and the client runs on its
 own thread and event loop (`_there`), so its reading and parsing never hold up the agent's loop
 (which only awaits the answers). After each change the file is sent (`didOpen`, then
 `didChange` with the whole text) and the `publishDiagnostics` for that version awaited. Errors

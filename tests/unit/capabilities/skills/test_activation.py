@@ -173,11 +173,11 @@ async def test_an_oversized_skill_is_an_error_and_leaves_no_checkpoint(tmp_path:
 def test_a_tool_cannot_write_a_mode_checkpoint_through_an_intent(tmp_path: Path) -> None:
     from types import SimpleNamespace
 
-    from shard_core.engine.step import StepRunner
+    from shard_core.engine.step import StepRunner, StepState
 
     store = SessionStore.create(tmp_path / "s", tmp_path)
     try:
-        step = StepRunner(SimpleNamespace(store=store), "turn", asyncio.Event())  # type: ignore[arg-type]
+        step = StepRunner(SimpleNamespace(store=store), StepState("turn", asyncio.Event()))  # type: ignore[arg-type]
         step._persist_intent({"kind": "mode", "mode": "build"}, "x")  # pyright: ignore[reportPrivateUsage]
         assert not [e for e in store.entries if isinstance(e, CheckpointEntry)]
         step._persist_intent({"kind": "skill", "name": "a", "path": "/p"}, "x")  # pyright: ignore[reportPrivateUsage]
