@@ -40,6 +40,7 @@ from shard_core.protocol.events import (
     UiRequestEvent,
     UiResolvedEvent,
 )
+from shard_core.protocol.link import COMM_TARGET, EVENTS_COMM_ID
 from shard_core.types.errors import ShardError
 from shard_kernel.agent_env import PREFIX, AgentEnv, kernel_hint, read_agent_env
 from shard_kernel.cell_output import CellOutput
@@ -55,8 +56,6 @@ if TYPE_CHECKING:
     from shard_core.engine.config import ShardConfig
     from shard_core.sdk import Agent
 
-EVENTS_COMM_ID = "shard-events"
-COMM_TARGET = "shard"
 CLIENTS_SETTLE = 0.25
 """Seconds of attach/detach quiet before a status event reports the new client counts."""
 IOPUB_BARRIER_TIMEOUT = 1.0
