@@ -48,7 +48,7 @@ from shard_core.engine.config import ShardConfig, load_config
 from shard_core.engine.context_files import load_context_files
 from shard_core.engine.credentials import known_secrets, resolve_credential
 from shard_core.engine.events import EventStream
-from shard_core.engine.extension_host import ExtensionHost
+from shard_core.engine.extension_host import ExtensionHost, registered_specs
 from shard_core.engine.hook_points import HookPoints
 from shard_core.engine.modes import bundled_modes
 from shard_core.engine.permissions.gate import RuleGate
@@ -274,18 +274,8 @@ def _register_bundled_providers(api: ExtensionApi) -> None:
 
 
 async def registered_providers(home: Path | None = None) -> list[ProviderSpec]:
-    """The providers an agent of `home` has: the bundled ones, then those of the
-    `shard.extensions` entry points and `home/extensions/*.py`, for reading a log without an
-    agent (`shard session request`). A project's extensions are not run: whether the project
-    is trusted is not known here."""
-    host = ExtensionHost()
-    try:
-        await host.install("shard.providers", _register_bundled_providers)
-        await host.install_entry_points()
-        await host.install_folder((home or shard_home()).expanduser() / "extensions", trusted=True)
-        return host.provider_specs()
-    finally:
-        await host.shutdown()
+    """The providers an agent of `home` has (`extension_host.registered_specs`)."""
+    return await registered_specs(BUNDLED, (home or shard_home()).expanduser())
 
 
 async def _install(

@@ -50,6 +50,8 @@ def default_model(
     """The model a new agent gets from `config` (read from config.json when not given) and the
     server's environment `env` (os.environ when not given). A broken config.json is skipped
     with its problem in `why`, never fatal: the next source decides."""
+    from shard_kernel.provider_specs import provider_specs  # runs extensions: when asked
+
     env = os.environ if env is None else env
     problem = ""
     if config is None:
@@ -62,7 +64,7 @@ def default_model(
     server = env.get(SERVER_MODEL, "").strip()
     if server:
         return ModelDefault(server, "server", f"the server's {SERVER_MODEL}{problem}")
-    model, _ = resolve_default_model(config, env)
+    model, _ = resolve_default_model(config, env, provider_specs())
     if model != NO_MODEL:
         prefix = model.partition("/")[0]
         return ModelDefault(model, "provider", f"the {prefix} key or base URL is set{problem}")

@@ -110,11 +110,15 @@ def _rules_from(opts: BatchOptions, shard_meta: dict[str, Any]) -> str:
 
 def run_batch(opts: BatchOptions, out: TextIO) -> int:
     """Run the notebook; the exit status is the worst cell's (ExitCode)."""
+    from shard_kernel.provider_specs import provider_specs  # runs extensions: when asked
+
     nb = _read(opts)
     output = opts.output or opts.notebook.with_name(opts.notebook.stem + ".out.ipynb")
     env = kernel_env(opts, dict(nb.metadata))
     if env.get("KERNEL_SHARD_MODEL"):
-        parse_model(env["KERNEL_SHARD_MODEL"])  # a bad one is bad input, as in `shard run`
+        parse_model(
+            env["KERNEL_SHARD_MODEL"], provider_specs()
+        )  # a bad one is bad input, as in `shard run`
     status = asyncio.run(_run(opts, nb, env, output, out))
     print(f"wrote {output}", file=out)
     for line in start_notes(env["KERNEL_SHARD_AGENT_ID"]):  # e.g. project files left out

@@ -21,7 +21,7 @@ import inspect
 import logging
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -34,6 +34,7 @@ from shard_core.contracts import (
     Disposer,
     ExtensibleCompactor,
     Extension,
+    ExtensionApi,
     Extractor,
     McpTransportFactory,
     Mode,
@@ -424,3 +425,23 @@ def _short_form(prefix: str, factory: ProviderFactory) -> ProviderSpec:
     """`register_provider(prefix, factory)`: a spec whose build hands the factory the model
     string's rest as written (no families: the 128k default window; the provider's own cost)."""
     return ProviderSpec(prefix=prefix, build=lambda setup: factory(setup.text))
+
+
+async def registered_specs(bundled: Sequence[ProviderSpec], home: Path) -> list[ProviderSpec]:
+    """The providers an agent of `home` has: `bundled`, then those of the `shard.extensions`
+    entry points and `home/extensions/*.py`, for what needs them without an agent (reading a
+    log, checking a model). A project's extensions are not run: whether the project is
+    trusted is not known here."""
+    host = ExtensionHost()
+
+    def register(api: ExtensionApi) -> None:
+        for spec in bundled:
+            api.register_provider(spec)
+
+    try:
+        await host.install("shard.providers", register)
+        await host.install_entry_points()
+        await host.install_folder(home / "extensions", trusted=True)
+        return host.provider_specs()
+    finally:
+        await host.shutdown()

@@ -231,8 +231,10 @@ def _short(text: str, limit: int = 200) -> str:
 
 
 def _check_model(model: str) -> None:
+    from shard_kernel.provider_specs import provider_specs  # runs extensions: when asked
+
     try:
-        spec = parse_model(model)
+        spec = parse_model(model, provider_specs())
     except ConfigError as exc:
         raise BadRequestError(str(exc)) from None
     scripted_file = spec.provider == "scripted" and spec.model != "demo"
