@@ -50,6 +50,7 @@ from shard_kernel.event_batch import EventBatcher, asyncio_schedule
 from shard_kernel.iopub_hold import IOPubHold, KernelOverrides
 from shard_kernel.plain_text import plain_text
 from shard_kernel.ui_bridge import CommUiBridge
+from shard_kernel.warm_start import WarmStart
 from shard_kernel.widget_host import WidgetHost
 
 if TYPE_CHECKING:
@@ -117,6 +118,7 @@ class ShardKernel(KernelOverrides):
         )
         self.commands = CommCommands(self)
         self.widgets = WidgetHost(self, self.comm_manager, self.shell_handlers)
+        self.warm = WarmStart(self.shell_handlers, self.session, os.environ)
         self.iopub_hold: IOPubHold | None = None
         if isinstance(self.iopub_socket, BackgroundSocket) and self.iopub_thread is not None:
             self.iopub_hold = self.iopub_socket = IOPubHold(self.iopub_thread)
@@ -124,6 +126,8 @@ class ShardKernel(KernelOverrides):
     # ------------------------------------------------------------ startup
 
     def start(self) -> None:
+        if self.warm.waiting:  # a pool's kernel: the engine now, the agent once it is bound
+            self.warm.preload()
         super().start()
         self.route_shell()
         signal.signal(signal.SIGINT, self._on_sigint)
@@ -136,6 +140,7 @@ class ShardKernel(KernelOverrides):
 
     async def _boot(self) -> None:
         self._loop = asyncio.get_running_loop()
+        await self.warm.bound()
         try:
             env, notebook_note = await self._notebook_env(read_agent_env())
             self.agent = await self._create(env)

@@ -7,7 +7,8 @@ it in `jupyter lab`, `jupyter server`, JupyterHub's single-user servers and in f
 gateway, and `shard gateway` names the same module. Its settings are traitlets
 (`--ShardGateway.trust_project=True`, or `c.ShardGateway.trust_project` in a config file); a
 setting a kernel reads too defaults to the kernel's variable, so one setting configures both.
-`stop_extension` is the stop hook jupyter_server 2 calls (it never calls a module extension's
+It also makes the server's kernel manager the warm pool's (pool.py). `stop_extension` is the
+stop hook jupyter_server 2 calls (it never calls a module extension's
 `_unload_jupyter_server_extension`), before it shuts the kernels down.
 """
 
@@ -32,6 +33,7 @@ from shard_kernel.gateway.jobs import (
     install_jobs,
     start_jobs,
 )
+from shard_kernel.gateway.pool import POOL_ROUTES, PooledKernelManager
 from shard_kernel.gateway.terminals import TERMINAL_ROUTES
 from shard_kernel.gateway_reach import SERVER_SETTING
 
@@ -42,6 +44,7 @@ ALL_ROUTES: tuple[tuple[str, type[Any]], ...] = (
     *JOB_ROUTES,
     *WORKFLOW_ROUTES,
     *TERMINAL_ROUTES,
+    *POOL_ROUTES,
 )
 """Every route the gateway serves (path relative to base_url, handler), in one table."""
 
@@ -73,6 +76,16 @@ class ShardGateway(ExtensionApp):
     watcher: AgentWatcher | None = None
     coordinator: Coordinator | None = None
 
+    def _link_jupyter_server_extension(self, serverapp: Any) -> None:
+        """Make the warm pool's kernel manager the server's (pool.py), before the server makes
+        its kernel manager: unless one is configured, or kernels live on a kernel gateway."""
+        super()._link_jupyter_server_extension(serverapp)
+        from jupyter_server.gateway.gateway_client import GatewayClient
+
+        chosen = "kernel_manager_class" in serverapp.config.get("ServerApp", {})
+        if not chosen and not GatewayClient.instance(parent=serverapp).gateway_enabled:
+            serverapp.kernel_manager_class = PooledKernelManager
+
     def initialize_settings(self) -> None:
         serverapp: Any = self.serverapp
         registry, self.watcher = load_extension(serverapp, self.settings)
@@ -88,6 +101,8 @@ class ShardGateway(ExtensionApp):
     async def _start_jupyter_server_extension(self, serverapp: Any) -> None:
         if self.watcher is not None:
             self.watcher.start()
+        if isinstance(serverapp.kernel_manager, PooledKernelManager):
+            serverapp.kernel_manager.fill_pool()
         if self.coordinator is not None:
             start_jobs(serverapp, self.coordinator)
 

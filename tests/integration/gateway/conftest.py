@@ -148,10 +148,15 @@ class Servers:
         self.env = isolated_env(root)
         self.started: list[Server] = []
 
-    def start(self, *args: str, env: dict[str, str] | None = None, token: str = TOKEN) -> Server:
+    def start(
+        self, *args: str, env: dict[str, str] | None = None, token: str = TOKEN, pool: int = 0
+    ) -> Server:
+        """`pool`: the warm pool's size (test_pool.py's tests set it; the others start their
+        agents cold, as they did before there was a pool, without a spare kernel each)."""
         port = free_port()
         argv = [sys.executable, "-m", "shard_kernel.gateway", "--port", str(port)]
         argv += ["--token", token, "--allow-root", *args]
+        argv += ["--set", f"PooledKernelManager.pool_size={pool}"]
         log = self.root / f"server-{len(self.started)}.log"
         server = start_process(argv, {**self.env, **(env or {})}, log, port, token)
         self.started.append(server)

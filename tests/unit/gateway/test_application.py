@@ -17,6 +17,7 @@ from shard_kernel.gateway.events_socket import SOCKET_ROUTES
 from shard_kernel.gateway.grants import GRANT_ROUTES
 from shard_kernel.gateway.handlers import ROUTES, TRUST_KEY
 from shard_kernel.gateway.jobs import COORDINATOR_KEY, JOB_ROUTES, WORKFLOW_ROUTES
+from shard_kernel.gateway.pool import POOL_ROUTES, PooledKernelManager
 from shard_kernel.gateway.terminals import TERMINAL_ROUTES
 from shard_kernel.gateway_reach import kernel_gateway_env
 
@@ -51,7 +52,7 @@ def test_every_route_table_is_served_from_one_place() -> None:
     app = ShardGateway()
     app.initialize_handlers()
     routes = [*ROUTES, *GRANT_ROUTES, *SOCKET_ROUTES, *JOB_ROUTES, *WORKFLOW_ROUTES,
-              *TERMINAL_ROUTES]  # fmt: skip
+              *TERMINAL_ROUTES, *POOL_ROUTES]  # fmt: skip
     assert app.handlers == routes == list(ALL_ROUTES)
 
 
@@ -93,6 +94,8 @@ async def test_a_server_loads_it_configured_and_its_stop_closes_the_coordinator(
     assert coordinator is gateway.coordinator
     assert coordinator.trust_project is True
     assert settings["shard_registry"].reach_url == ""
+    assert type(server.kernel_manager) is PooledKernelManager  # the warm pool's, of size 1
+    assert server.kernel_manager.pool_size == 1
     patterns = {
         rule.matcher.regex.pattern for rule in server.web_app.default_router.rules[0].target.rules
     }
@@ -100,3 +103,13 @@ async def test_a_server_loads_it_configured_and_its_stop_closes_the_coordinator(
     assert coordinator._closing is False
     await server.cleanup_extensions()  # the first step of ServerApp.stop(), before the kernels
     assert coordinator._closing is True
+
+
+@pytest.mark.filterwarnings("ignore:ServerApp.token config is deprecated:DeprecationWarning")
+def test_a_configured_kernel_manager_is_left_alone(server: ServerApp, tmp_path: Path) -> None:
+    chosen = "jupyter_server.services.kernels.kernelmanager.AsyncMappingKernelManager"
+    server.initialize(
+        argv=[f"--ServerApp.root_dir={tmp_path}", f"--ServerApp.kernel_manager_class={chosen}"],
+        new_httpserver=False,
+    )
+    assert type(server.kernel_manager).__name__ == "AsyncMappingKernelManager"
