@@ -280,3 +280,45 @@ async def test_a_question_reaches_the_clients_of_the_agent_that_started_it(
     mine = next(a for a in manifests if a["id"] == run["agent_id"])
     assert mine["parent_agent_id"] == starter["id"]  # the run's agent is listed under its starter
     await person.aclose()
+
+
+async def test_a_deadline_and_a_cancel_stop_the_running_steps(
+    servers: Servers, workspace: Path, tmp_path: Path
+) -> None:
+    model = write_script(tmp_path, [{"text": "done", "delay": 60}], "slow.json")
+    flow = tmp_path / "slow.py"
+    flow.write_text(f"async def main(wf):\n    return await wf.agent('wait', model={model!r})\n")
+    server = servers.start()
+
+    async def started(**extra: Any) -> dict[str, Any]:
+        made = await api(server, "POST", "/shard/api/workflows",
+                         {"file": str(flow), "cwd": str(workspace), **extra})  # fmt: skip
+        assert made.code == 201, made.body
+        run = await _until(server, body(made)["id"], lambda r: len(r["jobs"]) == 1)
+        return run
+
+    async def job_state(job_id: str) -> str:
+        deadline = time.monotonic() + 60
+        while (job := body(await api(server, "GET", f"/shard/api/jobs/{job_id}")))["state"] in (
+            "queued", "running"
+        ):  # fmt: skip
+            assert time.monotonic() < deadline, job
+            await asyncio.sleep(0.2)
+        return job["state"]
+
+    bounded = await started(deadline=3)
+    ended = await _until(server, bounded["id"], lambda r: r["state"] != "running")
+    assert (ended["state"], ended["error"]) == (
+        "failed", "the run passed its deadline of 3 s (--deadline); finished steps stay"
+    )  # fmt: skip
+    assert await job_state(ended["jobs"][0]) == "stopped"
+
+    free = await started()
+    path = f"/shard/api/workflows/{free['id']}/cancel"
+    cancelled = await api(server, "POST", path, {})
+    assert cancelled.code == 200, cancelled.body
+    assert body(cancelled)["state"] == "cancelled"
+    assert await job_state(free["jobs"][0]) == "stopped"
+    again = await api(server, "POST", path, {})
+    assert again.code == 409, again.body
+    assert f"run {free['id']} is cancelled, not running" in body(again)["message"]
