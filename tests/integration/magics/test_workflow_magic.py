@@ -43,11 +43,22 @@ def test_a_workflow_runs_live_in_the_notebook_and_its_question_is_answered_there
     view = magics(shell).workflows[-1]
     assert f"workflow {view.run_id}: running in the gateway at {gateway.url}" in out
 
+    shell.run_line_magic("shard", "dashboard")
+    dashboard = magics(shell).remote.dashboards[-1].widget
     wait_until(lambda: len(view.question.children) == 2, 60, "the question's buttons")
     title, row = view.question.children
     assert "Colour?" in title.value
     assert [b.description for b in row.children] == ["red", "blue"]
     row.children[1].click()
+
+    def listed_under_it() -> bool:  # the dashboard lists the run's agent, its step's agent under it
+        rows = {a["id"]: a for a in dashboard.agents}
+        mine = rows.get(view.record["agent_id"])
+        return mine is not None and any(
+            a.get("parent_agent_id") == mine["id"] for a in rows.values()
+        )
+
+    wait_until(listed_under_it, 60, "the dashboard's rows")
 
     wait_until(lambda: view.ended, 120, "the run's end")
     view.following.result(30)
