@@ -97,6 +97,16 @@ class TitlesConfig(_Config):
     off: the title is the first prompt's first line, and no model is called for it."""
 
 
+class CompletionConfig(_Config):
+    """Inline completion in Lab editors (off until a person enables Shard's provider in the
+    Inline Completer settings)."""
+
+    model: str | None = None
+    """the model that completes (a small local one, `openai/qwen2.5-coder@http://…/v1`);
+    unset: the model a new agent gets"""
+    max_tokens: int = Field(default=256, ge=1, le=4096)
+
+
 class CheckpointsConfig(_Config):
     """Files kept before tools change them (the checkpoints capability: rewind, review)."""
 
@@ -175,6 +185,7 @@ class ShardConfig(_Config):
     subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
     titles: TitlesConfig = Field(default_factory=TitlesConfig)
     checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
+    completion: CompletionConfig = Field(default_factory=CompletionConfig)
     goal: GoalConfig = Field(default_factory=GoalConfig)
     ask_user: AskUserConfig = Field(default_factory=AskUserConfig)
     web: WebConfig = Field(default_factory=WebConfig)

@@ -21,6 +21,7 @@ from jupyter_server.extension.application import ExtensionApp
 from traitlets import Bool, Unicode, default
 
 from shard_kernel.agent_env import TRUST_VARIABLE, trusts_project
+from shard_kernel.gateway.completion import COMPLETION_ROUTES
 from shard_kernel.gateway.events import AgentWatcher
 from shard_kernel.gateway.events_socket import SOCKET_ROUTES
 from shard_kernel.gateway.extension import load_extension
@@ -45,6 +46,7 @@ ALL_ROUTES: tuple[tuple[str, type[Any]], ...] = (
     *WORKFLOW_ROUTES,
     *TERMINAL_ROUTES,
     *POOL_ROUTES,
+    *COMPLETION_ROUTES,
 )
 """Every route the gateway serves (path relative to base_url, handler), in one table."""
 

@@ -2,6 +2,7 @@
 // palette commands, and the page's identity and notebook tracker for the mime renderers.
 import type { JupyterFrontEnd, JupyterFrontEndPlugin } from "@jupyterlab/application";
 import { Dialog, ICommandPalette, showDialog, ToolbarButton } from "@jupyterlab/apputils";
+import { ICompletionProviderManager } from "@jupyterlab/completer";
 import { PageConfig } from "@jupyterlab/coreutils";
 import { IDocumentManager } from "@jupyterlab/docmanager";
 import { FileDialog } from "@jupyterlab/filebrowser";
@@ -17,6 +18,7 @@ import { AgentsPanel } from "./agents-panel";
 import { AgentChat } from "./chat-widget";
 import { installCellActions } from "./cell-actions";
 import { diskSyncPlugin } from "./disk-sync";
+import { ShardInlineProvider } from "./inline-completion";
 import { kernelAgents, SHARD_KERNEL } from "./kernel-agents";
 import { addLiveStrip } from "./notebook-live";
 import { OUTPUT_SELECTOR, outputInjection } from "./send-output";
@@ -248,4 +250,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
   activate,
 };
 
-export default [plugin, diskSyncPlugin];
+const inlineCompletion: JupyterFrontEndPlugin<void> = {
+  id: "shard-jupyterlab:inline-completion",
+  description: "Shard's inline (ghost-text) completion in notebooks and editors.",
+  autoStart: true,
+  requires: [ICompletionProviderManager],
+  activate: (_app: JupyterFrontEnd, manager: ICompletionProviderManager) =>
+    manager.registerInlineProvider(new ShardInlineProvider()),
+};
+
+export default [plugin, diskSyncPlugin, inlineCompletion];

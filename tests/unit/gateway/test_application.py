@@ -13,6 +13,7 @@ from traitlets.config import Config
 
 from shard_kernel.gateway import EXTENSION, _jupyter_server_extension_points
 from shard_kernel.gateway.application import ALL_ROUTES, ShardGateway
+from shard_kernel.gateway.completion import COMPLETION_ROUTES
 from shard_kernel.gateway.events_socket import SOCKET_ROUTES
 from shard_kernel.gateway.grants import GRANT_ROUTES
 from shard_kernel.gateway.handlers import ROUTES, TRUST_KEY
@@ -53,6 +54,7 @@ def test_every_route_table_is_served_from_one_place() -> None:
     app.initialize_handlers()
     routes = [*ROUTES, *GRANT_ROUTES, *SOCKET_ROUTES, *JOB_ROUTES, *WORKFLOW_ROUTES,
               *TERMINAL_ROUTES, *POOL_ROUTES]  # fmt: skip
+    routes += COMPLETION_ROUTES
     assert app.handlers == routes == list(ALL_ROUTES)
 
 
