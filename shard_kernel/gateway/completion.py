@@ -29,6 +29,7 @@ from shard_core.types.errors import ConfigError, ProviderError
 from shard_kernel.agent_defaults import default_model
 from shard_kernel.gateway.handlers import ShardAPIHandler
 from shard_kernel.gateway.validation import BadRequestError, parse_json_object
+from shard_kernel.provider_specs import provider_specs
 
 MAX_BODY_CHARS = 64_000
 _running: dict[str, asyncio.Task[str]] = {}
@@ -48,7 +49,8 @@ def _provider(model: str, config: ShardConfig) -> Provider:
     key = (model, config.model_dump_json(include={"providers", "credentials"}))
     provider = _providers.get(key)
     if provider is None:
-        provider = _providers[key] = create_provider(model, config, os.environ)
+        specs = provider_specs()  # a third-party provider completes as it answers turns
+        provider = _providers[key] = create_provider(model, config, os.environ, specs)
     return provider
 
 
