@@ -58,10 +58,15 @@ async def _agent(server: Server, workspace: Path, script: str) -> dict[str, Any]
     return body(created)
 
 
-async def _turn(agent: WsAgent, text: str) -> list[dict[str, Any]]:
-    """One prompt; the tool results of its turn."""
+async def _turn(agent: WsAgent, text: str, deny: str | None = None) -> list[dict[str, Any]]:
+    """One prompt; the tool results of its turn. `deny`: the line the gate asks about, which
+    this client refuses (unanswered, the ask would hold the turn for the 60 s timeout)."""
     after = len(agent.events)
     msg_id = agent.sock.execute(text)
+    if deny is not None:
+        ask = await agent.wait_event("permission_request", after=after, within=120)
+        assert (ask["tool"], ask["input"].get("text")) == ("terminal_send", deny), ask
+        await agent.answer(ask["request_id"], "deny")
     assert (await agent.wait_shell_reply(msg_id, within=120))["status"] == "ok"
     await agent.wait_event("turn_end", after=after, within=120)
     return [e["result"] for e in agent.events[after:] if e.get("type") == "tool_result"]
@@ -159,7 +164,7 @@ async def test_the_agents_terminal_is_the_servers_and_a_person_shares_it(
         assert "found-0-vars" in seen, "the shell has the agent's environment, not the server's"
         await person.write_message(json.dumps(["stdin", "echo person-$((6*7))\r"]))
         await _read_until(person, "person-42")
-        read, sent, refused = await _turn(agent, "read it")
+        read, sent, refused = await _turn(agent, "read it", deny="rm -rf /never")
         assert "echo person-$((6*7))" in _text(read), _text(read)
         assert "person-42" in _text(read)
         assert not _failed(sent), _text(sent)
