@@ -24,6 +24,7 @@ from tests.fixtures.http import answers_http
 from tests.fixtures.ports import free_port
 
 TOKEN = "gw-test-token-6b1f0c2d9e8a7f3c"
+START_SECONDS = 180
 
 
 def isolated_env(root: Path) -> dict[str, str]:
@@ -129,7 +130,9 @@ def start_process(argv: list[str], env: dict[str, str], log: Path, port: int, to
     proc = subprocess.Popen(argv, env=env, stdout=handle, stderr=subprocess.STDOUT)
     handle.close()
     server = Server(proc, port, token, log, env)
-    deadline = time.monotonic() + 60
+    # a bound for a server that never listens, not a speed check: a start costs about 3 s of
+    # CPU, and on a 2-core machine at load 15 three starts took over 60 s (they then listened)
+    deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"server exited {proc.returncode}:\n{log.read_text()[-3000:]}")
@@ -137,7 +140,8 @@ def start_process(argv: list[str], env: dict[str, str], log: Path, port: int, to
             return server
         time.sleep(0.1)
     server.stop()
-    raise RuntimeError(f"server did not listen in time:\n{log.read_text()[-3000:]}")
+    tail = log.read_text()[-3000:]
+    raise RuntimeError(f"server did not listen within {START_SECONDS} s:\n{tail}")
 
 
 class Servers:
