@@ -9,6 +9,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from shard_core.engine.config import ShardConfig
 from shard_kernel.inprocess import InProcessAgent
 from shard_widgets import AgentWidget
@@ -71,3 +73,43 @@ def test_a_controller_without_commands_says_so() -> None:
         False,
         "slash: this agent takes no / commands through its widget",
     )
+
+
+async def test_a_prompt_command_through_the_widget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A markdown command of SHARD_HOME/commands is listed with its hint and sent as a prompt."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    commands = tmp_path / "home" / "commands" / "code"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text(
+        "---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $1 carefully.\n"
+    )
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    host = InProcessAgent(
+        "t", cwd=ws, model="scripted/demo", home=tmp_path / "home", config=ShardConfig(), env={}
+    )
+    try:
+        widget = host.widget()
+        widget._handle_custom_msg({"type": "list_commands", "id": "l1"}, [])
+        listed = (await _reply(widget, "l1"))["data"]["commands"]
+        by_name = {c["name"]: c for c in listed}
+        assert by_name["/code:review"] == {
+            "name": "/code:review",
+            "description": "Review a file",
+            "extension": "shard.prompt_commands",
+            "hint": "FILE",
+        }
+        widget._handle_custom_msg({"type": "slash", "id": "s1", "text": "/code:review app.py"}, [])
+        reply = await _reply(widget, "s1")
+        assert (reply["ok"], reply["message"]) == (True, "`/code:review` sent as the prompt.")
+        starts: list[dict[str, Any]] = []
+        for _ in range(3000):  # the turn it sent: its prompt is the command's body
+            starts = [e for e in widget.events if e["type"] == "turn_start"]
+            if starts:
+                break
+            await asyncio.sleep(0.01)
+        assert [e["prompt"] for e in starts] == ["Review app.py carefully."]
+    finally:
+        host.close()
