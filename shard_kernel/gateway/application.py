@@ -110,6 +110,10 @@ class ShardGateway(ExtensionApp):
 
     async def stop_extension(self) -> None:
         """The coordinator lets go of its children (their unfinished runs stay `running` on
-        disk and read as interrupted at the next start)."""
+        disk and read as interrupted at the next start). The warm pool ends first: an
+        extension's stop that never returns would keep jupyter_server from its kernels."""
+        km = getattr(self.serverapp, "kernel_manager", None)
+        if isinstance(km, PooledKernelManager):
+            await km.close_pool()
         if self.coordinator is not None:
             await self.coordinator.close()

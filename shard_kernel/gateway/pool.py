@@ -18,8 +18,8 @@ with exactly what a cold start would have given the process (environment and fol
 pool refills in the background. A bound kernel is never given back: when its agent stops, its
 process ends; a restart is a cold start with the agent's own arguments. A bind that fails ends
 that kernel and starts the agent cold. Each warm kernel costs a kernel process's memory (about
-what an idle agent kernel holds, bench/pool_start.py prints it); `shutdown_all` ends the pool's
-kernels with the rest, those still starting included.
+what an idle agent kernel holds, bench/pool_start.py prints it); the gateway's `stop_extension`
+ends the pool's kernels, those still starting included (and `shutdown_all` too, with the rest).
 """
 
 from __future__ import annotations
@@ -191,7 +191,8 @@ class PooledKernelManager(AsyncMappingKernelManager):
             asyncio.get_running_loop().create_task(end(km))
         return None
 
-    async def _async_shutdown_all(self, now: bool = False) -> None:
+    async def close_pool(self, now: bool = False) -> None:
+        """End the pool's kernels, those still starting too; nothing refills it after."""
         self._closed = True
         filling = list(self._filling)
         for task in filling:
@@ -199,6 +200,9 @@ class PooledKernelManager(AsyncMappingKernelManager):
         await asyncio.gather(*filling, return_exceptions=True)
         pool, self._pool = self._pool, []
         await asyncio.gather(*(end(km, now=now) for km in pool), return_exceptions=True)
+
+    async def _async_shutdown_all(self, now: bool = False) -> None:
+        await self.close_pool(now=now)
         await super()._async_shutdown_all(now=now)
 
     shutdown_all = _async_shutdown_all  # pyright: ignore[reportAssignmentType]
