@@ -69,9 +69,9 @@ async def test_a_prompt_ends_the_wait(work: Path) -> None:
     two, the last entry of the log."""
     hooks = {
         "Notification": [hook(work, "none", "idle_prompt")],
-        "UserPromptSubmit": [hook(work, "sleep", "", arg="3")],
+        "UserPromptSubmit": [hook(work, "sleep", "", arg="6")],
     }
-    agent, _ = await agent_with(work, hooks, config=config(hooks, 1.0))
+    agent, _ = await agent_with(work, hooks, config=config(hooks, 2.0))
     try:
         await agent.run("one")
         await agent.run("two")
