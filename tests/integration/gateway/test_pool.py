@@ -23,7 +23,7 @@ from tests.integration.gateway.ws_agent import WsAgent
 PROBE = Path(__file__).resolve().parents[2] / "fixtures" / "pool_probe.py"
 CREATE = {"mode": "build", "permissions": {"deny": ["Bash"]}}
 MODEL = {"KERNEL_SHARD_MODEL": "probe/pool"}
-"""the model of agents created without one (a create request may only name a bundled provider)"""
+"""the model of agents created without one"""
 
 
 def install_probe(servers: Servers) -> None:
