@@ -183,7 +183,9 @@ def test_fix_with_shard_proposes_a_cell_diff_that_accept_applies(
         lab.shutdown_kernels()
 
 
+@pytest.mark.parametrize("how", ["ctrl_g", "toolbar"])
 def test_ctrl_g_generates_a_cell_as_a_diff_to_accept(
+    how: str,
     lab: LabServer,
     page: Page,
     shard_script: Script,
@@ -205,16 +207,21 @@ def test_ctrl_g_generates_a_cell_as_a_diff_to_accept(
             {"text": "Accept it to put it in the cell."},
         ]
     )
-    folder = lab.root / "generate"
+    folder = lab.root / f"generate-{how}"  # a folder, so a folder agent, of its own
     folder.mkdir()
-    url = lab.notebook("generate/gen.ipynb", "python3", ["# the sum of the first ten squares"])
+    url = lab.notebook(
+        f"{folder.name}/gen.ipynb", "python3", ["# the sum of the first ten squares"]
+    )
     cells = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell")
     try:
         page.goto(url)
         expect(cells).to_have_count(1, timeout=90_000)
         editor = cells.nth(0).locator(".cm-content")
         editor.click()
-        page.keyboard.press("Control+g")  # in the cell's editor
+        if how == "ctrl_g":
+            page.keyboard.press("Control+g")  # in the cell's editor
+        else:
+            page.locator(".jp-NotebookPanel-toolbar .shard-generate-button").click()
         dialog = page.locator(".jp-Dialog")
         expect(dialog).to_contain_text("Generate this cell with Shard")
         dialog.locator("input").fill("sum the squares of 0 to 9")

@@ -222,6 +222,26 @@ def test_cell_and_file_mentions_reach_the_request_and_a_path_outside_is_refused(
         assert "print(threshold)" in text
         assert '<context kind=\\"file\\" label=\\"@file:notes.txt\\">\\nthe threshold is 42' in text
         assert "not for the agent" not in text
+
+        # @output: a cell's outputs alone, after the notebook ran
+        page.locator(".lm-TabBar-tab", has_text="cells.ipynb").first.click()
+        ready = '.jp-NotebookPanel-toolbar .jp-DebuggerBugButton[title="Enable Debugger"]'
+        page.locator(ready).first.wait_for(state="attached", timeout=90_000)
+        cells.nth(0).locator(".cm-content").click()
+        page.keyboard.press("Shift+Enter")
+        page.keyboard.press("Shift+Enter")
+        expect(cells.nth(1).locator(".jp-OutputArea-output")).to_contain_text("42")
+        page.locator(".lm-TabBar-tab", has_text="Shard:").first.click()
+        person.send(chat, "what did @output:1 print?")
+        expect(state).to_have_text("cell 1 of cells.ipynb has no outputs")
+        fake_llm.push({"text": "It printed 42."})
+        person.send(chat, "what did @output:2.1 print?")
+        expect(chat).to_contain_text("It printed 42.", timeout=60_000)
+        fake_llm.wait_idle()
+        [_, sent] = [r.body for r in fake_llm.requests[before:]]
+        text = json.dumps(sent["messages"])
+        label = '<context kind=\\"output\\" label=\\"@output:2.1 from cells.ipynb\\">\\n'
+        assert label + '<output n=\\"1\\" type=\\"stream\\">\\n[stdout]\\n42' in text
     finally:
         context.close()
         lab.shutdown_kernels()

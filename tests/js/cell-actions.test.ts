@@ -16,7 +16,9 @@ import {
 import {
   cellMentions,
   fileMentions,
+  hasContextMentions,
   insideFolder,
+  outputMentions,
 } from "../../labextension/src/lab/mentions";
 import { diffLines } from "../../labextension/src/render/line-diff";
 import {
@@ -356,6 +358,18 @@ describe("composer images", () => {
     ]);
     expect(images.take()).toEqual([]);
     expect(images.el.hidden).toBe(true);
+  });
+});
+
+describe("@output: mentions", () => {
+  it("names a cell's outputs, or one of them", () => {
+    expect(
+      outputMentions(
+        "what did @output:3 and @output:cell-1.2 print? @output:3",
+      ),
+    ).toEqual(["3", "cell-1.2"]);
+    expect(outputMentions("mail@output:3")).toEqual([]);
+    expect(hasContextMentions("see @output:2")).toBe(true);
   });
 });
 

@@ -1,12 +1,13 @@
 // Cell actions in any notebook (JupyterLab and Notebook 7): "Fix with Shard" on a cell with an
 // error (a button under its traceback and the cell's context menu), "Explain with Shard" on an
-// output, "Ask Shard…" and "Generate with Shard…" (Ctrl+G) on a cell. Each sends the cell
+// output, "Ask Shard…" and "Generate with Shard…" (Ctrl+G, or Generate in the notebook's toolbar)
+// on a cell. Each sends the cell
 // (cell-context.ts) as a prompt to the notebook's own agent when `%shard` made one in its
 // kernel, else to the agent of the notebook's folder (made on first use), and opens that agent's
 // chat, where the answer and its proposed change to the cell (a `cell_edit` descriptor,
 // cell-edits.ts) arrive.
 import type { JupyterFrontEnd } from "@jupyterlab/application";
-import { InputDialog, Notification } from "@jupyterlab/apputils";
+import { InputDialog, Notification, ToolbarButton } from "@jupyterlab/apputils";
 import { PageConfig } from "@jupyterlab/coreutils";
 import type { IDocumentManager } from "@jupyterlab/docmanager";
 import type { INotebookTracker, NotebookPanel } from "@jupyterlab/notebook";
@@ -269,7 +270,37 @@ export function installCellActions(app: JupyterFrontEnd, deps: CellActionDeps): 
   app.contextMenu.addItem({ command: CELL_COMMANDS.ask, selector: cells, rank: 43 });
   app.contextMenu.addItem({ command: CELL_COMMANDS.generate, selector: cells, rank: 44 });
 
-  tracker.widgetAdded.connect((_, panel) => watchErrors(app, panel));
+  tracker.widgetAdded.connect((_, panel) => {
+    watchErrors(app, panel);
+    addGenerateButton(app, panel);
+  });
+}
+
+/** "Generate" in a notebook's toolbar: Ctrl+G on the active cell (not in Shard notebooks,
+ * whose cells are prompts already). */
+function addGenerateButton(app: JupyterFrontEnd, panel: NotebookPanel): void {
+  const generate = new ToolbarButton({
+    className: "shard-generate-button",
+    label: "Generate",
+    tooltip:
+      "Generate the active cell's code with Shard (Ctrl+G): it comes back as a diff to accept",
+    onClick: () => {
+      const cell = panel.content.activeCell;
+      if (cell === null) return;
+      const args = { path: panel.context.path, cellId: cell.model.id };
+      void app.commands.execute(CELL_COMMANDS.generate, args);
+    },
+  });
+  if (!panel.toolbar.insertAfter("cellType", "shardGenerate", generate))
+    panel.toolbar.addItem("shardGenerate", generate);
+  const update = (): void => {
+    const kernel = panel.sessionContext.session?.kernel;
+    const name = kernel?.name ?? panel.sessionContext.kernelPreference.name;
+    generate.setHidden(name === SHARD_KERNEL);
+  };
+  panel.sessionContext.kernelChanged.connect(update);
+  void panel.sessionContext.ready.then(update, () => undefined);
+  update();
 }
 
 /** Keeps a "Fix with Shard" / "Explain" bar under each cell whose outputs hold an error. */

@@ -1,6 +1,7 @@
-// `@cell:` and `@file:` in the chat composer (beside `@var:`, var-mentions.ts): a cell of the
-// focused notebook (`@cell:3`, its position, or `@cell:<id>`), its source and outputs as the cell
-// actions send them (images go with the prompt), and a text file of the agent's workspace
+// `@cell:`, `@output:` and `@file:` in the chat composer (beside `@var:`, var-mentions.ts): a cell
+// of the focused notebook (`@cell:3`, its position, or `@cell:<id>`), its source and outputs as the
+// cell actions send them (images go with the prompt), a cell's outputs alone (`@output:3`, or its
+// second with `@output:3.2`), and a text file of the agent's workspace
 // (`@file:src/app.py`, relative to the agent's folder). A path that leaves the agent's folder is
 // refused, as the read tool refuses it (checked on the normalised path; the read tool also
 // follows symbolic links, which a browser cannot see). Each becomes context named with its source.
@@ -12,6 +13,7 @@ import { cellPrompt, MAX_IMAGES, underRoot } from "./cell-context";
 import type { VarContext } from "./var-mentions";
 
 const CELL = /(^|[\s(])@cell:([A-Za-z0-9_-]+)/g;
+const OUTPUT = /(^|[\s(])@output:([A-Za-z0-9_-]+(?:\.\d+)?)/g;
 const FILE = /(^|[\s(])@file:([^\s]+?)(?=[\s),;?!]|[.:](?:\s|$)|$)/g;
 export const MAX_FILE_CHARS = 100_000;
 
@@ -26,6 +28,8 @@ function found(pattern: RegExp, text: string): string[] {
 
 export const cellMentions = (text: string): string[] => found(CELL, text);
 export const fileMentions = (text: string): string[] => found(FILE, text);
+/** `@output:3` (the outputs of cell 3, or of a cell id) and `@output:3.2` (its second) */
+export const outputMentions = (text: string): string[] => found(OUTPUT, text);
 
 /** `path` as an absolute path inside `cwd`, or null when it leaves it. */
 export function insideFolder(cwd: string, path: string): string | null {
@@ -75,28 +79,43 @@ function cellContext(
   ref: string,
   tracker: INotebookTracker | null,
   images: ImageBlock[],
+  kind: "cell" | "output" = "cell",
 ): VarContext | string {
   const panel = tracker?.currentWidget ?? null;
-  if (panel === null) return "@cell: needs an open notebook (click into it first)";
+  if (panel === null) return `@${kind}: needs an open notebook (click into it first)`;
+  const [cellRef = ref, nth] = kind === "output" ? ref.split(".") : [ref];
   const cells = panel.content.widgets;
-  const cell = /^\d+$/.test(ref) ? cells[Number(ref) - 1] : cells.find((c) => c.model.id === ref);
+  const cell = /^\d+$/.test(cellRef)
+    ? cells[Number(cellRef) - 1]
+    : cells.find((c) => c.model.id === cellRef);
   const where = panel.context.path.split("/").pop() ?? panel.context.path;
   if (cell === undefined)
-    return `there is no cell ${ref} in ${where} (a position from 1, or an id)`;
+    return `there is no cell ${cellRef} in ${where} (a position from 1, or an id)`;
   const json = cell.model.toJSON() as unknown as Readonly<Record<string, unknown>>;
+  let outputs: unknown[] = Array.isArray(json["outputs"]) ? json["outputs"] : [];
+  if (kind === "output") {
+    if (nth !== undefined) outputs = outputs.slice(Number(nth) - 1, Number(nth));
+    if (outputs.length === 0)
+      return nth === undefined
+        ? `cell ${cellRef} of ${where} has no outputs`
+        : `cell ${cellRef} of ${where} has no output ${nth}`;
+  }
   const prompt = cellPrompt({
     action: "ask",
     notebook: panel.context.path,
     cellId: cell.model.id,
     cellType: cell.model.type,
     source: cell.model.sharedModel.getSource(),
-    outputs: Array.isArray(json["outputs"]) ? json["outputs"] : [],
+    outputs,
     executionCount: typeof json["execution_count"] === "number" ? json["execution_count"] : null,
     language: "python",
   });
   images.push(...prompt.images.slice(0, Math.max(0, MAX_IMAGES - images.length)));
-  const body = prompt.text.slice(prompt.text.indexOf("<cell "));
-  return { name: ref, label: `@cell:${ref} from ${where}`, text: body, kind: "output" };
+  const body =
+    kind === "output"
+      ? prompt.text.slice(prompt.text.indexOf("</cell>") + "</cell>".length).trim()
+      : prompt.text.slice(prompt.text.indexOf("<cell "));
+  return { name: ref, label: `@${kind}:${ref} from ${where}`, text: body, kind: "output" };
 }
 
 /** The `@cell:` and `@file:` mentions of `text` as contexts (and the cells' images), or why not. */
@@ -112,6 +131,11 @@ export async function resolveContextMentions(
     if (typeof context === "string") return { ok: false, message: context };
     contexts.push(context);
   }
+  for (const ref of outputMentions(text)) {
+    const context = cellContext(ref, sources.tracker, images, "output");
+    if (typeof context === "string") return { ok: false, message: context };
+    contexts.push(context);
+  }
   for (const path of fileMentions(text)) {
     const context = await fileContext(path, sources);
     if (typeof context === "string") return { ok: false, message: context };
@@ -121,5 +145,9 @@ export async function resolveContextMentions(
 }
 
 export function hasContextMentions(text: string): boolean {
-  return cellMentions(text).length > 0 || fileMentions(text).length > 0;
+  return (
+    cellMentions(text).length > 0 ||
+    fileMentions(text).length > 0 ||
+    outputMentions(text).length > 0
+  );
 }
