@@ -96,6 +96,7 @@
 /* header, usage, steering */
 .shard-header {
   display: flex;
+  flex-wrap: wrap; /* a narrow panel (Notebook 7's side panel) wraps: Stop is never cut off */
   align-items: center;
   gap: 8px;
   padding: 4px 0 6px;
@@ -451,8 +452,17 @@
 .shard-always,
 .shard-deny-group {
   display: inline-flex;
+  flex-wrap: wrap;
   gap: 6px;
   align-items: center;
+  max-width: 100%;
+}
+.shard-always .shard-rule-caption {
+  flex: 1 1 12em;
+}
+.shard-deny-group .shard-permission-reason {
+  flex: 1 1 10em;
+  min-width: 0;
 }
 .shard-rule-caption {
   font-size: 11px;
@@ -501,6 +511,10 @@
   padding: 1px 6px;
   text-align: left;
   vertical-align: top;
+}
+.shard-markdown-table td:not(:first-child),
+.shard-kv td {
+  overflow-wrap: anywhere; /* a long path breaks in a narrow panel instead of being cut off */
 }
 .shard-kv th {
   font-weight: 600;
@@ -659,7 +673,7 @@
 }
 .shard-rule-input {
   font-family: var(--shard-mono);
-  min-width: 14em;
+  min-width: min(14em, 100%);
 }
 .shard-folded-away {
   display: none !important;
