@@ -183,6 +183,8 @@ def _cancel(args: argparse.Namespace) -> int:
         return _in_gateway(args)
     journal = Journal(shard_home(), args.run)
     record = journal.record()
+    if record.where == "gateway":
+        raise ConfigError(f"run {record.id} runs in a gateway: add --gateway (or --url URL)")
     if record.state != "running":
         raise ConfigError(f"run {record.id} is {record.state}: only a running run is cancelled")
     journal.finish("cancelled")

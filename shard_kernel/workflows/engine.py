@@ -224,6 +224,8 @@ async def run_workflow(
     elif resume is not None:
         journal = Journal(home, resume)
         record = journal.record()
+        if record.where == "gateway":
+            raise WorkflowError(f"run {resume} runs in a gateway, which resumes it itself")
         journal.save(record.model_copy(update={"state": "running", "error": None}))
         file, inputs = Path(record.file), record.inputs
     else:

@@ -40,7 +40,19 @@ def test_a_workflows_agents_are_listed_under_it(page: Page, lab: LabServer, tmp_
         save_screenshot(page, "e2e-lab-workflow.png")
     finally:
         lab.api("POST", f"/shard/api/workflows/{run['id']}/cancel", {})
+    # the cancel stops the step's job; its kernel is gone before the test ends (a kernel still
+    # starting when the Lab stops would outlive it)
+    agent_id = run["agent_id"]
     deadline = time.monotonic() + 60
-    while lab.api("GET", f"/shard/api/workflows/{run['id']}")["state"] == "running":
-        assert time.monotonic() < deadline
+    while not _settled(lab, agent_id):
+        assert time.monotonic() < deadline, lab.api("GET", f"/shard/api/jobs?parent={agent_id}")
         time.sleep(0.2)
+
+
+def _settled(lab: LabServer, agent_id: str) -> bool:
+    jobs = lab.api("GET", f"/shard/api/jobs?parent={agent_id}")["jobs"]
+    if not jobs or any(j["state"] in ("queued", "running") for j in jobs):
+        return False
+    children = {r["agent_id"] for j in jobs for r in j["runs"]}
+    agents = lab.api("GET", "/shard/api/agents")["agents"]
+    return all(a["runtime_state"] == "stopped" for a in agents if a["id"] in children)

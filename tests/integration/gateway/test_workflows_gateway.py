@@ -232,6 +232,12 @@ def test_follow_answers_a_question_on_stdin_and_bad_input_is_said(
     assert "step 0 ask: 'Colour?' -> '[\"blue\", \"red\"]'" in status.stdout, status.stdout
     assert "step 1 log: \"picked ['blue', 'red']\"" in status.stdout, status.stdout
 
+    for verb in (["cancel", run_id], ["run", "--resume", run_id]):  # it is the gateway's run
+        local = subprocess.run([*argv[:4], *verb], env=env, cwd=workspace, capture_output=True,
+                               text=True, timeout=60, check=False)  # fmt: skip
+        assert local.returncode != 0
+        assert f"run {run_id} runs in a gateway" in local.stdout + local.stderr
+
     failed = subprocess.run([*argv, str(unknown)], env=env, cwd=workspace, capture_output=True,
                             text=True, timeout=180, check=False)  # fmt: skip
     assert failed.returncode == 1, failed.stdout + failed.stderr
@@ -279,6 +285,9 @@ async def test_a_question_reaches_the_clients_of_the_agent_that_started_it(
     manifests = body(await api(server, "GET", "/shard/api/agents"))["agents"]
     mine = next(a for a in manifests if a["id"] == run["agent_id"])
     assert mine["parent_agent_id"] == starter["id"]  # the run's agent is listed under its starter
+    home = Path(server.env["SHARD_HOME"])
+    manifest = json.loads((home / "agents" / run["agent_id"] / "manifest.json").read_text())
+    assert manifest["permissions"]["allow"] == ALLOW  # the starter's rules, which bound its steps
     await person.aclose()
 
 
