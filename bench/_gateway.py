@@ -96,7 +96,11 @@ class Gateway:
 
 
 def start_gateway(*args: str) -> Gateway:
-    """`shard gateway` (jupyter_server with the Shard extension) on a free port."""
+    """`shard gateway` (jupyter_server with the Shard extension) on a free port; without the
+    warm pool unless `args` set its size (a pool kernel refilling in the background would share
+    the CPU with what a bench measures; bench/pool_start.py measures the pool)."""
+    if not any(a.startswith("PooledKernelManager.") for a in args):
+        args = ("--set", "PooledKernelManager.pool_size=0", *args)
 
     def command(port: int) -> list[str]:
         gateway = [sys.executable, "-m", "shard_kernel.gateway"]
