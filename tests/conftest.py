@@ -45,6 +45,19 @@ def _tool_shapes_reset() -> Iterator[None]:
     table.update(before)
 
 
+@pytest.fixture(autouse=True)
+def _no_incidental_language_server(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unit tests run without a language server unless they name one: an agent in a workspace
+    with a top-level `.py` starts pyright (SHARD_LSP=auto) beside its first turn, a node process
+    each unit test that only reads calc.py paid for and closed again (6 s of a 0.4 s test). The
+    tests of the language server pass its command; integration and e2e keep the default."""
+    parts = _where(request.node)
+    if parts is not None and parts[0] == "unit":
+        monkeypatch.setenv("SHARD_LSP", "off")  # code_index.extension.LSP_SETTING
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--shard-order",
