@@ -93,8 +93,9 @@ SECONDS_KEY = "shard/test-seconds"
 UNKNOWN_SECONDS = {"unit": 0.2, "integration": 2.0, "e2e": 10.0}
 """what a test not timed yet is guessed to take by its folder, in a module not in MODULE_SECONDS"""
 MODULE_SECONDS = TESTS / "module_seconds.json"
-"""the modules of 30 s or more, timed once (xdist, 2 workers, a loaded 2-core machine): a fresh
-checkout has no pytest cache, and by test count `test_binder` (minutes, 7 tests) started late"""
+"""the modules of 10 s or more, timed once (xdist, 2 workers, a 2-core machine at load 3-8,
+2026-12-02): a fresh checkout has no pytest cache, and by test count `test_binder` (minutes, 8
+tests) started late"""
 
 
 def _seconds(config: pytest.Config) -> dict[str, float]:
