@@ -34,6 +34,7 @@ from shard_kernel.gateway.jobs import (
     install_jobs,
     start_jobs,
 )
+from shard_kernel.gateway.mention_files import MENTION_ROUTES
 from shard_kernel.gateway.pool import POOL_ROUTES, PooledKernelManager
 from shard_kernel.gateway.terminals import TERMINAL_ROUTES
 from shard_kernel.gateway_reach import SERVER_SETTING
@@ -47,6 +48,7 @@ ALL_ROUTES: tuple[tuple[str, type[Any]], ...] = (
     *TERMINAL_ROUTES,
     *POOL_ROUTES,
     *COMPLETION_ROUTES,
+    *MENTION_ROUTES,
 )
 """Every route the gateway serves (path relative to base_url, handler), in one table."""
 

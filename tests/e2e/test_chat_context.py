@@ -1,8 +1,9 @@
 """Context from the Lab chat composer reaching the model's request (a fake OpenAI-compatible
 server): `@var:df`, a pandas DataFrame in the open notebook's own Python kernel, as its summary
 named with its source (a missing variable and a busy kernel are clear messages that send
-nothing); `@cell:` and `@file:` (a path outside the agent's folder refused); a pasted PNG as an
-image part, which `shard session request` rebuilds byte-equal."""
+nothing); `@cell:`, `@output:` and `@file:` (a path outside the agent's folder refused, and a
+symbolic link inside it that points outside); a pasted PNG as an image part, which `shard
+session request` rebuilds byte-equal."""
 
 from __future__ import annotations
 
@@ -189,6 +190,7 @@ def test_cell_and_file_mentions_reach_the_request_and_a_path_outside_is_refused(
     fake_llm.push({"text": "The cell reads the notes."})
     (lab.root / "notes.txt").write_text("the threshold is 42\n")
     (lab.base / "outside.txt").write_text("not for the agent\n")
+    (lab.root / "link.txt").symlink_to(lab.base / "outside.txt")  # inside, pointing out
     url = lab.notebook("cells.ipynb", "python3", ["threshold = 42", "print(threshold)"])
     agent = lab.api("POST", "/shard/api/agents", {"cwd": str(lab.root), "name": "mentions"})
     before = len(fake_llm.requests)
@@ -204,6 +206,11 @@ def test_cell_and_file_mentions_reach_the_request_and_a_path_outside_is_refused(
         state = chat.locator(".shard-steer-state")
         person.send(chat, "read @file:../outside.txt")
         expect(state).to_have_text(f"@file:../outside.txt is outside the agent's folder {lab.root}")
+        person.send(chat, "read @file:link.txt")
+        expect(state).to_have_text(
+            f"@file:link.txt is outside the agent's folder {lab.root} "
+            f"(it resolves to {(lab.base / 'outside.txt').resolve()})"
+        )
         person.send(chat, "read @file:missing.txt")
         expect(state).to_have_text("there is no text file missing.txt in the agent's folder")
         person.send(chat, "read @cell:9")

@@ -214,9 +214,9 @@ export class AgentChat extends Widget {
     if (hasContextMentions(text)) {
       const sources = {
         tracker: mentionNotebooks(),
-        contents: this.services.contents,
+        agentId: this.agentId,
         cwd: this.directory.find(this.agentId)?.cwd ?? "",
-        root: PageConfig.getOption("serverRoot") || "",
+        settings: this.services.serverSettings,
       };
       const outcome = await resolveContextMentions(text, sources, images);
       const problem = outcome.ok

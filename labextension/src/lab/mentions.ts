@@ -3,19 +3,20 @@
 // cell actions send them (images go with the prompt), a cell's outputs alone (`@output:3`, or its
 // second with `@output:3.2`), and a text file of the agent's workspace
 // (`@file:src/app.py`, relative to the agent's folder). A path that leaves the agent's folder is
-// refused, as the read tool refuses it (checked on the normalised path; the read tool also
-// follows symbolic links, which a browser cannot see). Each becomes context named with its source.
+// refused, as the read tool refuses it: at once on the normalised path, and by the server, which
+// reads the file following symbolic links (a link in the folder that points outside is refused).
+// Each becomes context named with its source.
 import type { INotebookTracker } from "@jupyterlab/notebook";
-import type { Contents } from "@jupyterlab/services";
-import { isString } from "../render/guards";
+import { URLExt } from "@jupyterlab/coreutils";
+import { ServerConnection } from "@jupyterlab/services";
+import { isRecord, isString } from "../render/guards";
 import type { ImageBlock } from "../wire";
-import { cellPrompt, MAX_IMAGES, underRoot } from "./cell-context";
+import { cellPrompt, MAX_IMAGES } from "./cell-context";
 import type { VarContext } from "./var-mentions";
 
 const CELL = /(^|[\s(])@cell:([A-Za-z0-9_-]+)/g;
 const OUTPUT = /(^|[\s(])@output:([A-Za-z0-9_-]+(?:\.\d+)?)/g;
 const FILE = /(^|[\s(])@file:([^\s]+?)(?=[\s),;?!]|[.:](?:\s|$)|$)/g;
-export const MAX_FILE_CHARS = 100_000;
 
 function found(pattern: RegExp, text: string): string[] {
   const names: string[] = [];
@@ -48,10 +49,10 @@ export function insideFolder(cwd: string, path: string): string | null {
 
 export interface MentionSources {
   readonly tracker: INotebookTracker | null;
-  readonly contents: Contents.IManager;
-  /** the agent's folder (absolute) and the server's root */
+  /** the agent (its server reads `@file:`s) and its folder (absolute) */
+  readonly agentId: string;
   readonly cwd: string;
-  readonly root: string;
+  readonly settings: ServerConnection.ISettings;
 }
 
 export type ContextOutcome =
@@ -59,20 +60,28 @@ export type ContextOutcome =
   | { readonly ok: false; readonly message: string };
 
 async function fileContext(path: string, sources: MentionSources): Promise<VarContext | string> {
-  const absolute = insideFolder(sources.cwd, path);
-  if (absolute === null) return `@file:${path} is outside the agent's folder ${sources.cwd}`;
-  const served = underRoot(sources.root, absolute);
-  if (served === null) return `@file:${path} is outside the server's root`;
-  let model: Contents.IModel;
+  if (insideFolder(sources.cwd, path) === null)
+    return `@file:${path} is outside the agent's folder ${sources.cwd}`;
+  // the server reads it with the read tool's containment: it sees symbolic links
+  const url = URLExt.join(
+    sources.settings.baseUrl,
+    "shard/api/agents",
+    encodeURIComponent(sources.agentId),
+    `mention-file?path=${encodeURIComponent(path)}`,
+  );
+  let data: unknown;
   try {
-    model = await sources.contents.get(served, { content: true, type: "file", format: "text" });
+    const response = await ServerConnection.makeRequest(url, {}, sources.settings);
+    data = await response.json();
+    if (!response.ok)
+      return isRecord(data) && isString(data["message"]) ? data["message"] : `@file:${path} failed`;
   } catch {
-    return `there is no text file ${path} in the agent's folder`;
+    return `@file:${path} could not be read: the server did not answer`;
   }
-  let text = isString(model.content) ? model.content : "";
-  if (text.length > MAX_FILE_CHARS)
-    text = `${text.slice(0, MAX_FILE_CHARS)}\n… (${text.length - MAX_FILE_CHARS} more characters not sent)`;
-  return { name: path, label: `@file:${path}`, text, kind: "file" };
+  const text = isRecord(data) && isString(data["text"]) ? data["text"] : "";
+  const more = isRecord(data) && data["more"] === true;
+  const shown = more ? `${text}\n… (the file goes on: not sent)` : text;
+  return { name: path, label: `@file:${path}`, text: shown, kind: "file" };
 }
 
 function cellContext(

@@ -18,6 +18,7 @@ from shard_kernel.gateway.events_socket import SOCKET_ROUTES
 from shard_kernel.gateway.grants import GRANT_ROUTES
 from shard_kernel.gateway.handlers import ROUTES, TRUST_KEY
 from shard_kernel.gateway.jobs import COORDINATOR_KEY, JOB_ROUTES, WORKFLOW_ROUTES
+from shard_kernel.gateway.mention_files import MENTION_ROUTES
 from shard_kernel.gateway.pool import POOL_ROUTES, PooledKernelManager
 from shard_kernel.gateway.terminals import TERMINAL_ROUTES
 from shard_kernel.gateway_reach import kernel_gateway_env
@@ -54,7 +55,7 @@ def test_every_route_table_is_served_from_one_place() -> None:
     app.initialize_handlers()
     routes = [*ROUTES, *GRANT_ROUTES, *SOCKET_ROUTES, *JOB_ROUTES, *WORKFLOW_ROUTES,
               *TERMINAL_ROUTES, *POOL_ROUTES]  # fmt: skip
-    routes += COMPLETION_ROUTES
+    routes += [*COMPLETION_ROUTES, *MENTION_ROUTES]
     assert app.handlers == routes == list(ALL_ROUTES)
 
 
