@@ -1,7 +1,7 @@
 """The warm agent pool (gateway/pool.py, warm_start.py) on real servers and kernels: an agent from
 the pool is the agent a cold start makes, the pool refills, a Launcher notebook takes one too,
-a bound kernel never binds again, the server's stop ends every pool kernel, and `shard batch`
-starts no pool."""
+a bound kernel never binds again and restarts cold as its agent, the server's stop ends every
+pool kernel, and `shard batch` starts no pool."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from typing import Any
 
 import nbformat
 
+from shard_kernel.gateway.client import shard_event
 from tests.integration.gateway.conftest import Server, Servers, alive, api, body, write_script
 from tests.integration.gateway.ws_agent import WsAgent
 
@@ -43,16 +44,27 @@ async def pool_state(server: Server, ready: int, within: float = 120.0) -> dict[
 
 
 async def probe(server: Server, kernel_id: str) -> dict[str, Any]:
-    """The probe model's answer: the request's tools and system prompt, the two tool results."""
+    """The probe model's answer: the request's tools and system prompt, the two tool results
+    (this prompt's: an attach replays the agent's earlier events too)."""
     client = await WsAgent.connect(server, kernel_id, "prober")
     await client.attach()
-    after = len(client.events)
     msg_id = client.sock.execute("probe yourself")
     assert (await client.wait_shell_reply(msg_id))["status"] == "ok"
-    await client.wait_event("turn_end", after=after)
+
+    def answer() -> dict[str, Any] | None:
+        for message in client.messages:
+            event = shard_event(message)
+            mine = message["parent_header"].get("msg_id") == msg_id
+            if mine and event is not None and event["type"] == "message_complete":  # noqa: SIM102
+                if event["message"]["content"][0].get("text"):  # the answer, not the calls
+                    return event
+        return None
+
+    await client.wait_for(lambda: answer() is not None)
     await client.aclose()
-    done = [e for e in client.events[after:] if e["type"] == "message_complete"]
-    return json.loads(done[-1]["message"]["content"][0]["text"])
+    found = answer()
+    assert found is not None
+    return json.loads(found["message"]["content"][0]["text"])
 
 
 def comparable(answer: dict[str, Any], agent: dict[str, Any], server: Server) -> dict[str, Any]:
@@ -146,7 +158,9 @@ async def test_the_pool_refills_serves_a_launcher_notebook_and_ends_with_the_ser
     assert not [pid for pid in kernels if alive(pid)]
 
 
-async def test_a_bound_kernel_refuses_to_be_bound_again(servers: Servers, workspace: Path) -> None:
+async def test_a_bound_kernel_refuses_to_be_bound_again_and_restarts_cold(
+    servers: Servers, workspace: Path
+) -> None:
     install_probe(servers)
     server = servers.start(env=MODEL, pool=1)
     await pool_state(server, ready=1)
@@ -170,6 +184,17 @@ async def test_a_bound_kernel_refuses_to_be_bound_again(servers: Servers, worksp
     assert "bound already" in found["content"]["evalue"]
     report = json.loads((await probe(server, agent["kernel_id"]))["results"]["probe"]["text"])
     assert (report["cwd"], report["env"]["KERNEL_SHARD_MODEL"]) == (os.getcwd(), "probe/pool")
+    assert report["started_warm"] is True
+
+    # a restart is a cold start of the same agent, from what its start asked for
+    restarted = await api(server, "POST", f"/api/kernels/{agent['kernel_id']}/restart")
+    assert restarted.code == 200, restarted.body
+    again = json.loads((await probe(server, agent["kernel_id"]))["results"]["probe"]["text"])
+    assert again["started_warm"] is False
+    assert {k: v for k, v in again["env"].items() if k != "JPY_PARENT_PID"} == {
+        k: v for k, v in report["env"].items() if k != "JPY_PARENT_PID"
+    }
+    assert again["cwd"] == report["cwd"]
 
 
 def test_shard_batch_starts_no_pool(servers: Servers, workspace: Path) -> None:
