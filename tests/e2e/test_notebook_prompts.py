@@ -7,6 +7,7 @@ in JupyterLab and in Notebook 7. axe-core finds no serious violation in Shard's 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -94,3 +95,48 @@ def test_prompts_answered_by_keyboard_then_shown_answered_without_a_kernel(
         expect(page.get_by_role("button", name="Allow once")).to_have_count(0)
         shot = "lab" if path.startswith("lab") else "notebook7"
         save_screenshot(page, f"e2e-notebook-prompts-2-saved-{shot}.png")
+
+
+def test_in_notebook_7_one_key_answers_each_prompt(
+    lab: LabServer, page: Page, shard_script: Script, request: pytest.FixtureRequest
+) -> None:
+    """Notebook 7 runs its shortcuts as a key goes down the page, before an output sees it: Y
+    on the focused Allow once changed the cell to code there, and the prompt stayed open."""
+    (lab.workspace / "keys7.py").write_text("value = 1\n")
+    edit = {"path": "keys7.py", "old_string": "value = 1\n", "new_string": "value = 2\n"}
+    shard_script(
+        [
+            {"text": "Editing keys7.py.", "tool_calls": [{"name": "edit", "input": edit}]},
+            {"tool_calls": [{"name": "write", "input": {"path": "keys7.txt", "content": "k\n"}}]},
+            {"text": "Both done in Notebook 7."},
+        ]
+    )
+    lab.notebook("prompts7.ipynb", "shard", ["change keys7.py and write keys7.txt"])
+    try:
+        page.goto(f"{lab.url}/notebooks/prompts7.ipynb?token={lab.token}")
+        expect(page.locator(".shard-agent-button")).to_be_visible(timeout=90_000)
+        page.locator(".jp-Cell .jp-InputArea-editor").first.click()
+        page.keyboard.press("Shift+Enter")  # as a person runs a cell
+        prompts = page.locator(f'.jp-OutputArea-output[data-mime-type="{PERMISSION_MIME}"]')
+        allow = prompts.nth(0).get_by_role("button", name="Allow once")
+        expect(allow).to_be_focused(timeout=60_000)
+        page.keyboard.press("y")
+        expect(prompts.nth(0).locator(".shard-dialog-footer")).to_have_text(
+            "✓ allowed once — by you", timeout=15_000
+        )
+        expect(prompts.nth(1).get_by_role("button", name="Allow once")).to_be_focused(
+            timeout=30_000
+        )
+        page.keyboard.press("y")
+        expect(page.locator(".jp-Notebook")).to_contain_text(
+            "Both done in Notebook 7.", timeout=30_000
+        )
+        assert (lab.workspace / "keys7.py").read_text() == "value = 2\n"
+        assert (lab.workspace / "keys7.txt").read_text() == "k\n"
+        expect(page.locator(".jp-Cell").first).to_have_class(re.compile(r"jp-CodeCell"))
+        save_screenshot(page, "e2e-notebook7-prompts-keys.png")
+    except Exception:
+        save_screenshot(page, f"{request.node.name}-failure.png")
+        raise
+    finally:
+        lab.shutdown_kernels()

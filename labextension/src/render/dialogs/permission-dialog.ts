@@ -202,6 +202,11 @@ export class PermissionDialogView {
       this.actions,
       this.footer,
     );
+    // Notebook 7 runs its shortcuts when the key goes down the page (capture), before this
+    // dialog sees it, and a binding matches the focused element itself (`… :focus`): Y on a
+    // focused Allow once changed the cell to code. Lumino skips what carries the attribute.
+    for (const control of this.el.querySelectorAll("button, summary, input, textarea, select"))
+      control.setAttribute("data-lm-suppress-shortcuts", "true");
     this.el.addEventListener("keydown", (event) => this.onKey(event));
     this.el.addEventListener("focusin", () => (this.focusInside = true));
     this.el.addEventListener("focusout", (event) => {
