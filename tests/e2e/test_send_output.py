@@ -15,20 +15,22 @@ from tests.e2e.lab import LabServer
 from tests.e2e.lab_page import RENDER_MIME, LabPage
 
 pytestmark = pytest.mark.e2e
+ORACLE = "said the oracle"
 
 
-def _contexts(home: Path) -> list[dict[str, object]]:
-    """The output contexts logged under ``home``: the Lab server is shared, so other tests' agents
-    log their own contexts (an edit's diagnostics, a mention) beside this one."""
+def _contexts(home: Path, holding: str) -> list[dict[str, object]]:
+    """The contexts logged under ``home`` whose text holds ``holding``: the Lab server is shared,
+    so other tests' agents log their own contexts beside this one, some of kind output too (an
+    edit's 'diagnostics after edit a.py', which a language server can send any time later)."""
     found: list[dict[str, object]] = []
     for log in home.glob("agents/*/sessions/*.jsonl"):
         for line in log.read_text().splitlines():
             entry = json.loads(line)
-            context = (
-                entry.get("details", {}).get("context") if entry.get("type") == "message" else None
-            )
-            if isinstance(context, dict) and context.get("kind") == "output":
-                found.append(entry["details"])
+            details = entry.get("details", {}) if entry.get("type") == "message" else {}
+            if isinstance(details.get("context"), dict) and holding in json.dumps(
+                details.get("message")
+            ):
+                found.append(details)
     return found
 
 
@@ -38,7 +40,7 @@ def test_send_this_output_to_the_agent(
     shard_script([{"text": "The answer is 42, said the oracle."}])
     lab_page = LabPage(page, lab)
     home = Path(lab.env["SHARD_HOME"])
-    before = len(_contexts(home))
+    before = len(_contexts(home, ORACLE))
     try:
         lab_page.open()
         page.locator('.jp-LauncherCard[title="Shard"]').first.click()
@@ -65,10 +67,10 @@ def test_send_this_output_to_the_agent(
         item.click()
 
         deadline = time.monotonic() + 30
-        while len(_contexts(home)) == before:
+        while len(_contexts(home, ORACLE)) == before:
             assert time.monotonic() < deadline, "no context entry was logged"
             time.sleep(0.2)
-        context = _contexts(home)[-1]
+        context = _contexts(home, ORACLE)[-1]
         assert context["context"] == {
             "kind": "output",
             "label": context["context"]["label"],  # type: ignore[index]
