@@ -18,6 +18,7 @@ import {
   fileMentions,
   hasContextMentions,
   insideFolder,
+  mentionOptions,
   outputMentions,
 } from "../../labextension/src/lab/mentions";
 import { diffLines } from "../../labextension/src/render/line-diff";
@@ -370,6 +371,25 @@ describe("@output: mentions", () => {
     ).toEqual(["3", "cell-1.2"]);
     expect(outputMentions("mail@output:3")).toEqual([]);
     expect(hasContextMentions("see @output:2")).toBe(true);
+  });
+
+  it("is offered when @ is typed, with the other kinds", async () => {
+    const sources = {
+      tracker: null,
+      contents: null as never,
+      cwd: "/w",
+      root: "/w",
+    };
+    expect((await mentionOptions("@", sources)).map((o) => o.insert)).toEqual([
+      "@file:",
+      "@cell:",
+      "@output:",
+      "@var:",
+    ]);
+    expect((await mentionOptions("@o", sources)).map((o) => o.insert)).toEqual([
+      "@output:",
+    ]);
+    expect(await mentionOptions("@cell:", sources)).toEqual([]); // no notebook open
   });
 });
 

@@ -18,7 +18,7 @@ import type { AgentInfo, ImageBlock, PromptCommand } from "../wire";
 import type { AgentDirectory } from "./agent-directory";
 import { Composer } from "./composer";
 import { ComposerImages } from "./composer-images";
-import { hasContextMentions, resolveContextMentions } from "./mentions";
+import { hasContextMentions, mentionOptions, resolveContextMentions } from "./mentions";
 import { injectContexts, mentionNotebooks, resolveVarMentions, varMentions } from "./var-mentions";
 import { watchRewinds } from "./rewind-notices";
 
@@ -62,6 +62,13 @@ export class AgentChat extends Widget {
         this.store.send(message);
       },
       wantCommands: () => this.store.send(commands.listCommands()),
+      mentionOptions: (word) =>
+        mentionOptions(word, {
+          tracker: mentionNotebooks(),
+          contents: this.services.contents,
+          cwd: this.directory.find(this.agentId)?.cwd ?? "",
+          root: PageConfig.getOption("serverRoot") || "",
+        }),
     });
     this.composer.setEnabled(false); // until the attach: a prompt typed earlier would be lost
     this.images = new ComposerImages(this.composer.input, (why) =>

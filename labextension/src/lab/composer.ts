@@ -1,9 +1,17 @@
 // The chat composer: a prompt box that sends a prompt when the agent is idle and a steer while a
 // turn runs (the steer's state shown under it), with completion for `/` commands. The commands
 // are the agent's own (`setCommands`, from its `list_commands` reply): bundled, the kernel's and
-// every extension's alike; the composer keeps no list of its own.
+// every extension's alike; the composer keeps no list of its own. An `@` word before the caret
+// opens the mention menu (`mentionOptions`: files, cells, outputs, variables); Tab or a click
+// completes it.
 import { button, h } from "../render/dom";
 import type { SlashCommandInfo } from "../wire";
+
+/** One entry of the `@` menu: `insert` replaces the `@…` word before the caret. */
+export interface MentionOption {
+  readonly insert: string;
+  readonly detail: string;
+}
 
 export interface ComposerActions {
   /** a prompt, or a `/` command (also while a turn runs) */
@@ -11,7 +19,11 @@ export interface ComposerActions {
   readonly steer: (text: string) => void;
   /** asked when a `/` starts the box: answer with `setCommands` */
   readonly wantCommands?: () => void;
+  /** what may complete the `@…` word before the caret (`@file:`, `@cell:`, …) */
+  readonly mentionOptions?: (word: string) => Promise<readonly MentionOption[]>;
 }
+
+const MENTION_WORD = /(^|[\s(])(@[A-Za-z]*(?::[^\s]*)?)$/;
 
 export class Composer {
   readonly el: HTMLElement;
@@ -22,6 +34,7 @@ export class Composer {
   private busy = false;
   private enabled = true;
   private commands: readonly SlashCommandInfo[] = [];
+  private mentionAsk = 0;
 
   constructor(private readonly actions: ComposerActions) {
     this.input = h("textarea", {
@@ -94,7 +107,10 @@ export class Composer {
   private onKey(event: KeyboardEvent): void {
     if (event.key === "Tab" && !this.menu.hidden) {
       const first = this.menu.querySelector<HTMLElement>("li");
-      if (first?.dataset["command"]) {
+      if (first?.dataset["mention"]) {
+        event.preventDefault();
+        this.completeMention(first.dataset["mention"]);
+      } else if (first?.dataset["command"]) {
         event.preventDefault();
         this.complete(first.dataset["command"]);
       }
@@ -106,7 +122,53 @@ export class Composer {
     }
   }
 
+  /** The `@…` word that ends at the caret, or null. */
+  private mentionWord(): string | null {
+    const before = this.input.value.slice(0, this.input.selectionStart ?? this.input.value.length);
+    return MENTION_WORD.exec(before)?.[2] ?? null;
+  }
+
+  private async updateMentions(word: string): Promise<void> {
+    const ask = ++this.mentionAsk;
+    const options = (await this.actions.mentionOptions?.(word)) ?? [];
+    if (ask !== this.mentionAsk || this.mentionWord() !== word) return; // typed on meanwhile
+    this.menu.replaceChildren(
+      ...options.map(({ insert, detail }) => {
+        const item = h(
+          "li",
+          { class: "shard-slash-item shard-mention-item", attrs: { role: "option" } },
+          h("code", null, insert),
+          detail ? ` — ${detail}` : "",
+        );
+        item.dataset["mention"] = insert;
+        item.addEventListener("mousedown", (event) => {
+          event.preventDefault();
+          this.completeMention(insert);
+        });
+        return item;
+      }),
+    );
+    this.menu.hidden = options.length === 0;
+  }
+
+  private completeMention(insert: string): void {
+    const caret = this.input.selectionStart ?? this.input.value.length;
+    const before = this.input.value.slice(0, caret);
+    const word = this.mentionWord() ?? "";
+    const start = before.length - word.length;
+    const after = this.input.value.slice(caret);
+    const spacer = insert.endsWith(":") || insert.endsWith("/") ? "" : " ";
+    this.input.value = `${before.slice(0, start)}${insert}${spacer}${after}`;
+    const at = start + insert.length + spacer.length;
+    this.input.setSelectionRange(at, at);
+    this.input.focus();
+    this.updateMenu();
+  }
+
   private updateMenu(): void {
+    const word = this.actions.mentionOptions ? this.mentionWord() : null;
+    if (word !== null) return void this.updateMentions(word);
+    this.mentionAsk += 1;
     const text = this.input.value;
     const matches =
       text.startsWith("/") && !text.includes("\n")

@@ -8,10 +8,11 @@
 // Each becomes context named with its source.
 import type { INotebookTracker } from "@jupyterlab/notebook";
 import { URLExt } from "@jupyterlab/coreutils";
-import { ServerConnection } from "@jupyterlab/services";
+import { type Contents, ServerConnection } from "@jupyterlab/services";
 import { isRecord, isString } from "../render/guards";
 import type { ImageBlock } from "../wire";
-import { cellPrompt, MAX_IMAGES } from "./cell-context";
+import { cellPrompt, MAX_IMAGES, underRoot } from "./cell-context";
+import type { MentionOption } from "./composer";
 import type { VarContext } from "./var-mentions";
 
 const CELL = /(^|[\s(])@cell:([A-Za-z0-9_-]+)/g;
@@ -159,4 +160,79 @@ export function hasContextMentions(text: string): boolean {
     fileMentions(text).length > 0 ||
     outputMentions(text).length > 0
   );
+}
+
+const KINDS: readonly MentionOption[] = [
+  { insert: "@file:", detail: "a file of the agent's folder" },
+  { insert: "@cell:", detail: "a cell of the open notebook (source and outputs)" },
+  { insert: "@output:", detail: "a cell's outputs" },
+  { insert: "@var:", detail: "a variable in the open notebook's kernel" },
+];
+const MAX_OPTIONS = 20;
+
+function firstLine(text: string): string {
+  const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}
+
+function cellOptions(kind: "cell" | "output", tracker: INotebookTracker | null): MentionOption[] {
+  const cells = tracker?.currentWidget?.content.widgets ?? [];
+  return cells
+    .map((cell, index) => ({ cell, n: index + 1 }))
+    .filter(({ cell }) => {
+      if (kind === "cell") return true;
+      const json = cell.model.toJSON() as unknown as Readonly<Record<string, unknown>>;
+      return Array.isArray(json["outputs"]) && json["outputs"].length > 0;
+    })
+    .map(({ cell, n }) => ({
+      insert: `@${kind}:${n}`,
+      detail: firstLine(cell.model.sharedModel.getSource()) || `(empty ${cell.model.type} cell)`,
+    }));
+}
+
+async function fileOptions(partial: string, sources: MentionListing): Promise<MentionOption[]> {
+  const slash = partial.lastIndexOf("/");
+  const folder = partial.slice(0, slash + 1);
+  const start = partial.slice(slash + 1);
+  const absolute = insideFolder(sources.cwd, folder || ".");
+  const root = sources.root.replace(/\/+$/, "");
+  const served =
+    absolute === null ? null : absolute === root ? "" : underRoot(sources.root, absolute);
+  if (served === null) return [];
+  try {
+    const listing = await sources.contents.get(served, { content: true });
+    const entries: Contents.IModel[] = Array.isArray(listing.content) ? listing.content : [];
+    return entries
+      .filter((entry) => entry.name.startsWith(start) && !entry.name.startsWith("."))
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .slice(0, MAX_OPTIONS)
+      .map((entry) => ({
+        insert: `@file:${folder}${entry.name}${entry.type === "directory" ? "/" : ""}`,
+        detail: entry.type === "directory" ? "folder" : "",
+      }));
+  } catch {
+    return [];
+  }
+}
+
+export interface MentionListing {
+  readonly tracker: INotebookTracker | null;
+  readonly contents: Contents.IManager;
+  readonly cwd: string;
+  readonly root: string;
+}
+
+/** What completes the `@…` word being typed: the kinds, then cells, outputs or files. */
+export async function mentionOptions(
+  word: string,
+  sources: MentionListing,
+): Promise<MentionOption[]> {
+  const colon = word.indexOf(":");
+  if (colon < 0) return KINDS.filter((k) => k.insert.startsWith(word));
+  const kind = word.slice(1, colon);
+  const rest = word.slice(colon + 1);
+  if (kind === "cell" || kind === "output")
+    return cellOptions(kind, sources.tracker).filter((o) => o.insert.startsWith(word));
+  if (kind === "file") return fileOptions(rest, sources);
+  return [];
 }
