@@ -61,7 +61,8 @@ def test_the_widget_asks_with_the_mcp_description_and_renders_the_answer(
     save_screenshot(notebook.page, "e2e-mcp-1-permission-dialog.png")
 
     dialog.get_by_role("button", name="Allow once").click()
-    # the server's first call is slow (seconds: it loads its timezone data)
+    # the server's first call is slow (seconds: it loads its timezone data); the call's card
+    # shows its input ('"timezone": "Europe/Paris"') while it runs, so wait on the reply after it
     expect(widget).to_contain_text('"timezone": "Europe/Paris"', timeout=120_000)
-    expect(widget).to_contain_text("That is the time in Paris.")
+    expect(widget).to_contain_text("That is the time in Paris.", timeout=120_000)
     save_screenshot(notebook.page, "e2e-mcp-2-result.png")
