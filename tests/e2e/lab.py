@@ -28,6 +28,9 @@ from tests.fixtures.ports import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION_FILE = "shard_kernel.gateway.json"
+STOP_SECONDS = 60
+"""how long Lab gets to stop its kernels and exit before it is killed (its kernels, in sessions of
+their own, then outlive it and are reported left running)"""
 LAB_EXTENSION = REPO / "share" / "jupyter" / "labextensions" / "shard-jupyterlab"
 DIRS = {
     "JUPYTER_CONFIG_DIR": "jconfig",
@@ -213,8 +216,8 @@ class LabServer:
         if self.process.poll() is None:
             with contextlib.suppress(OSError):
                 self.api("POST", "/api/shutdown")
-            try:
-                self.process.wait(timeout=15)
+            try:  # Lab shuts its kernels down first: under load that took more than 15 s
+                self.process.wait(timeout=STOP_SECONDS)
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=5)
