@@ -6,10 +6,11 @@ cd "$(dirname "$0")/.."
 
 # System packages the suite needs, installed when missing (a fresh Debian machine has neither):
 # Debian's chromium for tests/e2e (Playwright launches it by path; never `playwright install`) and
-# bubblewrap for the OS sandbox around the agent's commands.
+# bubblewrap for the OS sandbox around the agent's commands, and nodejs + npm for the Lab extension.
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)  # the Lab extension's build and tests
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "== system packages: ${missing[*]}"
   sudo=""
@@ -50,7 +51,7 @@ echo "== ruff"; .venv/bin/ruff check . && .venv/bin/ruff format --check .
 echo "== import-linter"; .venv/bin/lint-imports
 phase "ruff + import-linter" $((SECONDS - t))
 if ! command -v npm >/dev/null 2>&1; then
-  echo "npm is required for the front-end tests (apt-get install -y nodejs npm)" >&2
+  echo "npm is required for the front-end tests and could not be installed (apt-get install -y nodejs npm)" >&2
   exit 1
 fi
 # npm ci before the tests start: the e2e accessibility checks read axe-core from node_modules,

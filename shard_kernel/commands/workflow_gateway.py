@@ -53,16 +53,16 @@ async def show(args: argparse.Namespace) -> int:
     link = await link_of(args)
     if args.verb == "list":
         for record in reversed((await link.request("GET", API))["runs"]):
-            print(f"{record['id']}  {record['state']:<9}  {record['file']}")
+            print(terminal_safe(f"{record['id']}  {record['state']:<9}  {record['file']}"))
         return ExitCode.OK
     if args.verb == "cancel":
         record = await link.request("POST", f"{API}/{args.run}/cancel")
         print(f"workflow {record['id']}: {record['state']}")
         return ExitCode.OK
     record = await link.request("GET", f"{API}/{args.run}")
-    print(f"{record['id']}: {record['state']} ({record['file']}) in {link.url}")
-    if record.get("error"):
-        print(f"  {record['error']}")
+    print(terminal_safe(f"{record['id']}: {record['state']} ({record['file']}) in {link.url}"))
+    if record.get("error"):  # a step's or the workflow's own error: model and tool text
+        print(terminal_safe(f"  {record['error']}"))
     for step in record["steps"]:
         said = step["result"].splitlines()[0] if step["result"] else ""
         print(f"  step {step['n']} {step['kind']}: {step['asked'][:70]!r} -> {said[:70]!r}")
