@@ -4,11 +4,11 @@ only once every extension is installed."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol
 
 from shard_core.capabilities.commands.markdown import extensions_table, fenced, literal
-from shard_core.contracts import ExtensionApi, ToolContext
+from shard_core.contracts import ExtensionApi, Mode, ToolContext, ToolRegistry
 from shard_core.engine.extension_host import ExtensionHost
 from shard_core.engine.permissions.gate import RuleGate
 from shard_core.engine.permissions.grants import GrantStore
@@ -18,7 +18,10 @@ from shard_core.engine.permissions.sources import (
     agent_rules_path,
 )
 from shard_core.engine.plurals import counted
-from shard_core.engine.session import AgentSession
+from shard_core.engine.session_config import SessionConfig
+from shard_core.engine.session_store import SessionStore
+from shard_core.engine.usage import UsageMeter
+from shard_core.protocol.events import CompactionEvent
 from shard_core.types.errors import ConfigError
 
 HELP_HEADING = "**Shard cell commands** (anything else is a prompt to the agent)"
@@ -33,10 +36,37 @@ HINTS = {
 """what goes after each bundled command's name (ACP shows it as the command's input hint)"""
 
 
+class CommandSession(Protocol):
+    """What the bundled commands use of an agent's session (AgentSession is one)."""
+
+    @property
+    def config(self) -> SessionConfig: ...
+    @property
+    def store(self) -> SessionStore: ...
+    @property
+    def tools(self) -> ToolRegistry: ...
+    @property
+    def modes(self) -> Mapping[str, Mode]: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def meter(self) -> UsageMeter: ...
+    @property
+    def agent_id(self) -> str: ...
+    @property
+    def running(self) -> bool: ...
+
+    async def compact(
+        self, reason: str = "manual", *, force: bool = False
+    ) -> CompactionEvent | None: ...
+
+
 class CommandTarget(Protocol):
     """What the bundled commands use of an agent (the SDK's Agent is one)."""
 
-    session: AgentSession
+    @property
+    def session(self) -> CommandSession: ...
+
     host: ExtensionHost
     gate: RuleGate
 

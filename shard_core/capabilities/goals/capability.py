@@ -14,7 +14,7 @@ that prompts another turn until the goal is reported met or a bound is hit. Each
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import Literal, Protocol
 
 from shard_core.capabilities.commands import literal
 from shard_core.capabilities.goals.goal import current_goal, goal_text, latest_goal, past_goals
@@ -27,8 +27,8 @@ from shard_core.capabilities.goals.pursuit import (
 from shard_core.capabilities.goals.summary import GoalSection
 from shard_core.contracts import ExtensionApi
 from shard_core.engine.config import GoalConfig
+from shard_core.engine.events import EventStream
 from shard_core.engine.hook_points import AFTER_TURN, TurnDone
-from shard_core.engine.session import AgentSession
 from shard_core.engine.session_store import SessionStore
 from shard_core.protocol.events import GoalBound, GoalUpdateEvent, ToolResultEvent
 from shard_core.types import CheckpointEntry, GoalCheckpoint, JsonObject
@@ -40,10 +40,22 @@ GOAL_HELP = (
 Action = Literal["set", "done", "cleared", "continued", "stopped"]
 
 
+class GoalSession(Protocol):
+    """What the goals capability uses of the session it is bound to (AgentSession is one):
+    its status events carry `goal`, its events announce each change."""
+
+    goal: str | None
+
+    @property
+    def events(self) -> EventStream: ...
+
+    def emit_status(self, message: str | None = None) -> object: ...
+
+
 class GoalsCapability:
     def __init__(self, *, store: Callable[[], SessionStore | None]) -> None:
         self._store = store
-        self._session: AgentSession | None = None
+        self._session: GoalSession | None = None
         self._settings: Callable[[], JsonObject] = dict
         self._blocked: set[str] = set()
         """turns in which the model reported it cannot go on: no turn follows them"""
@@ -57,7 +69,7 @@ class GoalsCapability:
         api.on(AFTER_TURN, self.after_turn)
         self._settings = lambda: api.settings("goal")
 
-    def bind(self, session: AgentSession, *, initial: str | None = None) -> None:
+    def bind(self, session: GoalSession, *, initial: str | None = None) -> None:
         """The session whose status events carry the goal and whose events announce changes;
         `initial` (a create request's goal) is set when the branch never had a goal, so a
         restarted agent does not undo a later `/goal` or `/goal clear`."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
+from typing import Protocol
 
 from shard_core.capabilities.prompt_commands.expand import SHELL_LINE, expand
 from shard_core.capabilities.prompt_commands.files import (
@@ -14,12 +15,21 @@ from shard_core.capabilities.prompt_commands.files import (
     command_roots,
     load_prompt_files,
 )
-from shard_core.contracts import ExtensionApi, PermissionQuery, Provider, ToolContext
+from shard_core.contracts import (
+    ExtensionApi,
+    PermissionGate,
+    PermissionQuery,
+    Provider,
+    ToolContext,
+    ToolRegistry,
+)
 from shard_core.engine.config import ShardConfig
+from shard_core.engine.events import EventStream
 from shard_core.engine.extension_host import ExtensionHost
 from shard_core.engine.permissions.gate import RuleGate
 from shard_core.engine.permissions.sources import RuleSet
-from shard_core.engine.session import AgentSession
+from shard_core.engine.session_config import SessionConfig
+from shard_core.engine.session_store import SessionStore
 from shard_core.engine.slash_commands import PromptTurn, prompt_turn
 from shard_core.engine.state import config_dir
 from shard_core.protocol.events import Event, TurnEndEvent
@@ -28,6 +38,32 @@ from shard_core.types.errors import ConfigError
 
 TURNS: set[asyncio.Task[object]] = set()
 """turns a prompt command started from a surface that does not wait for them (kept alive)"""
+
+
+class PromptSession(Protocol):
+    """What the prompt commands use of the session they are bound to (AgentSession is one):
+    a file's model and allowed tools for one turn, its !`cmd` lines, the turn it sends."""
+
+    provider: Provider
+
+    @property
+    def gate(self) -> PermissionGate: ...
+    @property
+    def events(self) -> EventStream: ...
+    @property
+    def tools(self) -> ToolRegistry: ...
+    @property
+    def config(self) -> SessionConfig: ...
+    @property
+    def store(self) -> SessionStore: ...
+    @property
+    def agent_id(self) -> str: ...
+    @property
+    def running(self) -> bool: ...
+
+    def steer(self, text: str) -> str: ...
+
+    async def run(self, text: str) -> TurnEndEvent: ...
 
 
 class PromptCommands:
@@ -47,7 +83,7 @@ class PromptCommands:
         self.models = models
         """builds the provider a file's `model` names (`prefix/model`, as `--model` takes it)"""
         self.diagnostics = loaded.diagnostics
-        self.session: AgentSession | None = None
+        self.session: PromptSession | None = None
         if untrusted:
             where = ", ".join(str(p) for p in untrusted)
             self.diagnostics.append(
@@ -60,7 +96,7 @@ class PromptCommands:
                 file.name, describe(file), self._handler(file), hint=file.argument_hint
             )
 
-    def bind(self, session: AgentSession) -> None:
+    def bind(self, session: PromptSession) -> None:
         self.session = session
 
     def _handler(self, file: PromptFile) -> Callable[[list[str]], Awaitable[PromptTurn]]:
@@ -183,7 +219,7 @@ def _models(
     return lambda spec: create_provider(spec, config, env, host.provider_specs())
 
 
-def send_turn(session: AgentSession, turn: PromptTurn) -> str:
+def send_turn(session: PromptSession, turn: PromptTurn) -> str:
     """A prompt command's text becomes the user turn (a steer while one runs); the command's
     output says which. Its events reach every client of the agent."""
     if session.running:

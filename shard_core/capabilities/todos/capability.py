@@ -14,13 +14,12 @@ status event carries the list, so each client pins it as a checklist.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import cast
+from typing import Protocol, cast
 
 from pydantic import ValidationError
 
 from shard_core.capabilities.commands import literal
 from shard_core.contracts import ExtensionApi, ToolContext
-from shard_core.engine.session import AgentSession
 from shard_core.engine.session_store import SessionStore
 from shard_core.protocol.events import ToolResultEvent, TurnEndEvent
 from shard_core.types import (
@@ -99,6 +98,15 @@ def parse_items(input: JsonObject) -> list[TodoItem] | str:
     return items
 
 
+class TodoSession(Protocol):
+    """What the todos capability uses of the session it is bound to (AgentSession is one):
+    its status events carry `todos`."""
+
+    todos: list[TodoItem] | None
+
+    def emit_status(self, message: str | None = None) -> object: ...
+
+
 class TodoWriteTool:
     name = NAME
     description = DESCRIPTION
@@ -117,7 +125,7 @@ class TodoWriteTool:
 class TodosCapability:
     def __init__(self, *, store: Callable[[], SessionStore | None]) -> None:
         self._store = store
-        self._session: AgentSession | None = None
+        self._session: TodoSession | None = None
 
     def __call__(self, api: ExtensionApi) -> None:
         api.register_tool(TodoWriteTool())
@@ -125,7 +133,7 @@ class TodosCapability:
         api.on("turn_end", self._turn_end)
         api.register_status("todos", self.status)
 
-    def bind(self, session: AgentSession) -> None:
+    def bind(self, session: TodoSession) -> None:
         """The session whose status events carry the list."""
         self._session = session
         store = self._store()
