@@ -144,6 +144,7 @@ def store_size(tmp: Path, edits: int) -> list[list[str]]:
         (repo / "big.txt").write_text(data)
         git(repo, "add", "big.txt")
         git(repo, "commit", "-q", "-m", f"edit {i}")
+    workspace.blobs.flush()
     ours = du(home / "objects")
     counted = dict(line.split(": ") for line in git(repo, "count-objects", "-v").splitlines())
     loose = int(counted["size"]) * 1024

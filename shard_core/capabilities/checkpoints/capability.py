@@ -6,11 +6,11 @@
 
 It subscribes to `tool_call` and `tool_result` (prior content kept before a tool that changes
 files runs; a `files` checkpoint logged after its result), to `turn_start`/`turn_end` (what
-background tasks changed meanwhile), tells the surface once when a file was too big to keep or
-a workspace scan stopped at its bound (`api.ui.notify`), and registers `/rewind`, `/changes`
-and `/revert`. A rewind goes to every attached client as a `rewind` event. Settings
-(`config.json` section `checkpoints`): `enabled` (default true), `max_file_bytes`,
-`max_scan_files`.
+background tasks changed meanwhile; the store's pending writes flushed), tells the surface once
+when a file was too big to keep or a workspace scan stopped at its bound (`api.ui.notify`), and
+registers `/rewind`, `/changes` and `/revert`. A rewind goes to every attached client as a
+`rewind` event. Settings (`config.json` section `checkpoints`): `enabled` (default true),
+`max_file_bytes`, `max_scan_files`.
 """
 
 from __future__ import annotations
@@ -111,6 +111,7 @@ class CheckpointsCapability:
     def _turn_boundary(self, event: TurnStartEvent | TurnEndEvent) -> None:
         if self.tracker is not None:
             self.tracker.catch_up_tasks(event.turn_id)
+            self.tracker.workspace.blobs.flush()  # a finished turn's blobs are on disk
             self._tell(self.tracker.take_notices())
 
     def _tool_result(self, event: ToolResultEvent) -> None:

@@ -76,15 +76,30 @@ class RewindResult:
 
 
 def _replace(path: Path, data: bytes) -> None:
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write `data` as `path`'s content. A regular file with one link is rewritten in place (as
+    `git checkout` does: creating a file costs this disk ten times an overwrite, and its mode
+    and inode stay); a new file is created; a hard-linked one is replaced by a renamed temp
+    file, so its other names keep their content."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+        with open(path, "r+b") as handle:
+            handle.write(data)
+            handle.truncate()
+        return
+    if st is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "xb") as handle:
+            handle.write(data)
+        return
     temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.rewind")
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        if mode is not None:
-            os.chmod(temp, mode)
+        os.chmod(temp, stat.S_IMODE(st.st_mode))
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -267,9 +282,9 @@ class Rewinder:
         return result
 
     def _write(self, plan: FilePlan) -> str | None:
-        """Replace the file atomically (a temp file renamed over it). Like `git checkout`, no
+        """Write the file's earlier content (`_replace`). Like `git checkout`, not atomic and no
         fsync per file: every version written is in the store already, so a crash mid-rewind
-        loses nothing a second rewind cannot put back."""
+        loses nothing a second rewind (or `--force`) cannot put back."""
         path = self.root / plan.path
         try:
             if plan.target.exists:

@@ -10,6 +10,7 @@ later command that rewrites or deletes it can be undone.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,7 +76,7 @@ class Workspace:
             return ABSENT
         except OSError as exc:
             return FileState(True, None, f"cannot be read: {exc.strerror}")
-        if not path.is_file() or path.is_symlink():
+        if not stat.S_ISREG(st.st_mode):  # lstat: a symlink is not one either
             return FileState(True, None, "not a regular file")
         sig = signature(st)
         cached = self.known.get(rel)
