@@ -25,10 +25,11 @@ PYTHON=${PYTHON:-python3}
 .venv/bin/python -m pip install --quiet -e '.[dev]'
 echo "== venv + install: $((SECONDS - install_started)) s"
 
-# Test prerequisites (Enterprise Gateway's own venv, the hub's proxy from npm, the collaboration
-# and jupyter-ai venvs), built in the background while the checks and tests below run (mostly
-# registry downloads). They are kept in the test cache by the hash of their inputs
-# (tests/fixtures/cache.py), so a later run reuses them; a build holds a lock, so no test (or other worker) races it.
+# Test prerequisites (Enterprise Gateway's own venv, the hub's proxy from npm, the collaboration,
+# jupyter-ai, notebook-intelligence and Binder venvs), built in the background while the checks
+# and tests below run (mostly registry downloads). They are kept in the test cache by the hash of
+# their inputs (tests/fixtures/cache.py; Binder's by the content of the checkout's build inputs),
+# so a later run reuses them; a build holds a lock, so no test (or other worker) races it.
 prereq_log=$(mktemp)
 (
   .venv/bin/python -m tests.fixtures.enterprise_gateway &
@@ -36,6 +37,7 @@ prereq_log=$(mktemp)
   .venv/bin/python -m tests.fixtures.rtc &  # jupyter-collaboration's venv (tests/e2e/test_notebook_rtc.py)
   .venv/bin/python -m tests.fixtures.jupyter_ai &  # jupyter-ai 3.2's venv (tests/e2e/test_jupyter_ai.py)
   .venv/bin/python -m tests.fixtures.nbi &  # notebook-intelligence 6.2's venv (tests/integration/acp/test_acp_nbi.py)
+  .venv/bin/python -m tests.fixtures.binder &  # Binder's build of this checkout (tests/integration/test_binder.py)
   fail=0
   for job in $(jobs -p); do wait "$job" || fail=1; done
   exit "$fail"
@@ -136,7 +138,7 @@ cat "$logs/pyright"
 echo "== front end (labextension: types from schema/, renderer tests)"
 wait "$npm_job" || status=1
 cat "$logs/npm"
-echo "== test prerequisites (Enterprise Gateway's own venv, the hub's proxy from npm, the collaboration, jupyter-ai and notebook-intelligence venvs)"
+echo "== test prerequisites (Enterprise Gateway's own venv, the hub's proxy from npm, the collaboration, jupyter-ai, notebook-intelligence and Binder venvs)"
 prereq_status=0
 wait "$prereq" || prereq_status=$?
 cat "$prereq_log"; rm -f "$prereq_log"; rm -rf "$logs"
