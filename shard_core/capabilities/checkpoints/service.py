@@ -133,6 +133,7 @@ class Checkpoints:
         return self._finish(result, "/rewind undo")
 
     def _finish(self, result: RewindResult, again: str) -> Outcome:
+        self.workspace.blobs.flush()  # what it kept is on disk for the next process (the CLI)
         text = describe(result, self.workspace.blobs, again)
         if result.applied and self._announce is not None:
             self._announce(result, text)

@@ -8,9 +8,10 @@ kept: `put` says so and the checkpoint records why.
 
 `put` hashes in the caller and hands the compressing and the file's creation (half a
 millisecond on this disk, most of a checkpoint's cost) to one writer thread: a tool call waits
-for neither. Until written, a blob is served from memory; `flush` waits for the writes (the
-capability flushes at each turn boundary, and the thread finishes its queue before the process
-exits), so another process or a rewind sees every blob of a finished turn on disk.
+for neither (unless `max_pending_bytes` wait already). Until written, a blob is served from
+memory; `flush` waits for the writes (the capability flushes at each turn boundary and after
+each rewind or revert, and the thread finishes its queue before the process exits), so another
+process sees every blob of a finished turn or rewind on disk.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ log = logging.getLogger("shard.checkpoints")
 
 DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024
 """A file larger than this is not kept (a checkpoint says so); `checkpoints.max_file_bytes`."""
+
+MAX_PENDING_BYTES = 64 * 1024 * 1024
+"""At most this much waits in memory for the writer (a first scan of a large workspace): a
+`put` beyond it first waits for the writes before it."""
 
 _RAW, _ZLIB, _ZSTD = b"R", b"Z", b"S"
 
@@ -64,7 +69,13 @@ def blob_id(data: bytes) -> str:
 
 
 class BlobStore:
-    def __init__(self, root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        max_pending_bytes: int = MAX_PENDING_BYTES,
+    ) -> None:
         self.root = root
         self.objects = root / "objects"
         self.max_file_bytes = max_file_bytes
@@ -73,6 +84,8 @@ class BlobStore:
         """the `objects/ab` folders known to exist (one mkdir per folder, not per blob)"""
         self._pending: dict[str, bytes] = {}
         """blobs handed to the writer and not yet on disk, by id"""
+        self._pending_bytes = 0
+        self.max_pending_bytes = max_pending_bytes
         self._lock = threading.Lock()
         self._writer: ThreadPoolExecutor | None = None
         self._last: Future[None] | None = None
@@ -95,9 +108,12 @@ class BlobStore:
         blob = blob or blob_id(data)
         if blob in self._known:
             return Kept(blob)
+        if self._pending_bytes + len(data) > self.max_pending_bytes:
+            self.flush()
         with self._lock:
             self._known.add(blob)
             self._pending[blob] = data
+            self._pending_bytes += len(data)
         if self._writer is None:
             self._writer = ThreadPoolExecutor(1, thread_name_prefix="shard-blobs")
         self._last = self._writer.submit(self._keep, blob, data)
@@ -121,7 +137,8 @@ class BlobStore:
                 self._known.discard(blob)  # a later put tries again
         finally:
             with self._lock:
-                self._pending.pop(blob, None)
+                if self._pending.pop(blob, None) is not None:
+                    self._pending_bytes -= len(data)
 
     def get(self, blob: str) -> bytes:
         """The bytes of `blob`; BlobError when it is missing or does not match its id."""

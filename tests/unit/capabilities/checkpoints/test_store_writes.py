@@ -37,6 +37,14 @@ def test_blobs_are_served_before_written_and_all_on_disk_after_flush(tmp_path: P
     assert blobs.size()[0] == 20
 
 
+def test_a_put_beyond_the_pending_bound_waits_for_the_writes_before_it(tmp_path: Path) -> None:
+    blobs = BlobStore(tmp_path / "store", max_pending_bytes=1000)
+    first = blobs.put(b"a" * 800).blob
+    assert first is not None
+    blobs.put(b"b" * 800)  # 1,600 bytes would wait in memory: the first is written first
+    assert blobs.path(first).is_file()
+
+
 def test_a_rewind_writes_in_place_creates_and_keeps_a_hard_links_other_name(
     tmp_path: Path,
 ) -> None:
