@@ -3,6 +3,9 @@
 `text()` is what a person would see now (cursor moves, clears and redraws applied, colours
 dropped); `take_new()` is the output since the last read as plain lines (escape sequences
 removed, carriage-return overwrites resolved), capped so a flood cannot grow without bound.
+One escape sequence is bounded too (`MAX_SEQUENCE`): pyte keeps an OSC's text and a CSI's
+digits until the sequence ends, so an unterminated one would swallow and keep every byte after
+it, and a CSI of 4,300 digits raises in `int` (Python's limit).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ MAX_ROWS, MAX_COLUMNS = 500, 1000
 """a person's window bigger than this is drawn cut (the text the model reads stays bounded)"""
 NEW_OUTPUT_CAP = 64_000
 """characters of output kept between two reads (the oldest are dropped, and that is said)"""
+MAX_SEQUENCE = 4096
+"""characters of one escape sequence (a title, a colour) before it is dropped as garbage"""
 _ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC, ended by BEL or ST
@@ -71,10 +76,38 @@ class _Screen(pyte.Screen):
         self.dirty = moved | {bottom}
 
 
+class _Stream(pyte.ByteStream):
+    """pyte's byte stream with every escape sequence bounded: one longer than MAX_SEQUENCE
+    characters is dropped and the parser starts again, so what follows is drawn; a sequence
+    pyte fails on is dropped the same way (pyte resets its parser and raises), the rest of the
+    output still drawn. Inside a sequence pyte's feed hands the parser one character at a
+    time, through `_send_to_parser`; plain text never comes here."""
+
+    def __init__(self, screen: pyte.Screen) -> None:
+        super().__init__(screen)
+        self._pending = 0
+
+    def _send_to_parser(self, data: str) -> bool | None:
+        try:
+            taking = super()._send_to_parser(data)
+        except Exception:  # a sequence pyte cannot handle: its parser is already reset
+            self._pending = 0
+            return True
+        if taking:
+            self._pending = 0
+            return taking
+        self._pending += 1
+        if self._pending <= MAX_SEQUENCE:
+            return taking
+        self._pending = 0
+        self._initialize_parser()
+        return True
+
+
 class TerminalScreen:
     def __init__(self, rows: int = ROWS, columns: int = COLUMNS) -> None:
         self.screen = _Screen(columns, rows)
-        self.stream = pyte.ByteStream(self.screen)
+        self.stream = _Stream(self.screen)
         self._new: list[str] = []
         self._new_size = 0
         self.dropped = 0

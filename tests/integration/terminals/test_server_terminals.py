@@ -34,8 +34,10 @@ from tests.integration.gateway.ws_agent import WsAgent
 
 BWRAP = shutil.which("bwrap") is not None
 OPEN = {"command": "bash --norc -i", "name": "shared"}
+BOMB = r"printf '\033[%05000dmafter-bomb\n' 1; sleep 100"
+"""5,000 digits in a colour: pyte's int() raises past Python's 4,300-digit limit"""
 ALLOW = ["Bash(bash --norc -i)", "Bash(export:*)", "Bash(echo:*)", "Bash(head:*)",
-         "Bash(sleep:*)", "TerminalClose"]  # fmt: skip
+         "Bash(sleep:*)", "Bash(printf:*)", "TerminalClose"]  # fmt: skip
 
 
 @pytest.fixture
@@ -128,6 +130,10 @@ async def test_the_agents_terminal_is_the_servers_and_a_person_shares_it(
         {"tool_calls": [{"name": "terminal_open",
                          "input": {"command": "head -c 2000000 /dev/urandom", "name": "flood"}}]},
         {"tool_calls": [{"name": "terminal_wait", "input": {"id": "flood", "timeout": 120}}]},
+        {"tool_calls": [{"name": "terminal_open", "input": {"command": BOMB, "name": "bomb"}}]},
+        {"tool_calls": [{"name": "terminal_wait",
+                         "input": {"id": "bomb", "pattern": "after-bomb", "timeout": 60}}]},
+        {"tool_calls": [{"name": "terminal_close", "input": {"id": "bomb"}}]},
         {"tool_calls": [{"name": "terminal_open",
                          "input": {"command": "sleep 100", "name": "sleeper"}}]},
         {"tool_calls": [{"name": "terminal_close", "input": {"id": "sleeper"}}]},
@@ -172,10 +178,12 @@ async def test_the_agents_terminal_is_the_servers_and_a_person_shares_it(
         assert _failed(refused), "an unruled line is refused by the gate, not typed"
         assert "rm -rf" not in "".join(_text(r) for r in (read, sent))
 
-        _flood, flooded, sleeper, closed, gone = await _turn(agent, "flood one, close one")
+        turn = await _turn(agent, "flood one, close one")
+        _flood, flooded, _bomb, bombed, _closed, sleeper, closed, gone = turn
         assert "the process ended (exit 0)" in _text(flooded), _text(flooded)[:300]
         assert "earlier characters of output were dropped" in _text(flooded)
         assert len(_text(flooded)) < 200_000, "a binary flood through the server is capped too"
+        assert "matched 'after-bomb'" in _text(bombed), _text(bombed)[-300:]  # read on
         assert "closed" in _text(closed), _text(closed)
         assert sleeper["details"]["server_terminal"] not in await _terminal_names(server)
         assert _failed(gone), "a closed terminal is a clear error"

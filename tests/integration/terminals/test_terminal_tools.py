@@ -5,6 +5,7 @@ terminals are clear errors, and no process outlives the agent — sandboxed or n
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -160,6 +161,42 @@ async def test_bad_input_is_a_clear_error_and_the_agent_carries_on(tmp_path: Pat
         many = [await _call(agent, "terminal_open", command="sleep 30") for _ in range(8)]
         assert many[-1].is_error
         assert "terminals are open already" in many[-1].text
+    finally:
+        await agent.close()
+
+
+async def test_an_endless_flood_and_broken_escapes_leave_the_agent_in_charge(
+    tmp_path: Path,
+) -> None:
+    agent = await _agent(tmp_path)
+    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB
+    try:
+        flood = await _call(agent, "terminal_open", command="cat /dev/urandom", name="flood")
+        fid = flood.details["terminal"]
+        never_quiet = await _call(agent, "terminal_wait", id=fid, quiet=1, timeout=3)
+        assert "timed out after 3 s" in never_quiet.text, never_quiet.text[:300]
+        assert len(never_quiet.text) < 200_000, "what an endless flood returns is capped"
+        read = await _call(agent, "terminal_read", id=fid)
+        assert not read.is_error
+        assert read.details["state"] == "running"
+        # an escape sequence pyte fails on (5,000 digits: past int()'s limit) and a title
+        # that never ends: each dropped, what follows still on the screen
+        bomb = "print('\\x1b[' + '1' * 5000 + 'm' + 'after-' + 'bomb', flush=True)"
+        csi = await _call(agent, "terminal_open", command=f'python3 -c "{bomb}"; sleep 100')
+        seen = await _call(agent, "terminal_wait", id=csi.details["terminal"],
+                           pattern="after-bomb", timeout=20)  # fmt: skip
+        assert "matched 'after-bomb'" in seen.text, seen.text[-500:]
+        title = (
+            "printf '\\033]0;'; head -c 1000000 /dev/zero | tr '\\0' y; echo; echo after-$((1+1))"
+        )
+        osc = await _call(agent, "terminal_open", command=f"{title}; sleep 100")
+        shown = await _call(agent, "terminal_wait", id=osc.details["terminal"],
+                            pattern="after-2", timeout=30)  # fmt: skip
+        assert "matched 'after-2'" in shown.text, shown.text[-500:]
+        closed = await _call(agent, "terminal_close", id=fid)
+        assert "closed" in closed.text
+        grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before
+        assert grown < 300_000, f"the floods grew the agent's memory by {grown} KiB"
     finally:
         await agent.close()
 

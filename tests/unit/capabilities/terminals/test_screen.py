@@ -7,7 +7,7 @@ import random
 
 import pyte
 
-from shard_core.capabilities.terminals.screen import TerminalScreen
+from shard_core.capabilities.terminals.screen import MAX_SEQUENCE, TerminalScreen
 
 PIECES = [
     b"line\r\n", b"a longer line of output\r\n", b"\r\n", b"partial", b"\roverwrite",
@@ -70,3 +70,26 @@ def test_a_resize_ignores_what_is_not_a_size_and_caps_a_huge_one() -> None:
     assert (screen.screen.lines, screen.screen.columns) == (1, 1)
     screen.resize(10**9, 10**9)
     assert (screen.screen.lines, screen.screen.columns) == (500, 1000)
+
+
+def test_an_unterminated_title_does_not_swallow_or_keep_what_follows() -> None:
+    screen = TerminalScreen()
+    screen.feed(b"\x1b]0;")  # an OSC (set the title) that never ends
+    for _ in range(40):
+        screen.feed(b"y" * 65536)
+    screen.feed(b"\r\nvisible after the flood\r\n")
+    assert screen.text().endswith("visible after the flood")
+    assert len(screen.screen.title) <= MAX_SEQUENCE, "pyte's title is not the whole flood"
+    screen.feed(b"\x1b]0;a real title\x07\x1b[31mred\x1b[0m\r\n")
+    assert screen.screen.title == "a real title", "short sequences still work"
+    assert screen.text().endswith("red")
+
+
+def test_a_sequence_pyte_fails_on_is_dropped_and_the_rest_is_drawn() -> None:
+    screen = TerminalScreen()
+    # 5,000 digits: pyte's int() raises past Python's 4,300-digit limit; here the bound is
+    # reached first, and a failure inside pyte would be dropped the same way
+    screen.feed(b"\x1b[" + b"1" * 5000 + b"m" + b"after\r\nnext line\r\n")
+    assert screen.text().endswith("after\nnext line")
+    screen.feed(b"\x1b[" + b"2" * 4000 + b"mshort enough\r\n")  # under the bound: a colour
+    assert screen.text().endswith("next line\nshort enough")
