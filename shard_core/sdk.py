@@ -294,9 +294,10 @@ async def _install(
 
     # First, so any extension (the caller's too) can replace the code intelligence.
     await host.install("shard.code_index", CodeIndexCapability(cwd, home=home))
+    # Before them too: a caller's search provider or fetcher replaces the bundled one.
+    await host.install("shard.web", _web(config, env, host))
     for name, extension in [*_bundled(config, lineage, tasks), *opts.extensions]:
         await host.install(name, extension)
-    await host.install("shard.web", _web(config, env, host))
     policy = sandbox_policy(config.sandbox, credential_files(config))
     await host.install("shard.terminals", TerminalsCapability(Sandbox(policy), env))
     # The subagent tools, when a gateway started this agent (they talk to it over HTTP).

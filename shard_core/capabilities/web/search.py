@@ -11,6 +11,8 @@ air-gapped sites. Each is registered with `register_search_provider` like an ext
 from __future__ import annotations
 
 import asyncio
+import html
+import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,6 +23,13 @@ from shard_core.contracts.web import SearchHit, SearchRequest, WebError
 KeySource = Callable[[], str]
 """Returns the API key, or raises WebError saying where it should be."""
 _TIMEOUT = 20.0
+_TAGS = re.compile(r"<[^>]{0,200}>")
+
+
+def _plain(text: str) -> str:
+    """A title or snippet as text: services mark the matched words (`<strong>reset</strong>`)
+    and escape entities (`&amp;`, `&#x27;`)."""
+    return " ".join(html.unescape(_TAGS.sub("", text)).split())
 
 
 def _in_domains(url: str, domains: Sequence[str]) -> bool:
@@ -72,8 +81,8 @@ def _hits(items: object, snippet_key: str, request: SearchRequest) -> list[Searc
         url = str(item.get("url") or "")
         if not url or not _in_domains(url, request.domains):
             continue
-        title = str(item.get("title") or url)
-        hits.append(SearchHit(title, url, str(item.get(snippet_key) or "")))
+        title = _plain(str(item.get("title") or "")) or url
+        hits.append(SearchHit(title, url, _plain(str(item.get(snippet_key) or ""))))
     return hits[: request.limit]
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from shard_core.capabilities.web.convert import Page, to_text
-from shard_core.capabilities.web.guard import DomainPolicy
+from shard_core.capabilities.web.guard import DomainPolicy, resolve
 from shard_core.contracts import ToolContext
 from shard_core.contracts.access import DomainAccess, ToolAccess
 from shard_core.contracts.web import (
@@ -105,7 +105,6 @@ class WebFetchTool:
         prompt = input.get("prompt")
         prompt = prompt.strip() if isinstance(prompt, str) else ""
         try:
-            self._policy.check(url)
             cached = await self._get(url)
         except WebError as exc:
             return ToolResult.error(f"web_fetch: {exc}", url=url)
@@ -115,6 +114,10 @@ class WebFetchTool:
         hit = self._cache.get(url)
         if hit is not None and time.monotonic() - hit.at < CACHE_SECONDS:
             return hit
+        target = self._policy.check(url)
+        # checked here too, whichever fetcher is registered (the bundled one checks again
+        # where it connects, and each redirect)
+        await resolve(self._policy, target.host, target.port)
         fetched = await self._fetcher().fetch(url, self._limits)
         page = to_text(fetched)
         entry = _Cached(time.monotonic(), fetched.final_url, fetched.status, page,

@@ -1,5 +1,6 @@
-"""Local HTTP servers for the web tools' tests: pages, redirects, huge and slow bodies, and a
-fake search API speaking Brave's wire format. Each binds 127.0.0.1 on a free port."""
+"""Local HTTP servers for the web tools' tests: pages, redirects, huge and slow bodies, and
+fake search APIs speaking Brave's, Tavily's and SearXNG's wire formats. Each binds 127.0.0.1
+on a free port."""
 
 from __future__ import annotations
 
@@ -148,6 +149,50 @@ def brave_api(received: list[dict[str, object]]) -> Route:
         ]  # fmt: skip
         body = {"type": "search", "query": {"original": query.get("q", [""])[0]},
                 "web": {"type": "search", "results": results}}  # fmt: skip
+        send(handler, 200, json.dumps(body).encode(), "application/json")
+
+    return route
+
+
+def tavily_api(received: list[dict[str, object]]) -> Route:
+    """POST /search with `Authorization: Bearer …` and a JSON body, answered in Tavily's shape."""
+
+    def route(handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        request = json.loads(handler.rfile.read(length) or b"{}")
+        auth = handler.headers.get("Authorization")
+        received.append({"method": handler.command, "auth": auth, "body": request})
+        if auth != "Bearer tvly-test-key":
+            send(handler, 401, b'{"detail":{"error":"Unauthorized"}}', "application/json")
+            return
+        results = [
+            {"title": "Gadget reset &amp; care", "url": "https://docs.example.com/care",
+             "content": "Hold reset for 5 s.", "score": 0.91, "raw_content": None},
+        ]  # fmt: skip
+        body = {"query": request.get("query"), "follow_up_questions": None, "answer": None,
+                "images": [], "results": results, "response_time": 0.42}  # fmt: skip
+        send(handler, 200, json.dumps(body).encode(), "application/json")
+
+    return route
+
+
+def searxng_api(received: list[dict[str, object]]) -> Route:
+    """GET /search?q=…&format=json, answered in SearXNG's shape."""
+
+    def route(handler: BaseHTTPRequestHandler) -> None:
+        query = parse_qs(urlsplit(handler.path).query)
+        received.append({k: v[0] for k, v in query.items()})
+        if query.get("format") != ["json"]:
+            send(handler, 403, b"Forbidden", "text/html")  # an instance without JSON output
+            return
+        results = [
+            {"url": "https://wiki.example.org/Gadget", "title": "Gadget - Wiki",
+             "content": "A gadget is a small tool.", "engine": "wikipedia",
+             "engines": ["wikipedia"], "score": 1.0, "category": "general"},
+        ]  # fmt: skip
+        body = {"query": query.get("q", [""])[0], "number_of_results": 0, "results": results,
+                "answers": [], "corrections": [], "infoboxes": [], "suggestions": [],
+                "unresponsive_engines": []}  # fmt: skip
         send(handler, 200, json.dumps(body).encode(), "application/json")
 
     return route

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from shard_core.contracts import Tool, ToolContext
+from shard_core.contracts import ExtensionApi, Tool, ToolContext
+from shard_core.contracts.web import FetchedPage, FetchLimits, SearchHit, SearchRequest
 from shard_core.engine.config import ShardConfig
 from shard_core.sdk import Agent, create_agent
 from shard_core.types import ToolResult
@@ -21,9 +22,11 @@ from tests.integration.web.servers import (
     brave_api,
     minimal_pdf,
     redirect,
+    searxng_api,
     send,
     serve,
     slow,
+    tavily_api,
 )
 
 PDF = "application/pdf"
@@ -112,7 +115,7 @@ async def test_redirects_are_followed_and_each_hop_is_checked_again(tmp_path, si
     assert "redirected from" in moved.text
     assert moved.details["final_url"] == f"{main.url}/page"
     _fails(other_port, "not in web.allowed_domains")
-    assert to_localhost.is_error
+    _fails(to_localhost, "localhost is not in web.allowed_domains")
     assert other.count("/page") == 0, "the refused redirect never reached the other server"
     _fails(loop, "redirect loop")
 
@@ -243,6 +246,7 @@ async def test_brave_wire_format_through_a_named_credential(tmp_path) -> None:
                 await a.close()
     assert not hits.is_error, hits.text
     assert "Reset the gadget — https://docs.example.com/reset" in hits.text
+    assert "Press the reset button for 5 s." in hits.text, "Brave's <strong> marks are dropped"
     assert "forum.other.net" not in hits.text, "results outside `domains` are dropped"
     assert received[0] == {"q": "gadget reset (site:example.com)", "count": ["8"],
                            "token": "brave-test-key"}  # fmt: skip
@@ -263,3 +267,127 @@ async def test_web_search_exists_only_with_a_provider_and_unknown_ones_say_so(tm
     _fails(result, "no search provider named 'nosuch'")
     assert "brave" in result.text
     assert "offline" in result.text
+
+
+ACME_EXTENSION = """
+from shard_core.contracts.web import SearchHit
+
+
+class AcmeSearch:
+    name = "acme"
+
+    async def search(self, request):
+        return [SearchHit(f"Acme on {request.query}", "https://acme.example/a", "from acme")]
+
+
+def extension(api):
+    api.register_search_provider(AcmeSearch())
+"""
+
+
+class _Catalog:
+    """A third party's search provider, replacing the bundled offline one by its name."""
+
+    name = "offline"
+
+    async def search(self, request: SearchRequest) -> list[SearchHit]:
+        return [SearchHit("Catalog hit", "https://catalog.example/x", request.query)]
+
+
+class _Mirror:
+    """A third party's fetcher: pages from a mirror it keeps, no network."""
+
+    async def fetch(self, url: str, limits: FetchLimits) -> FetchedPage:
+        body = b"<html><title>Mirrored</title><p>kept by the mirror</p></html>"
+        return FetchedPage(url, url, 200, "text/html", body)
+
+
+def _third_party(api: ExtensionApi) -> None:
+    api.register_search_provider(_Catalog())
+    api.register_web_fetcher(_Mirror())
+
+
+async def test_a_third_partys_search_provider_and_fetcher_are_the_ones_used(tmp_path) -> None:
+    home = tmp_path / "home"
+    (home / "extensions").mkdir(parents=True)
+    (home / "extensions" / "acme_search.py").write_text(ACME_EXTENSION)
+    acme = await _agent(tmp_path, _config(search={"provider": "acme"}))
+    workspace = tmp_path / "ws"
+    caller = await create_agent(cwd=workspace, model="scripted/demo", home=home, env={},
+                                config=_config(search={"provider": "offline"}),
+                                extensions=[("catalog", _third_party)])  # fmt: skip
+    try:
+        found = await _call(acme, "web_search", query="anvils")
+        catalog = await _call(caller, "web_search", query="anvils")
+        # a public address literal (no DNS needed; the mirror never connects anywhere)
+        mirrored = await _call(caller, "web_fetch", url="http://1.1.1.1/page")
+        private = await _call(caller, "web_fetch", url="http://127.0.0.1:9/page")
+        by_name = await _call(caller, "web_fetch", url="http://localhost:9/page")
+    finally:
+        await acme.close()
+        await caller.close()
+    assert not found.is_error, found.text
+    assert "1. Acme on anvils — https://acme.example/a" in found.text
+    assert found.details["provider"] == "acme"
+    assert "Catalog hit — https://catalog.example/x" in catalog.text, catalog.text
+    assert not mirrored.is_error, mirrored.text
+    assert "kept by the mirror" in mirrored.text
+    # the address guard holds whichever fetcher is registered
+    _fails(private, "private or local address")
+    _fails(by_name, "localhost resolves to 127.0.0.1")
+
+
+async def test_tavily_and_searxng_wire_formats(tmp_path) -> None:
+    tavily_seen: list[dict[str, object]] = []
+    searxng_seen: list[dict[str, object]] = []
+    with (
+        serve({"/search": tavily_api(tavily_seen)}) as tavily,
+        serve({"/search": searxng_api(searxng_seen)}) as searxng,
+    ):
+        tavily_agent = await _agent(
+            tmp_path, _config(search={"provider": "tavily", "url": f"{tavily.url}/search"}),
+            env={"TAVILY_API_KEY": "tvly-test-key"},
+        )  # fmt: skip
+        searxng_agent = await _agent(tmp_path, _config(search={"provider": "searxng",
+                                                               "url": searxng.url}))  # fmt: skip
+        try:
+            care = await _call(tavily_agent, "web_search", query="gadget care",
+                               domains=["example.com"], limit=3)  # fmt: skip
+            wiki = await _call(searxng_agent, "web_search", query="gadget")
+        finally:
+            await tavily_agent.close()
+            await searxng_agent.close()
+    assert not care.is_error, care.text
+    assert "1. Gadget reset & care — https://docs.example.com/care" in care.text
+    assert "Hold reset for 5 s." in care.text
+    assert tavily_seen == [{"method": "POST", "auth": "Bearer tvly-test-key",
+                            "body": {"query": "gadget care", "max_results": 3,
+                                     "include_domains": ["example.com"]}}]  # fmt: skip
+    assert not wiki.is_error, wiki.text
+    assert "1. Gadget - Wiki — https://wiki.example.org/Gadget" in wiki.text
+    assert searxng_seen == [{"q": "gadget", "format": "json"}]
+
+
+async def test_a_search_without_a_network_or_a_folder_says_so(tmp_path) -> None:
+    with serve({}) as gone:
+        closed_port = gone.url  # the server is stopped when the block ends: nothing listens
+    brave = await _agent(
+        tmp_path,
+        _config(search={"provider": "brave", "url": f"{closed_port}/res/v1/web/search"}),
+        env={"BRAVE_API_KEY": "k"},
+    )
+    no_folder = await _agent(tmp_path, _config(search={"provider": "offline"}))
+    nowhere = {"provider": "offline", "folder": str(tmp_path / "nope")}
+    missing = await _agent(tmp_path, _config(search=nowhere))
+    try:
+        unreachable = await _call(brave, "web_search", query="gadget")
+        unset = await _call(no_folder, "web_search", query="gadget")
+        absent = await _call(missing, "web_search", query="gadget")
+        fetch_after = await _call(brave, "web_fetch", url="ftp://x")
+    finally:
+        for agent in (brave, no_folder, missing):
+            await agent.close()
+    _fails(unreachable, "brave: cannot reach")
+    _fails(unset, "set web.search.folder")
+    _fails(absent, "is not a folder")
+    _fails(fetch_after, "only http and https")  # the agent carries on
