@@ -1,4 +1,5 @@
-"""TerminalRenderer: events → a readable transcript; colour only when the stream is a TTY.
+"""TerminalRenderer: events → a readable transcript; colour, and running tools' cards redrawn
+live from their `tool_update`s (`live.py`), only when the stream is a TTY.
 
 Everything an event carries is untrusted (model text, tool output, names, messages): it is
 passed through `terminal_safe` before Shard adds its own colours, so it cannot move the cursor,
@@ -26,6 +27,7 @@ from shard_core.protocol.events import (
     StatusEvent,
     ToolCallEvent,
     ToolResultEvent,
+    ToolUpdateEvent,
     TurnEndEvent,
     UiRequestEvent,
     UiResolvedEvent,
@@ -47,6 +49,7 @@ from shard_core.types import (
     WebPageDescriptor,
 )
 from shard_kernel.terminal.escape import terminal_safe
+from shard_kernel.terminal.live import LiveCards
 
 STYLES = {
     "dim": "2",
@@ -60,12 +63,19 @@ STYLES = {
 MAX_LINES = 40
 FOLDED = 6
 """lines of a web page shown under its title in a terminal (the rest stays folded)"""
+LIVE_TEXT = 8
+"""lines of a running tool's output shown on its live card when it has no descriptors"""
 
 
 class TerminalRenderer:
-    def __init__(self, out: TextIO | None = None, *, color: bool | None = None) -> None:
+    def __init__(
+        self, out: TextIO | None = None, *, color: bool | None = None, live: bool | None = None
+    ) -> None:
         self.out = out or sys.stdout
         self.color = self.out.isatty() if color is None else color
+        self.live = self.out.isatty() if live is None else live
+        """draw running tools' cards and redraw them in place (a log gets only the results)"""
+        self._cards = LiveCards(self.out)
         self._in_text = False
         self._streamed = ""
         """the text deltas of the message under way shown so far: its `message_complete` shows
@@ -84,8 +94,14 @@ class TerminalRenderer:
         self.handle(event)
 
     def handle(self, event: Event) -> None:
+        if isinstance(event, ToolUpdateEvent):
+            if self.live:
+                self._end_text()
+                self._cards.update(event.tool_call_id, self.update_lines(event))
+            return
         if isinstance(event, MessageDeltaEvent):
             if event.channel == "text":
+                self._cards.freeze()
                 self.out.write(terminal_safe(event.delta))
                 self._in_text = True
                 self._streamed += event.delta
@@ -97,13 +113,21 @@ class TerminalRenderer:
             # what the deltas shown missed; if they are not its start, the whole text again
             missed = text[len(streamed) :] if text.startswith(streamed) else f"\n{text}"
             if missed.strip():
+                self._cards.freeze()
                 self.out.write(terminal_safe(missed.rstrip("\n")))
                 self._in_text = True
             self._end_text()
             return
         self._end_text()
         line = self._line(event)
+        if isinstance(event, ToolResultEvent) and self._cards.finish(event.tool_call_id):
+            print(line, file=self.out, flush=True)  # in its card's place
+            self._cards.redraw()  # the other running calls' cards, below it
+            return
+        if isinstance(event, TurnEndEvent):
+            self._cards.clear()
         if line is not None:
+            self._cards.freeze()
             print(line, file=self.out, flush=True)
 
     def _end_text(self) -> None:
@@ -163,6 +187,18 @@ class TerminalRenderer:
             tone = {"error": "red", "warn": "yellow"}.get(hook_tone(event.run), "dim")
             return self.style(f"⚓ {hook_run_text(event.run)}", tone)
         return None
+
+    def update_lines(self, event: ToolUpdateEvent) -> list[str]:
+        """A running call's card: its name, then its partial state's descriptors (a terminal's
+        screen, a progress) or the last lines of its output."""
+        lines = [self.style(f"… {event.name}", "bold", "cyan")]
+        descriptors = event.partial.render or []
+        if not descriptors:
+            tail = event.partial.text.splitlines()[-LIVE_TEXT:]
+            descriptors = [TextDescriptor(text="\n".join(tail))] if tail else []
+        for descriptor in descriptors:
+            lines.extend("  " + row for row in self.descriptor(descriptor))
+        return lines
 
     def result_text(self, event: ToolResultEvent) -> str:
         head = "✗" if event.result.is_error else "✓"

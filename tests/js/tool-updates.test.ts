@@ -186,3 +186,52 @@ describe("a %%shard cell's running card", () => {
     expect(plain.querySelector(".shard-tool-partial")).toBeNull();
   });
 });
+
+describe("a terminal's live card", () => {
+  const screen = (seq: number, text: string): Rec =>
+    at(seq, "tool_update", {
+      turn_id: "t",
+      tool_call_id: "c1",
+      name: "terminal_wait",
+      partial: {
+        ...result(text),
+        render: [
+          {
+            kind: "terminal",
+            terminal_id: "t1",
+            name: "dev",
+            command: "npm run dev",
+            state: "running",
+            screen: text,
+            server_terminal: "shard_a_t1_0f0f",
+          },
+        ],
+      },
+    });
+
+  it("shows the newest screen with Open in Lab while it runs, in the chat and a cell", () => {
+    const store = new AgentStore("me");
+    store.applyLive([call(0), screen(1, "compiling…")]);
+    store.applyLive([screen(2, "compiling…\nready on :5173")]);
+    const card = renderToolCard(toolItem(store));
+    const pre = card.querySelector(
+      ".shard-tool-partial .shard-terminal-screen",
+    );
+    expect(pre?.textContent).toBe("compiling…\nready on :5173");
+    expect(card.querySelector(".shard-terminal-running")?.textContent).toBe(
+      "running",
+    );
+    expect(
+      card.querySelector(".shard-tool-partial button")?.textContent,
+    ).toContain("Open in Lab");
+    const cell = renderOutput({
+      version: 1,
+      descriptors: [],
+      event: call(0),
+      update: screen(2, "ready on :5173"),
+    });
+    expect(cell.querySelector(".shard-terminal-screen")?.textContent).toBe(
+      "ready on :5173",
+    );
+  });
+});

@@ -1,6 +1,7 @@
 """Terminal and web tools through `shard acp`: a terminal tool's result is its screen in a
 fence (with `rawOutput` that text, what jupyter-ai's card shows), web_fetch's a resource link
-to the page above its text, web_search's a resource link per hit with its snippet."""
+to the page above its text, web_search's a resource link per hit with its snippet; a wait's
+screen while it runs arrives as in-progress tool_call_updates."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from tests.integration.web.servers import PAGE, send, serve
 
 def _page(handler: BaseHTTPRequestHandler) -> None:
     send(handler, 200, PAGE, "text/html; charset=utf-8")
+
+
+TICKS = "import time; [print(f'tick-{i}', flush=True) or time.sleep(0.4) for i in range(1, 5)]"
 
 
 def _call(tool: str, **input: object) -> dict[str, object]:
@@ -40,6 +44,8 @@ async def test_terminal_and_web_results_are_screens_and_links(
             _call("terminal_open", command="python3 -i -q", name="repl"),
             _call("terminal_send", id="repl", text="print(6*7, '`' * 4)"),
             _call("terminal_wait", id="repl", pattern="42 ````"),
+            _call("terminal_send", id="repl", text=TICKS),
+            _call("terminal_wait", id="repl", pattern="tick-4"),
             _call("terminal_close", id="repl"),
             _call("web_fetch", url=f"{site.url}/page"),
             _call("web_search", query="reset button"),
@@ -64,6 +70,8 @@ async def test_terminal_and_web_results_are_screens_and_links(
         "terminal_open: python3 -i -q",
         "terminal_send: print(6*7, '`' * 4)",
         "terminal_wait: 42 ````",
+        f"terminal_send: {TICKS}",
+        "terminal_wait: tick-4",
         "terminal_close: repl",
         f"web_fetch: {site.url}/page",
         "web_search: reset button",
@@ -81,6 +89,14 @@ async def test_terminal_and_web_results_are_screens_and_links(
     assert "42 ````" in screen
     assert isinstance(waited.raw_output, str)
     assert "42 ````" in waited.raw_output
+    # while the wait ran: in-progress updates, each the screen so far in its fence
+    ticking = {s.tool_call_id for s in starts.values() if s.title == "terminal_wait: tick-4"}
+    updates = [u for u in host.of("tool_call_update") if u.tool_call_id in ticking]
+    running = [u for u in updates if u.status == "in_progress" and u.content]
+    assert running, "the wait's card was updated before its result"
+    screens = [u.content[0].content.text for u in running]
+    assert all(s.split("\n")[1].startswith("```") for s in screens), screens
+    assert any("tick-1" in s and "tick-4" not in s for s in screens), screens
     [closed] = finals["terminal_close: repl"].content  # no screen: its text, as any result's
     assert closed.content.text.endswith(" closed")
 

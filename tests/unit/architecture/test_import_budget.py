@@ -92,7 +92,8 @@ KERNEL_SHARD_MODULES = {
     "shard_kernel.event_batch", "shard_kernel.iopub_hold", "shard_kernel.kernel",
     "shard_kernel.plain_text",
     "shard_kernel.terminal", "shard_kernel.terminal.escape",
-    "shard_kernel.terminal.render", "shard_kernel.ui_bridge", "shard_kernel.warm_start",
+    "shard_kernel.terminal.live", "shard_kernel.terminal.render", "shard_kernel.ui_bridge",
+    "shard_kernel.warm_start",
     "shard_kernel.widget_host",
 }  # fmt: skip
 """What the kernel needs to answer kernel_info and carry events: the wire types, the protocol,
