@@ -313,3 +313,47 @@ async def test_status_lists_the_terminals_with_their_state(tmp_path: Path) -> No
         assert f"{short.details['terminal']} brief (exited (3): exit 3)" in row
     finally:
         await agent.close()
+
+
+async def test_what_a_terminal_shows_the_model_is_redacted_like_bash_output(tmp_path: Path) -> None:
+    """A secret the agent's environment holds, printed by a terminal's program (the terminal's
+    own environment has none of them, so here from a file): its result, its live updates and
+    the session log carry `[secret]` instead."""
+    from shard_core.contracts import ExtensionApi
+    from shard_core.protocol.events import ToolResultEvent, ToolUpdateEvent
+    from tests.fixtures.function_provider import FunctionProvider, scripted
+
+    secret = "hunter2-Deploy-7781-xq"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text(f"deploy with {secret}\n")
+    calls = [
+        ("terminal_open", {"command": "sleep 0.5; cat notes.txt; sleep 30", "name": "leak"}),
+        ("terminal_wait", {"id": "leak", "pattern": "deploy with", "timeout": 30}),
+        ("terminal_read", {"id": "leak"}),
+    ]
+    provider = FunctionProvider(scripted(*[{"tool_calls": [call]} for call in calls]))
+
+    def extension(api: ExtensionApi) -> None:
+        api.register_provider("fn", lambda _model: provider)
+
+    agent = await create_agent(
+        cwd=workspace, model="fn/any", home=tmp_path / "home",
+        env={"PATH": os.environ["PATH"], "DEPLOY_TOKEN": secret},
+        config=ShardConfig.model_validate({"sandbox": {"mode": "off"}}),
+        allow=["Bash(sleep:*)", "Bash(cat:*)"], headless_policy="deny",
+        extensions=[("test.fn", extension)],
+    )  # fmt: skip
+    try:
+        events = [e async for e in agent.prompt("read the notes in a terminal")]
+        log = agent.session.store.path.read_text()
+    finally:
+        await agent.close()
+    results = [e.result for e in events if isinstance(e, ToolResultEvent)]
+    assert "matched 'deploy with'" in results[1].text, results[1].text
+    shown = [r.model_dump_json() for r in results]
+    shown += [e.partial.model_dump_json() for e in events if isinstance(e, ToolUpdateEvent)]
+    assert all(secret not in text for text in shown)
+    assert "deploy with [secret]" in results[2].text or "deploy with [secret]" in results[1].text
+    assert secret not in log
+    assert "[secret]" in log
