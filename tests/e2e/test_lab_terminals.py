@@ -1,7 +1,8 @@
 """The agent's terminal in Lab: its tool calls render as a terminal card with the screen, "Open
 in Lab" (on the card, or the terminal's button on the agent's sidebar row) opens Lab's own
 terminal widget on the same server terminal, what a person types there is what the agent's next
-`terminal_read` shows, and the agent's screen is drawn at the size of the person's window."""
+`terminal_read` shows, the card of a running `terminal_wait` is redrawn by its updates, and the
+agent's screen is drawn at the size of the person's window."""
 
 from __future__ import annotations
 
@@ -29,8 +30,14 @@ STEPS: list[dict[str, Any]] = [
     {"text": "The terminal is open."},
     {"tool_calls": [{"name": "terminal_read", "input": {"id": "shared"}}]},
     {"text": "I read what you typed."},
+    {"tool_calls": [{"name": "terminal_send", "input": {"id": "shared", "text": "bash ticks.sh"}}]},
+    {"tool_calls": [{"name": "terminal_wait",
+                     "input": {"id": "shared", "pattern": "tick-8", "timeout": 60}}]},
+    {"text": "Counted."},
 ]  # fmt: skip
-ALLOW = ["Bash(bash --norc -i)", "Bash(export:*)"]
+ALLOW = ["Bash(bash --norc -i)", "Bash(export:*)", "Bash(bash ticks.sh)"]
+TICKS = "for i in 1 2 3 4 5 6 7 8; do echo tick-$i; sleep 1; done\n"
+"""8 s of output: the wait's card is redrawn by its tool_updates while it runs"""
 
 
 @pytest.fixture
@@ -47,6 +54,7 @@ def agent(
 ) -> Iterator[dict[str, Any]]:
     work = tmp_path / "terminal-work"
     work.mkdir()
+    (work / "ticks.sh").write_text(TICKS)
     script = tmp_path / "terminal-script.json"
     script.write_text(json.dumps({"name": "terminal", "steps": STEPS}))
     name = f"terminal-{len(lab.api('GET', '/shard/api/agents')['agents'])}"  # names are unique
@@ -101,6 +109,16 @@ def test_open_the_agents_terminal_from_its_card_and_type_into_it(
     expect(chat).to_contain_text("I read what you typed.", timeout=90_000)
     read = chat.locator(".shard-terminal").last
     expect(read.locator(".shard-terminal-screen")).to_contain_text("typed-in-lab-42")
+
+    person.send(chat, "count the ticks")
+    live = chat.locator(".shard-tool-partial .shard-terminal-screen").last
+    expect(live).to_contain_text("tick-2", timeout=60_000)  # drawn while the wait runs
+    assert "tick-8" not in live.inner_text(), "an update, before the result"
+    save_screenshot(person.page, "e2e-lab-terminal-3-live.png")
+    expect(chat).to_contain_text("Counted.", timeout=90_000)
+    final = chat.locator(".shard-terminal-screen").last
+    expect(final).to_contain_text("tick-8")
+    expect(chat.locator(".shard-tool-partial")).to_have_count(0)
 
 
 TERM_SIZE = """() => {
