@@ -53,6 +53,9 @@ if mode == "hang":
     time.sleep(30)
 if mode == "sleep":
     time.sleep(float(sys.argv[2]))
+if mode == "hold":  # until the test creates the file (the hook's timeout bounds it)
+    while not (Path(event["cwd"]) / sys.argv[2]).exists():
+        time.sleep(0.01)
 """
 
 

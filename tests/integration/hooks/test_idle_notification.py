@@ -64,21 +64,38 @@ async def test_idle_prompt_fires_once_the_agent_waited_for_the_next_prompt(work:
 
 
 async def test_a_prompt_ends_the_wait(work: Path) -> None:
-    """Turn two starts right after turn one, and its UserPromptSubmit hook takes longer than
-    the idle time: the wait turn one began is over, so the only idle_prompt comes after turn
-    two, the last entry of the log."""
+    """Turn two starts right after turn one, and its UserPromptSubmit hook holds turn two past
+    the idle time of the wait turn one began: that wait is over (the prompt ended it), so no
+    Notification runs while turn two is held, and the only idle_prompt comes after turn two,
+    the last entry of the log. The hold ends early if a Notification runs (the failure): with
+    the code right, the outcome does not depend on how long the hold is."""
+    idle = 0.3
     hooks = {
         "Notification": [hook(work, "none", "idle_prompt")],
-        "UserPromptSubmit": [hook(work, "sleep", "", arg="6")],
+        "UserPromptSubmit": [hook(work, "hold", "", arg="release")],
     }
-    agent, _ = await agent_with(work, hooks, config=config(hooks, 2.0))
+    agent, _ = await agent_with(work, hooks, config=config(hooks, idle))
+    loop = asyncio.get_running_loop()
     try:
+        (work / "release").touch()  # turn one's hook goes straight on
         await agent.run("one")
-        await agent.run("two")
+        due = loop.time() + idle  # turn one's wait began before its run returned
+        (work / "release").unlink()
+        two = asyncio.create_task(agent.run("two"))
+        until = loop.time() + DEADLINE
+        while len(seen(work)) < 2:  # turn two's hook is holding it
+            assert loop.time() < until, seen(work)
+            await asyncio.sleep(0.02)
+        while len(seen(work)) == 2 and loop.time() < due + 1.0:  # a second past due
+            await asyncio.sleep(0.02)
+        held = [e["hook_event_name"] for e in seen(work)]
+        (work / "release").touch()
+        await two
         [note] = await notifications(work, agent, 1)
         entries = list(agent.session.store.entries)
     finally:
         await agent.close()
+    assert held == ["UserPromptSubmit", "UserPromptSubmit"]
     assert note["notification_type"] == "idle_prompt"
     order = [e["hook_event_name"] for e in seen(work)]
     assert order == ["UserPromptSubmit", "UserPromptSubmit", "Notification"]
