@@ -186,6 +186,19 @@ class LabServer:
             time.sleep(0.2)
         raise TimeoutError(f"no kernel for {notebook}")
 
+    def wait_kernel_connected(self, notebook: str, timeout: float = 90) -> None:
+        """Until the kernel of `notebook` is idle with a client connected: a cell run before
+        the page's websocket is open runs nothing (Notebook 7 leaves it "[ ]:")."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for session in self.api("GET", "/api/sessions"):
+                kernel = session.get("kernel") or {}
+                ready = kernel.get("connections", 0) > 0 and kernel["execution_state"] == "idle"
+                if session["path"] == notebook and ready:
+                    return
+            time.sleep(0.2)
+        raise TimeoutError(f"the kernel of {notebook} never became idle with a client connected")
+
     def shutdown_kernels(self) -> None:
         for session in self.api("GET", "/api/sessions"):
             self.api("DELETE", f"/api/sessions/{session['id']}")

@@ -115,6 +115,7 @@ def test_in_notebook_7_one_key_answers_each_prompt(
     try:
         page.goto(f"{lab.url}/notebooks/prompts7.ipynb?token={lab.token}")
         expect(page.locator(".shard-agent-button")).to_be_visible(timeout=90_000)
+        lab.wait_kernel_connected("prompts7.ipynb")
         page.locator(".jp-Cell .jp-InputArea-editor").first.click()
         page.keyboard.press("Shift+Enter")  # as a person runs a cell
         prompts = page.locator(f'.jp-OutputArea-output[data-mime-type="{PERMISSION_MIME}"]')
