@@ -1,9 +1,9 @@
 """Context from the Lab chat composer reaching the model's request (a fake OpenAI-compatible
 server): `@var:df`, a pandas DataFrame in the open notebook's own Python kernel, as its summary
-named with its source (a missing variable and a busy kernel are clear messages that send
-nothing); `@cell:`, `@output:` and `@file:` (a path outside the agent's folder refused, and a
-symbolic link inside it that points outside); a pasted PNG as an image part, which `shard
-session request` rebuilds byte-equal."""
+named with its source, its name completed from the kernel's own namespace (a missing variable
+and a busy kernel are clear messages that send nothing); `@cell:`, `@output:` and `@file:` (a
+path outside the agent's folder refused, and a symbolic link inside it that points outside); a
+pasted PNG as an image part, which `shard session request` rebuilds byte-equal."""
 
 from __future__ import annotations
 
@@ -82,7 +82,20 @@ def test_var_mention_reaches_the_request_as_the_dataframes_summary(
         expect(box).to_have_value("what is in @var:nothere?")
         assert fake_llm.requests == []
 
-        person.send(chat, "what is in @var:df?")
+        # @var: completes the names of the kernel's variables (its module `pd` is not one)
+        box.fill("")
+        box.press_sequentially("what is in @var:")
+        options = chat.locator(".shard-mention-item code")
+        expect(options).to_have_text(["@var:df"])
+        expect(chat.locator(".shard-mention-item")).to_contain_text("DataFrame")
+        box.press_sequentially("z")
+        expect(options).to_have_count(0)
+        box.press("Backspace")
+        expect(options).to_have_text(["@var:df"])
+        box.press("Tab")
+        expect(box).to_have_value("what is in @var:df ")
+        box.press_sequentially("?")
+        box.press("Enter")
         expect(chat).to_contain_text("Two cities and their temperatures.", timeout=60_000)
         save_screenshot(page, "e2e-var-mention-answered.png")
         fake_llm.wait_idle()
@@ -101,7 +114,7 @@ def test_var_mention_reaches_the_request_as_the_dataframes_summary(
         assert "head():" in block
         assert "Oslo" in block
         assert "18.0" in block
-        assert text.rstrip().endswith("what is in @var:df?")
+        assert text.rstrip().endswith("what is in @var:df ?")
 
         # a busy kernel is said at once, not waited on
         page.locator(".lm-TabBar-tab", has_text=NAME).first.click()

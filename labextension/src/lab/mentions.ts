@@ -13,7 +13,7 @@ import { isRecord, isString } from "../render/guards";
 import type { ImageBlock } from "../wire";
 import { cellPrompt, MAX_IMAGES, underRoot } from "./cell-context";
 import type { MentionOption } from "./composer";
-import type { VarContext } from "./var-mentions";
+import { type VarContext, variableNames } from "./var-mentions";
 
 const CELL = /(^|[\s(])@cell:([A-Za-z0-9_-]+)/g;
 const OUTPUT = /(^|[\s(])@output:([A-Za-z0-9_-]+(?:\.\d+)?)/g;
@@ -234,5 +234,10 @@ export async function mentionOptions(
   if (kind === "cell" || kind === "output")
     return cellOptions(kind, sources.tracker).filter((o) => o.insert.startsWith(word));
   if (kind === "file") return fileOptions(rest, sources);
+  if (kind === "var")
+    return (await variableNames(rest, sources.tracker)).map((v) => ({
+      insert: `@var:${v.name}`,
+      detail: v.type,
+    }));
   return [];
 }

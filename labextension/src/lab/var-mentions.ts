@@ -70,6 +70,53 @@ export function summaryExpression(name: string): string {
   return `(lambda g: (exec(${JSON.stringify(SUMMARISER)}, g), g['result'])[1])({'ns': globals(), 'name': ${JSON.stringify(name)}})`;
 }
 
+/** Lists the names the kernel's user namespace holds that start with `start`, as IPython's
+ * `%who` does (no `_` names, none of the shell's own `user_ns_hidden`, no modules), each with
+ * its type's name; run as a user expression like the summariser, the user's namespace untouched. */
+export function namesExpression(start: string): string {
+  return (
+    `(lambda ns, hidden, start: type('_Json', (), {'_repr_json_': lambda self: ` +
+    `{'names': sorted([[n, type(v).__name__] for n, v in ns.items() ` +
+    `if n.startswith(start) and not n.startswith('_') and n not in hidden ` +
+    `and type(v).__name__ != 'module'])[:${MAX_NAMES}]}})())` +
+    `(globals(), getattr(globals().get('get_ipython', lambda: None)(), 'user_ns_hidden', {}), ` +
+    `${JSON.stringify(start)})`
+  );
+}
+const MAX_NAMES = 20;
+
+/** The variables of the open notebook's kernel whose name starts with `start`, for the `@var:`
+ * completion list; an empty list when there is no idle, connected kernel to ask. */
+export async function variableNames(
+  start: string,
+  tracker: INotebookTracker | null = notebooks,
+): Promise<{ name: string; type: string }[]> {
+  const kernel = tracker?.currentWidget?.sessionContext.session?.kernel ?? null;
+  if (!/^[A-Za-z0-9_]*$/.test(start)) return [];
+  if (kernel === null || kernel.name === SHARD_KERNEL || kernel.connectionStatus !== "connected")
+    return [];
+  if (kernel.status !== "idle") return [];
+  const future = kernel.requestExecute(
+    {
+      code: "",
+      silent: true,
+      store_history: false,
+      allow_stdin: false,
+      user_expressions: { shard: namesExpression(start) },
+    },
+    true,
+  );
+  const late = new Promise<null>((resolve) => setTimeout(() => resolve(null), ANSWER_MS));
+  const reply = await Promise.race([future.done.catch(() => null), late]);
+  const value = reply?.content.status === "ok" ? reply.content.user_expressions["shard"] : null;
+  const data = isRecord(value) && isRecord(value["data"]) ? value["data"] : null;
+  const answer = data ? data["application/json"] : null;
+  const names = isRecord(answer) && Array.isArray(answer["names"]) ? answer["names"] : [];
+  return names
+    .filter((pair): pair is [string, string] => Array.isArray(pair) && isString(pair[0]))
+    .map(([name, type]) => ({ name, type: String(type) }));
+}
+
 /** The distinct `@var:NAME`s of a prompt, in order. */
 export function varMentions(text: string): string[] {
   const names: string[] = [];
