@@ -50,7 +50,7 @@ def default_model(
     """The model a new agent gets from `config` (read from config.json when not given) and the
     server's environment `env` (os.environ when not given). A broken config.json is skipped
     with its problem in `why`, never fatal: the next source decides."""
-    from shard_kernel.provider_specs import provider_specs  # runs extensions: when asked
+    from shard_kernel.registrations import provider_specs  # runs extensions: when asked
 
     env = os.environ if env is None else env
     problem = ""

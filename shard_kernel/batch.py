@@ -110,7 +110,7 @@ def _rules_from(opts: BatchOptions, shard_meta: dict[str, Any]) -> str:
 
 def run_batch(opts: BatchOptions, out: TextIO) -> int:
     """Run the notebook; the exit status is the worst cell's (ExitCode)."""
-    from shard_kernel.provider_specs import provider_specs  # runs extensions: when asked
+    from shard_kernel.registrations import provider_specs  # runs extensions: when asked
 
     nb = _read(opts)
     output = opts.output or opts.notebook.with_name(opts.notebook.stem + ".out.ipynb")

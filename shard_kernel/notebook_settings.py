@@ -90,7 +90,7 @@ def _has_key(env: Mapping[str, str], log: Any) -> bool:
     """A model is configured: a provider key or config `model` (a `KERNEL_SHARD_MODEL` of the
     server or the runner is a default for every notebook: the notebook's own model is more
     specific)."""
-    from shard_kernel.provider_specs import provider_specs  # runs extensions: when asked
+    from shard_kernel.registrations import provider_specs  # runs extensions: when asked
 
     try:
         config = load_config()

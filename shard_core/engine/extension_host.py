@@ -427,11 +427,21 @@ def _short_form(prefix: str, factory: ProviderFactory) -> ProviderSpec:
     return ProviderSpec(prefix=prefix, build=lambda setup: factory(setup.text))
 
 
-async def registered_specs(bundled: Sequence[ProviderSpec], home: Path) -> list[ProviderSpec]:
-    """The providers an agent of `home` has: `bundled`, then those of the `shard.extensions`
-    entry points and `home/extensions/*.py`, for what needs them without an agent (reading a
-    log, checking a model). A project's extensions are not run: whether the project is
-    trusted is not known here."""
+@dataclass(frozen=True)
+class Registered:
+    """What the extensions of a machine register that is needed without an agent."""
+
+    specs: list[ProviderSpec]
+    """the providers, `bundled` first"""
+    tools: list[Tool]
+    """the tools, for their permission shapes (the rules that name them)"""
+
+
+async def registered(bundled: Sequence[ProviderSpec], home: Path) -> Registered:
+    """What an agent of `home` has from `bundled` and the `shard.extensions` entry points and
+    `home/extensions/*.py`, for what needs it without an agent (reading a log, checking a model
+    or a rule). A project's extensions are not run: whether the project is trusted is not known
+    here."""
     host = ExtensionHost()
 
     def register(api: ExtensionApi) -> None:
@@ -442,6 +452,12 @@ async def registered_specs(bundled: Sequence[ProviderSpec], home: Path) -> list[
         await host.install("shard.providers", register)
         await host.install_entry_points()
         await host.install_folder(home / "extensions", trusted=True)
-        return host.provider_specs()
+        return Registered(host.provider_specs(), host.snapshot.tools.tools())
     finally:
         await host.shutdown()
+
+
+async def registered_specs(bundled: Sequence[ProviderSpec], home: Path) -> list[ProviderSpec]:
+    """The providers an agent of `home` has: `bundled`, then those the extensions register
+    (`registered`)."""
+    return (await registered(bundled, home)).specs

@@ -39,7 +39,7 @@ def handle(args: argparse.Namespace) -> int:
 def offline_model() -> str | None:
     """The demo's own script when no model is configured (it is written for the demo's project:
     this is where it plays by default); None lets the kernel take the configured model."""
-    from shard_kernel.provider_specs import provider_specs
+    from shard_kernel.registrations import provider_specs
 
     model, _ = resolve_default_model(load_config(), os.environ, provider_specs())
     return DEMO_MODEL if model == NO_MODEL else None

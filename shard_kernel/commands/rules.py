@@ -82,11 +82,9 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> tuple[Explanation, tuple[str, ...]]:
-    from shard_core.capabilities.web import declare_web_tools
-    from shard_kernel.notebook_tools.extension import declare_notebook_tools
+    from shard_kernel.registrations import declare_tool_shapes
 
-    declare_notebook_tools()  # their rules parse here as in an agent that has them
-    declare_web_tools()  # and `WebFetch(domain:…)` rules
+    declare_tool_shapes()  # every tool's rules parse here as in an agent that has it
     payload = _input(args.input)
     cwd = Path(os.path.realpath(args.cwd or Path.cwd()))
     if not cwd.is_dir():

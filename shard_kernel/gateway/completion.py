@@ -29,7 +29,7 @@ from shard_core.types.errors import ConfigError, ProviderError
 from shard_kernel.agent_defaults import default_model
 from shard_kernel.gateway.handlers import ShardAPIHandler
 from shard_kernel.gateway.validation import BadRequestError, parse_json_object
-from shard_kernel.provider_specs import provider_specs
+from shard_kernel.registrations import provider_specs
 
 MAX_BODY_CHARS = 64_000
 _running: dict[str, asyncio.Task[str]] = {}

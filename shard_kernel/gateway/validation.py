@@ -231,7 +231,7 @@ def _short(text: str, limit: int = 200) -> str:
 
 
 def _check_model(model: str) -> None:
-    from shard_kernel.provider_specs import provider_specs  # runs extensions: when asked
+    from shard_kernel.registrations import provider_specs  # runs extensions: when asked
 
     try:
         spec = parse_model(model, provider_specs())
@@ -243,11 +243,9 @@ def _check_model(model: str) -> None:
 
 
 def _check_rules(command: AgentCreateCommand) -> None:
-    from shard_core.capabilities.web import declare_web_tools
-    from shard_kernel.notebook_tools.extension import declare_notebook_tools
+    from shard_kernel.registrations import declare_tool_shapes  # runs extensions: when asked
 
-    declare_notebook_tools()  # the agent will have them: `NotebookEdit(…)` rules are valid
-    declare_web_tools()  # and `WebFetch(domain:…)` rules
+    declare_tool_shapes()  # the agent will have them: `NotebookEdit(…)`, `Peek(src/**)` are valid
     permissions = command.permissions
     if permissions.ask:
         raise BadRequestError(

@@ -45,7 +45,8 @@ TOOL_TYPES = (
 
 def declare_notebook_tools() -> None:
     """Make the notebook tools' permission shapes known where no agent installs them: rules
-    such as `NotebookEdit(*.ipynb)` then parse (`shard rules check`, the gateway's checks)."""
+    such as `NotebookEdit(*.ipynb)` then parse (what checks rules before an agent exists
+    declares them with every other tool: shard_kernel/registrations.py)."""
     declare_tools(TOOL_TYPES)
 
 

@@ -35,10 +35,14 @@ ConfigError (or WebError) saying which is missing."""
 _KEY_VARIABLES = {"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY"}
 
 
+WEB_TOOL_TYPES = (WebFetchTool, WebSearchTool)
+
+
 def declare_web_tools() -> None:
     """Make the web tools' permission shapes known where no agent installs them: rules such as
-    `WebFetch(domain:docs.python.org)` then parse (`shard rules check`, the gateway's checks)."""
-    declare_tools((WebFetchTool, WebSearchTool))
+    `WebFetch(domain:docs.python.org)` then parse (what checks rules before an agent exists
+    declares them with every other tool: shard_kernel/registrations.py)."""
+    declare_tools(WEB_TOOL_TYPES)
 
 
 class WebRegistry(Protocol):

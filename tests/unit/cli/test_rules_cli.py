@@ -201,3 +201,39 @@ def test_the_exit_status_is_the_decision(ws: Path, capsys, tool, payload, option
     if decision is not None:
         assert f"decision: {decision}" in capsys.readouterr().out
     assert status in {ExitCode.OK, ExitCode.ASK, ExitCode.DENY, ExitCode.BAD_INPUT}
+
+
+PEEK = Path(__file__).resolve().parents[2] / "fixtures" / "extensions" / "peek_tool.py"
+
+
+def test_a_tool_of_an_extension_in_shard_home_has_its_rules(
+    ws: Path, tmp_path: Path, capsys
+) -> None:
+    """`peek` comes from SHARD_HOME/extensions: its own rules parse, `Read(…)` rules cover it,
+    and its path is judged as `read`'s (outside the workspace: not allowed by a workspace rule)."""
+    folder = tmp_path / "home" / "extensions"
+    folder.mkdir(parents=True)
+    (folder / "peek_tool.py").write_text(PEEK.read_text(encoding="utf-8"), encoding="utf-8")
+    (ws / "src").mkdir()
+    (ws / "src" / "a.py").write_text("hi\n")
+
+    assert check(ws, "peek", '{"file": "src/a.py"}', "--allow", "Peek(src/**)") == 0
+    assert "allowed by Peek(src/**)" in capsys.readouterr().out
+    assert check(ws, "peek", '{"file": "src/a.py"}', "--deny", "Read(src/**)") == 11
+    assert "denied by Read(src/**)" in capsys.readouterr().out
+    assert check(ws, "peek", '{"file": "../../etc/passwd"}', "--allow", "Peek(**)") == 10
+    assert "outside the workspace" in capsys.readouterr().out
+    assert check(ws, "notebook_edit", '{"path": "a.ipynb"}', "--allow", "NotebookEdit(*)") == 0
+
+
+def test_a_tool_gone_from_shard_home_takes_its_rules_with_it(
+    ws: Path, tmp_path: Path, capsys
+) -> None:
+    folder = tmp_path / "home" / "extensions"
+    folder.mkdir(parents=True)
+    (folder / "peek_tool.py").write_text(PEEK.read_text(encoding="utf-8"), encoding="utf-8")
+    assert check(ws, "peek", '{"file": "a"}', "--allow", "Peek(*)") == 0
+    (folder / "peek_tool.py").unlink()
+
+    assert check(ws, "peek", '{"file": "a"}', "--allow", "Peek(*)") == 2
+    assert "Peek(…) takes no specifier" in capsys.readouterr().err

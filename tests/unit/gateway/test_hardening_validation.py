@@ -44,3 +44,24 @@ def test_a_number_with_thousands_of_digits_is_refused_as_such(tmp_path: Path) ->
     with pytest.raises(BadRequestError) as caught:
         parse_json_object(f'{{"cwd": "{tmp_path}", "permission_timeout": {"9" * 5000}}}'.encode())
     assert str(caught.value) == "the request body is not valid JSON: a number has too many digits"
+
+
+PEEK = Path(__file__).resolve().parents[2] / "fixtures" / "extensions" / "peek_tool.py"
+
+
+def test_a_rule_for_an_extension_tool_in_shard_home_is_valid_in_a_create(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent will have SHARD_HOME/extensions' `peek`: `Peek(src/**)` is a rule of it, as
+    `NotebookEdit(*.ipynb)` is of a bundled tool; a tool nobody registers still takes none."""
+    home = tmp_path / "home"
+    (home / "extensions").mkdir(parents=True)
+    (home / "extensions" / "peek_tool.py").write_text(PEEK.read_text(encoding="utf-8"))
+    monkeypatch.setenv("SHARD_HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    allow = ["Peek(src/**)", "NotebookEdit(*.ipynb)", "WebFetch(domain:docs.python.org)"]
+    body = {"cwd": str(tmp_path), "permissions": {"allow": allow}}
+
+    assert parse_create(body).permissions.allow == allow
+    with pytest.raises(BadRequestError, match=r"Glance\(…\) takes no specifier"):
+        parse_create({"cwd": str(tmp_path), "permissions": {"deny": ["Glance(src/**)"]}})
