@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ class WorkflowHost:
         self._tasks: dict[str, asyncio.Task[Any]] = {}
         self._active: dict[str, set[str]] = {}  # run id -> its running jobs
         self._asks: dict[str, asyncio.Future[QuestionAnswer]] = {}  # request id -> its answer
+        self._relays: set[asyncio.Task[None]] = set()  # the questions put to starters' clients
         self._closing = False
 
     # ------------------------------------------------------------ lifecycle
@@ -66,7 +67,7 @@ class WorkflowHost:
     async def close(self) -> None:
         """At server stop: let go of the runs (they stay `running`, resumed at the next start)."""
         self._closing = True
-        tasks = list(self._tasks.values())
+        tasks = [*self._tasks.values(), *self._relays]
         for task in tasks:
             task.cancel()
         with contextlib.suppress(TimeoutError):
@@ -233,11 +234,14 @@ class WorkflowHost:
         journal.save(record.model_copy(update={"pending": pending}))
         self._tell(journal.record())
         relay = asyncio.ensure_future(self._relay(journal.record(), prompt, future))
+        self._relays.add(relay)
+        relay.add_done_callback(self._relays.discard)
         try:
             answer = await future
         finally:
             self._asks.pop(pending.request_id, None)
-            relay.cancel()
+            if not future.done():  # cancelled: no answer to close the clients' question with
+                relay.cancel()
         record = journal.record()
         answered = {**record.answered, pending.request_id: answer.decided_by}
         journal.save(record.model_copy(update={"pending": None, "answered": answered}))
@@ -249,12 +253,13 @@ class WorkflowHost:
     ) -> None:
         """The question also to the people of the agent that started the run (or the nearest
         one up its line with a person): an ask_user dialog in each of its clients (the kernel's
-        prompt, the widget, the Lab chat, ACP); asked again when one round gets no answer."""
+        prompt, the widget, the Lab chat, ACP); asked again when one round gets no answer. An
+        answer from elsewhere (REST) first closes the dialog there, naming who answered."""
         while record.started_by is not None and not future.done():
             person = await nearest_person(self.registry, record.started_by)
             kernel_id = None if person is None else self.registry.kernel_id(person.id)
             if person is None or kernel_id is None:
-                await asyncio.sleep(RELAY_RETRY_SECONDS)
+                await _first(future, asyncio.sleep(RELAY_RETRY_SECONDS))
                 continue
             channel = AgentChannel(self.registry.km, kernel_id, f"workflow {record.id}")
             command = {
@@ -262,14 +267,23 @@ class WorkflowHost:
                 "message": f"workflow {Path(record.file).name} ({record.id}) asks",
                 "question": True, "multi": prompt.multi, "allow_other": prompt.allow_other,
             }  # fmt: skip
+            reply: dict[str, Any] = {}
             try:
                 await channel.open()
-                reply = await channel.command(command, seconds=person.permission_timeout + 10)
+                asked = channel.expect(lambda e: e.get("type") == "ui_request"
+                                       and e.get("title") == prompt.question)  # fmt: skip
+                sent = asyncio.ensure_future(
+                    channel.command(command, seconds=person.permission_timeout + 10)
+                )
+                if not await _first(future, sent):  # answered elsewhere while it is open here
+                    await self._close_question(kernel_id, asked, future.result(), record.id)
+                    sent.cancel()
+                    return
+                reply = sent.result()
             except (ChannelError, TimeoutError) as exc:
                 self.log.info("shard: workflow %s's question did not reach %s: %s", record.id,
                               person.name, exc)  # fmt: skip
-                reply = {}
-                await asyncio.sleep(RELAY_RETRY_SECONDS)
+                await _first(future, asyncio.sleep(RELAY_RETRY_SECONDS))
             finally:
                 with contextlib.suppress(Exception):
                     await channel.close()
@@ -278,6 +292,34 @@ class WorkflowHost:
             if isinstance(value, list) and value and not future.done():
                 by = str(data.get("decided_by") or f"a person on {person.name}")
                 future.set_result(QuestionAnswer(tuple(str(v) for v in value), by))
+
+    async def _close_question(
+        self,
+        kernel_id: str,
+        asked: asyncio.Future[dict[str, Any]],
+        answer: QuestionAnswer,
+        run_id: str,
+    ) -> None:
+        """Answer the question open in a kernel's clients with the answer given elsewhere, in
+        the name of who gave it: its `ui_resolved` closes the dialog in every client there."""
+        try:
+            event = await asyncio.wait_for(asked, CLOSE_SECONDS)
+        except TimeoutError:
+            return  # never asked there (no one interactive): nothing to close
+        closer = AgentChannel(self.registry.km, kernel_id, f"workflow {run_id}", "interactive")
+        try:
+            await closer.open()
+            await closer.command({
+                "type": "ui_response", "request_id": event.get("request_id"),
+                "value": list(answer.values), "client_id": closer.comm_id,
+                "label": answer.decided_by[:80],
+            })  # fmt: skip
+        except (ChannelError, TimeoutError) as exc:
+            self.log.info("shard: workflow %s's question stays open in %s: %s", run_id,
+                          kernel_id, exc)  # fmt: skip
+        finally:
+            with contextlib.suppress(Exception):
+                await closer.close()
 
     def answer(self, run_id: str, request_id: str, values: list[str], label: str) -> RunRecord:
         """The first valid answer settles the question; a later one is a conflict naming who
@@ -316,6 +358,21 @@ class WorkflowHost:
             self.on_change(record)
         except Exception:  # the events are a view: a failure there never stops a run
             self.log.warning("shard: could not publish workflow %s", record.id, exc_info=True)
+
+
+async def _first(future: asyncio.Future[QuestionAnswer], work: Awaitable[Any]) -> bool:
+    """Wait for `work` or the answer; True when `work` ended first (else it is left running)."""
+    task = asyncio.ensure_future(work)
+    try:
+        await asyncio.wait({task, future}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    if task.done():
+        return True
+    if task is not work:  # a coroutine of the caller's: nothing else holds it
+        task.cancel()
+    return False
 
 
 def updated_event(record: RunRecord) -> WorkflowUpdatedEvent:

@@ -259,7 +259,11 @@ async def test_a_question_reaches_the_clients_of_the_agent_that_started_it(
     })  # fmt: skip
     starter = body(created)
     flow = tmp_path / "pick.py"
-    flow.write_text("async def main(wf):\n    return await wf.ask('Which file?', ['a', 'b'])\n")
+    flow.write_text(
+        "async def main(wf):\n"
+        "    first = await wf.ask('Which file?', ['a', 'b'])\n"
+        "    return first + await wf.ask('And then?', ['c', 'd'])\n"
+    )
     refused = await api(server, "POST", "/shard/api/workflows", {
         "file": str(flow), "agent": starter["id"], "permissions": {"allow": ["Bash"]}
     })  # fmt: skip
@@ -268,6 +272,8 @@ async def test_a_question_reaches_the_clients_of_the_agent_that_started_it(
 
     person = await WsAgent.connect(server, starter["kernel_id"], "bea")
     await person.attach()
+    other = await WsAgent.connect(server, starter["kernel_id"], "cy")
+    await other.attach()
     started = await api(server, "POST", "/shard/api/workflows",
                         {"file": str(flow), "agent": starter["id"]})  # fmt: skip
     assert started.code == 201, started.body
@@ -279,9 +285,33 @@ async def test_a_question_reaches_the_clients_of_the_agent_that_started_it(
     reply = await person.command({"type": "ui_response", "request_id": request["request_id"],
                                   "value": ["b"], "client_id": "bea", "label": "Bea"})  # fmt: skip
     assert reply["ok"] is True, reply
+
+    # the second question is answered over REST: the dialog closes in each of the starter's
+    # clients, which say who answered
+    def asked(client: WsAgent) -> list[dict[str, Any]]:
+        return [e for e in client.events if e["type"] == "ui_request" and e["title"] == "And then?"]
+
+    for client in (person, other):
+        await client.wait_for(lambda c=client: bool(asked(c)))
+    pending = (await _until(server, run["id"], lambda r: r["pending"] is not None))["pending"]
+    answer = {"request_id": pending["request_id"], "value": "d", "label": "tester"}
+    done = await api(server, "POST", f"/shard/api/workflows/{run['id']}/answer", answer)
+    assert done.code == 200, done.body
+    for client in (person, other):
+        rid = asked(client)[0]["request_id"]
+
+        def closed(c: WsAgent = client, r: str = rid) -> list[dict[str, Any]]:
+            return [e for e in c.events if e["type"] == "ui_resolved" and e["request_id"] == r]
+
+        await client.wait_for(lambda c=closed: bool(c()), within=30)
+        assert [(e["decided_by"], e["value"]) for e in closed()] == [("tester", ["d"])]
     ended = await _until(server, run["id"], lambda r: r["state"] != "running")
-    assert (ended["state"], ended["result"]) == ("completed", "b")
-    assert list(ended["answered"].values()) == ["Bea"]
+    assert (ended["state"], ended["result"]) == ("completed", "bd")
+    assert list(ended["answered"].values()) == ["Bea", "tester"]
+    second = asked(person)[0]["request_id"]
+    late = await person.command({"type": "ui_response", "request_id": second, "value": ["c"],
+                                 "client_id": "bea", "label": "Bea"})  # fmt: skip
+    assert (late["ok"], late["message"]) == (False, "already decided by tester")
     manifests = body(await api(server, "GET", "/shard/api/agents"))["agents"]
     mine = next(a for a in manifests if a["id"] == run["agent_id"])
     assert mine["parent_agent_id"] == starter["id"]  # the run's agent is listed under its starter
@@ -289,6 +319,7 @@ async def test_a_question_reaches_the_clients_of_the_agent_that_started_it(
     manifest = json.loads((home / "agents" / run["agent_id"] / "manifest.json").read_text())
     assert manifest["permissions"]["allow"] == ALLOW  # the starter's rules, which bound its steps
     await person.aclose()
+    await other.aclose()
 
 
 async def test_a_deadline_and_a_cancel_stop_the_running_steps(
