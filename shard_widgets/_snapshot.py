@@ -4,7 +4,8 @@ The live widget exists only while its kernel runs. Its display also carries Shar
 `{"version": 1, "descriptors": [a text fallback], "transcript": [events…], "state": {…}}`, the
 events a renderer needs to draw the conversation — and a `text/plain` summary, both refreshed when
 a turn ends. Bounded: the newest events that fit `MAX_EVENTS` and `MAX_BYTES`, the count of older
-ones in `omitted`; streamed deltas that a complete message replaced are dropped.
+ones in `omitted`; streamed deltas that a complete message replaced are dropped; a prompt's image
+over `MAX_IMAGE_CHARS` is a note.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from shard_core.types import TextDescriptor
 MAX_EVENTS = 500
 MAX_BYTES = 1_000_000
 """Serialized size of the kept events (a notebook holds the snapshot of every agent cell)."""
+MAX_IMAGE_CHARS = 200_000
+"""Base64 of one prompt image kept in the saved transcript; a larger one is a note there."""
 MAX_SUMMARY_CHARS = 4000
 _SHOWN = 300
 
@@ -58,7 +61,7 @@ def transcript(events: Sequence[EventDict]) -> tuple[list[EventDict], int]:
             finished_calls.add(event.get("tool_call_id"))
         elif _superseded(event, completed_turns, finished_calls):
             continue
-        newest_first.append(event)
+        newest_first.append(_saved_images(event))
     kept: list[EventDict] = []
     size = 0
     for event in newest_first:
@@ -87,7 +90,8 @@ def summary_text(events: Sequence[EventDict], state: Mapping[str, Any], omitted:
 def _lines(event: EventDict) -> list[str]:
     kind = event["type"]
     if kind == "turn_start":
-        return [f"> {_short(event['prompt'])}"]
+        images = [_image_line(b) for b in event.get("images") or []]
+        return [f"> {_short(event['prompt'])}", *images]
     if kind == "message_complete":
         text = _text_of(event["message"].get("content", []))
         return [f"  {_short(text)}"] if text.strip() else []
@@ -109,6 +113,32 @@ def _lines(event: EventDict) -> list[str]:
     if kind == "error":
         return [f"  ✗ {_short(event['message'])}"]
     return []
+
+
+def _image_line(block: Mapping[str, Any]) -> str:
+    if block.get("type") != "image":
+        return f"  [{_short(str(block.get('text', '')))}]"
+    size = len(str(block.get("data", ""))) * 3 // 4  # base64: four characters per three bytes
+    return f"  [{block.get('media_type', 'image')} image, {size:,} bytes]"
+
+
+def _saved_images(event: EventDict) -> EventDict:
+    """A prompt's images as the saved output keeps them: one over MAX_IMAGE_CHARS of base64 is a
+    note instead (a screenshot would otherwise crowd the rest of the transcript out)."""
+    images = event.get("images") or []
+    if event["type"] != "turn_start" or not any(_too_big(b) for b in images):
+        return event
+    kept = [
+        {"type": "text", "text": f"{b['media_type']} image, not kept in the saved output"}
+        if _too_big(b)
+        else b
+        for b in images
+    ]
+    return {**event, "images": kept}
+
+
+def _too_big(block: Mapping[str, Any]) -> bool:
+    return block.get("type") == "image" and len(str(block.get("data", ""))) > MAX_IMAGE_CHARS
 
 
 def usage_text(usage: Mapping[str, Any]) -> str:

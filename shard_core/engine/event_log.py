@@ -3,7 +3,9 @@
 Every event except `message_delta` and `tool_update` (ephemeral: `message_complete` carries the
 whole message, `tool_result` a tool's final state) is appended as one JSONL line. `seq` continues
 from the last line after a restart, so a client's `since` stays valid across agent processes. The
-file is a replayable view; the session JSONL stays the source of truth for the conversation.
+file is a replayable view; the session JSONL stays the source of truth for the conversation. An
+image's bytes (a prompt's pasted image) go to `blobs/` beside it as in the session log
+(`session_blobs.py`), and reading puts them back.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class EventLog:
     def append(self, event: Event) -> None:
         if event.type in EPHEMERAL:
             return
-        data = event.model_dump_json().encode("utf-8") + b"\n"
+        data = _blobbed(event.model_dump_json().encode("utf-8"), self.path.parent) + b"\n"
         offset = os.lseek(self._fd, 0, os.SEEK_END)
         os.write(self._fd, data)
         self._seqs.append(event.seq)
@@ -71,11 +73,30 @@ class EventLog:
         with self.path.open("rb") as f:
             f.seek(self._offsets[start])
             for _ in range(wanted - start):
-                events.append(EVENT_ADAPTER.validate_json(f.readline()))
+                line = _unblobbed(f.readline(), self.path.parent)
+                events.append(EVENT_ADAPTER.validate_json(line))
         return events, wanted < stop
 
     def close(self) -> None:
         os.close(self._fd)
+
+
+def _blobbed(line: bytes, folder: Path) -> bytes:
+    """`line` with its images' bytes in blob files (session_blobs is imported only when a line
+    has an image: the kernel's start does not load it)."""
+    if b'"type":"image"' not in line:
+        return line
+    from shard_core.engine.session_blobs import externalise
+
+    return externalise(line, folder)
+
+
+def _unblobbed(line: bytes, folder: Path) -> bytes:
+    if b"blob:sha256:" not in line:
+        return line
+    from shard_core.engine.session_blobs import internalise
+
+    return internalise(line, folder)
 
 
 def _seq_of(line: bytes) -> int | None:

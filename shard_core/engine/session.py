@@ -396,7 +396,9 @@ class AgentSession:
         self._announced = True
         self._emit_status("streaming", note)
         self._warm_code_index()
-        self.events.emit(TurnStartEvent, turn_id=turn_id, prompt=text, entry_id=entry.id)
+        self.events.emit(
+            TurnStartEvent, turn_id=turn_id, prompt=text, entry_id=entry.id, images=list(images)
+        )
         step = StepRunner(self._step_deps(), StepState(turn_id, self._cancel))
         try:
             reason = await self._steps(step)

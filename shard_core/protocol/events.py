@@ -22,7 +22,7 @@ from shard_core.types import (
     Usage,
     WireModel,
 )
-from shard_core.types.content import ToolKind
+from shard_core.types.content import ResultContent, ToolKind
 
 AgentStatus = Literal["idle", "streaming", "running_tool", "waiting_for_permission", "error"]
 TurnEndReason = Literal["completed", "aborted", "error", "max_steps", "hook_stopped"]
@@ -158,6 +158,14 @@ class TurnStartEvent(_Event):
     turn_id: str
     prompt: str
     entry_id: str | None = None
+    images: list[ResultContent] = Field(
+        default_factory=list[ResultContent],
+        description=(
+            "the images sent with the prompt (pasted, a cell's plots), as the model got them; in"
+            " the event log each image's bytes are a blob reference beside it, and an image whose"
+            " blob is gone reads back as a text block saying so"
+        ),
+    )
 
 
 class TurnEndEvent(_Event):

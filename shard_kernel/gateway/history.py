@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from shard_core.engine.session_blobs import internalise
 from shard_core.protocol.events import AGENT_START_FAILED
 
 MAX_LIMIT = 5000
@@ -126,7 +127,7 @@ class EventHistory:
             f.seek(self._offsets[start])
             for _ in range(stop - start):
                 try:
-                    events.append(json.loads(f.readline()))
+                    events.append(json.loads(internalise(f.readline(), self.path.parent)))
                 except ValueError:
                     continue
         return events

@@ -3,7 +3,8 @@ server): `@var:df`, a pandas DataFrame in the open notebook's own Python kernel,
 named with its source, its name completed from the kernel's own namespace (a missing variable
 and a busy kernel are clear messages that send nothing); `@cell:`, `@output:` and `@file:` (a
 path outside the agent's folder refused, and a symbolic link inside it that points outside); a
-pasted PNG as an image part, which `shard session request` rebuilds byte-equal."""
+pasted PNG as an image part, drawn under the prompt (again after a reload), which `shard
+session request` rebuilds byte-equal."""
 
 from __future__ import annotations
 
@@ -170,6 +171,16 @@ def test_a_pasted_png_is_an_image_part_and_the_log_rebuilds_the_request(
         person.send(chat, "what is in this screenshot?")
         expect(chat).to_contain_text("One white pixel.", timeout=60_000)
         expect(thumbnails).to_have_count(0)  # taken by the prompt
+        # the transcript shows the image under the prompt, and again after a reload (reattach)
+        shown = chat.locator(".shard-msg-user .shard-msg-images img")
+        expect(shown).to_have_count(1)
+        expect(shown).to_have_attribute("src", f"data:image/png;base64,{PNG}")
+        person.open()  # a new page: a client that attaches after the turn
+        chat = person.open_agent(agent["id"])
+        expect(chat).to_contain_text("One white pixel.", timeout=60_000)
+        shown = chat.locator(".shard-msg-user .shard-msg-images img")
+        expect(shown).to_have_attribute("src", f"data:image/png;base64,{PNG}")
+        save_screenshot(page, "e2e-chat-prompt-image-reattached.png")
         fake_llm.wait_idle()
         bodies = [r.body for r in fake_llm.requests[before:]]
         assert len(bodies) == 1

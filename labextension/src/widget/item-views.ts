@@ -2,7 +2,7 @@
 // folded away) and notices.
 import { h } from "../render/dom";
 import { renderMarkdown } from "../render/markdown";
-import { renderToolCard } from "./tool-card";
+import { renderImage, renderToolCard } from "./tool-card";
 import type {
   AssistantItem,
   CommandItem,
@@ -134,7 +134,29 @@ export function renderUser(item: UserItem): HTMLElement {
     { class: "shard-msg shard-msg-user" },
     h("div", { class: "shard-msg-role" }, "You"),
     h("pre", { class: "shard-msg-text" }, item.text),
+    ...(item.images.length > 0 ? [renderPromptImages(item.images)] : []),
   );
+}
+
+/** The prompt's images as thumbnails (raster base64 only, like a tool's), a gone one as its note. */
+function renderPromptImages(images: UserItem["images"]): HTMLElement {
+  const strip = h("div", {
+    class: "shard-msg-images",
+    attrs: { role: "group", "aria-label": "images sent with the prompt" },
+  });
+  images.forEach((block, i) => {
+    const shown =
+      block.type === "image"
+        ? renderImage(
+            block.media_type,
+            block.data,
+            `image ${i + 1} sent with the prompt`,
+            "shard-msg-image",
+          )
+        : h("span", { class: "shard-msg-image-gone" }, block.text);
+    if (shown) strip.append(shown);
+  });
+  return strip;
 }
 
 export function renderAssistant(item: AssistantItem): HTMLElement {

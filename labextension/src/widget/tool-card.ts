@@ -114,9 +114,14 @@ function renderContentBlock(block: unknown): HTMLElement | null {
 }
 
 /** Only raster types, only base64 data: a tool's image can never be SVG or a remote URL. */
-function renderImage(mediaType: string, data: string): HTMLElement | null {
+export function renderImage(
+  mediaType: string,
+  data: string,
+  alt = "image returned by the tool",
+  cls = "shard-tool-image",
+): HTMLElement | null {
   if (!IMAGE_TYPES.includes(mediaType) || !/^[A-Za-z0-9+/]+={0,2}$/.test(data)) return null;
-  const img = h("img", { class: "shard-tool-image", attrs: { alt: "image returned by the tool" } });
+  const img = h("img", { class: cls, attrs: { alt } });
   img.src = `data:${mediaType};base64,${data}`;
   return img;
 }

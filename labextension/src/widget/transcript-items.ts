@@ -6,9 +6,11 @@ import type {
   Event,
   GoalUpdateEvent,
   HookRunCheckpoint,
+  ImageBlock,
   PermissionRequestEvent,
   PermissionResolvedEvent,
   RewindEvent,
+  TextBlock,
   ToolResult,
   UiRequestEvent,
   UiResolvedEvent,
@@ -27,6 +29,8 @@ interface Base {
 export interface UserItem extends Base {
   readonly kind: "user";
   text: string;
+  /** the images sent with the prompt (a text block stands for one whose blob is gone) */
+  images: readonly (TextBlock | ImageBlock)[];
   /** the prompt's entry in the log: what "Rewind to here" and "Changes" name */
   entryId?: string | null;
 }
@@ -140,6 +144,7 @@ class ItemBuilder {
           key: `user:${e.turn_id}`,
           sig: `${e.seq}`,
           text: e.prompt,
+          images: e.images ?? [], // an event logged before prompts carried their images has none
           entryId: e.entry_id ?? null,
         });
       case "message_delta":

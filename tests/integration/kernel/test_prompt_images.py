@@ -1,6 +1,7 @@
 """A prompt over the comm with images (a cell action's plots): the user message carries them as
-image blocks next to the text, logged as blob references; too many is a clear refusal and starts
-no turn."""
+image blocks next to the text, logged as blob references; its turn_start carries them (a blob
+reference in the event log, whole again when a later client attaches); too many is a clear
+refusal and starts no turn."""
 
 from __future__ import annotations
 
@@ -47,3 +48,20 @@ def test_a_prompt_with_images_reaches_the_log_as_image_blocks(
         [{"type": "text", "text": "what is this?"}, {**image, "data": f"blob:sha256:{digest}"}]
     ]
     assert (log.parent / "blobs" / digest).read_text() == PNG
+
+    # the transcript shows it: the live turn_start carries the image, the event log a reference
+    # to its blob, and a client that attaches later is replayed the image whole
+    started = client.wait_event("turn_start")
+    assert started["images"] == [image]
+    agent_folder = home.parent
+    logged = [
+        json.loads(line)
+        for line in (agent_folder / "events.jsonl").read_text().splitlines()
+        if '"turn_start"' in line
+    ]
+    assert [e["images"] for e in logged] == [[{**image, "data": f"blob:sha256:{digest}"}]]
+    assert (agent_folder / "blobs" / digest).read_text() == PNG
+    later = AgentClient(client.kc, "client-b")
+    snapshot = later.attach(label="bob")
+    [replayed] = [e for e in snapshot["events"] if e["type"] == "turn_start"]
+    assert replayed["images"] == [image]

@@ -32,7 +32,7 @@ def status(seq: int, value: str) -> dict[str, Any]:
 
 def normalized(e: dict[str, Any]) -> dict[str, Any]:
     """An event as the widget stores it: every field present."""
-    return {"entry_id": None, **e} if e["type"] == "turn_start" else e
+    return {"entry_id": None, "images": [], **e} if e["type"] == "turn_start" else e
 
 
 def test_streamed_deltas_coalesce_into_one_event() -> None:

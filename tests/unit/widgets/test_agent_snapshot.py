@@ -199,3 +199,25 @@ def test_a_superseded_widget_keeps_its_saved_transcript_after_its_running_turn(
     assert saved[-1]["state"]["status"] == "idle"
     busy.push_many([*turn(10), _idle(15)])  # a later turn: in the newer cell only
     assert len(publisher.sent) == 2
+
+
+def test_a_prompts_images_are_kept_and_named_in_the_text_a_large_one_as_a_note(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_snapshot, "MAX_IMAGE_CHARS", 100)
+    small = {"type": "image", "media_type": "image/png", "data": "A" * 88}
+    large = {"type": "image", "media_type": "image/jpeg", "data": "B" * 400}
+    events = [event("turn_start", 0, turn_id="t1", prompt="see", images=[small, large])]
+
+    kept, _ = _snapshot.transcript(events)
+    assert kept[0]["images"] == [
+        small,
+        {"type": "text", "text": "image/jpeg image, not kept in the saved output"},
+    ]
+    assert events[0]["images"][1] == large  # the live transcript's event is not changed
+    lines = _snapshot.summary_text(kept, {"mode": "build", "status": "idle"}).splitlines()
+    assert lines[1:] == [
+        "> see",
+        "  [image/png image, 66 bytes]",
+        "  [image/jpeg image, not kept in the saved output]",
+    ]
