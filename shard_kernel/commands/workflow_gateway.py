@@ -18,7 +18,13 @@ from typing import Any
 from shard_core.protocol.orchestrator import JobUpdatedEvent, WorkflowUpdatedEvent
 from shard_kernel.exit_codes import ExitCode
 from shard_kernel.remote.events import EventFeed
-from shard_kernel.remote.link import GatewayError, GatewayLink, connect, find_gateway
+from shard_kernel.remote.link import (
+    GatewayError,
+    GatewayLink,
+    GatewayUnreachableError,
+    connect,
+    find_gateway,
+)
 from shard_kernel.terminal.bridge import picked
 from shard_kernel.terminal.escape import terminal_safe
 
@@ -84,7 +90,7 @@ class Follower:
 
     async def run(self) -> int:
         await self._connect()
-        record = await self.link.request("GET", f"{API}/{self.run_id}")
+        record = await self._record()
         try:
             while True:
                 end = self._on_run(record)
@@ -106,6 +112,19 @@ class Follower:
                     raise
                 await asyncio.sleep(1.0)
 
+    async def _record(self) -> dict[str, Any]:
+        """The run now; a gateway that went away (between the events and this) is waited for."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + RECONNECT_SECONDS
+        while True:
+            try:
+                return await self.link.request("GET", f"{API}/{self.run_id}")
+            except GatewayUnreachableError:
+                if loop.time() > deadline:
+                    raise
+                await asyncio.sleep(1.0)
+                await self._connect()
+
     async def _next_run(self) -> dict[str, Any]:
         """The run as the next event about it (or one of its steps' jobs) shows it."""
         while True:
@@ -114,7 +133,7 @@ class Follower:
             except GatewayError:
                 self._say("the gateway went away; waiting for it to come back")
                 await self._connect()
-                return await self.link.request("GET", f"{API}/{self.run_id}")
+                return await self._record()
             if isinstance(event, WorkflowUpdatedEvent) and event.run_id == self.run_id:
                 return event.run
             if isinstance(event, JobUpdatedEvent) and event.parent_agent_id == self.agent_id:

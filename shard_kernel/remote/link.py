@@ -37,6 +37,10 @@ class GatewayError(ShardError):
     """The gateway could not be found, reached, or did not do what was asked."""
 
 
+class GatewayUnreachableError(GatewayError):
+    """No answer at all (refused, timed out): the gateway may be down or restarting."""
+
+
 class NoGatewayError(GatewayError):
     """None was named (`%shard connect`, SHARD_GATEWAY_URL) and no running server has Shard."""
 
@@ -103,12 +107,16 @@ class GatewayLink:
         try:
             return await client.fetch(request, raise_error=False)
         except HTTPClientError as exc:  # 599: timeouts and the like
-            raise GatewayError(f"the gateway at {self.url} did not answer: {exc.message}") from None
+            raise GatewayUnreachableError(
+                f"the gateway at {self.url} did not answer: {exc.message}"
+            ) from None
         except (TimeoutError, OSError) as exc:
             reason = (
                 exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
             )
-            raise GatewayError(f"cannot reach the gateway at {self.url}: {reason}") from None
+            raise GatewayUnreachableError(
+                f"cannot reach the gateway at {self.url}: {reason}"
+            ) from None
         finally:
             client.close()
 

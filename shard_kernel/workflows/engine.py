@@ -214,11 +214,14 @@ async def run_workflow(
     deadline: float | None = None,
     asker: Asker = no_one,
     journal: Journal | None = None,
+    spent: float = 0.0,
 ) -> tuple[RunRecord, Workflow | None]:
     """Run (or resume) a workflow; the run's record at its end, and the `wf` it ran with.
-    `deadline`: seconds this run of it may take (a resume has its own); then its running
-    steps are stopped and the run fails saying so (what finished stays recorded). `journal`:
-    a run already created (the gateway writes its record before it starts it)."""
+    `deadline`: seconds the run may take, `spent` of them already gone (a gateway run resumed
+    after a restart counts from its start; a local `--resume` has a deadline of its own);
+    then its running steps are stopped and the run fails saying so (what finished stays
+    recorded). `journal`: a run already created (the gateway writes its record before it
+    starts it)."""
     if journal is not None:
         file, inputs = Path(journal.record().file), journal.record().inputs
     elif resume is not None:
@@ -230,16 +233,18 @@ async def run_workflow(
         file, inputs = Path(record.file), record.inputs
     else:
         journal = Journal.create(home, RunRecord(file=str(file.resolve()), inputs=inputs))
+    late = f"the run passed its deadline of {deadline or 0:g} s (--deadline); finished steps stay"
+    if deadline is not None and deadline <= spent:
+        return journal.finish("failed", error=late, pending=None), None
     try:
         main = load_main(file)
     except WorkflowError as exc:
         return journal.finish("failed", error=str(exc)), None
     wf = Workflow(journal, inputs, runner, max_agents, asker)
     try:
-        result = await asyncio.wait_for(main(wf), deadline)
+        result = await asyncio.wait_for(main(wf), None if deadline is None else deadline - spent)
     except TimeoutError:
-        error = f"the run passed its deadline of {deadline:g} s (--deadline); finished steps stay"
-        return journal.finish("failed", error=error), wf
+        return journal.finish("failed", error=late, pending=None), wf
     except WorkflowError as exc:
         state = "cancelled" if journal.cancelled() else "failed"
         return journal.finish(state, error=str(exc)), wf

@@ -160,6 +160,7 @@ class WorkflowHost:
             end, _wf = await run_workflow(
                 self.home, Path(record.file), record.inputs, agent, journal=journal,
                 max_agents=record.max_agents, deadline=record.deadline, asker=ask,
+                spent=max(0.0, time.time() - record.created),  # a restart does not reset it
             )  # fmt: skip
             self._tell(end)
         except asyncio.CancelledError:

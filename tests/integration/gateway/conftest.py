@@ -153,11 +153,17 @@ class Servers:
         self.started: list[Server] = []
 
     def start(
-        self, *args: str, env: dict[str, str] | None = None, token: str = TOKEN, pool: int = 0
+        self,
+        *args: str,
+        env: dict[str, str] | None = None,
+        token: str = TOKEN,
+        pool: int = 0,
+        port: int | None = None,
     ) -> Server:
         """`pool`: the warm pool's size (test_pool.py's tests set it; the others start their
-        agents cold, as they did before there was a pool, without a spare kernel each)."""
-        port = free_port()
+        agents cold, as they did before there was a pool, without a spare kernel each).
+        `port`: a stopped server's, to come back where its clients look (default a free one)."""
+        port = port or free_port()
         argv = [sys.executable, "-m", "shard_kernel.gateway", "--port", str(port)]
         argv += ["--token", token, "--allow-root", *args]
         argv += ["--set", f"PooledKernelManager.pool_size={pool}"]

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -362,3 +363,88 @@ async def test_a_deadline_and_a_cancel_stop_the_running_steps(
     again = await api(server, "POST", path, {})
     assert again.code == 409, again.body
     assert f"run {free['id']} is cancelled, not running" in body(again)["message"]
+
+
+BOUNDED = """
+async def main(wf):
+    first = await wf.agent("write a.txt", model=wf.inputs["a"])
+    wf.log(f"first: {first}")
+    await wf.agent("write b.txt", model=wf.inputs["b"])
+    await wf.agent("write c.txt", model=wf.inputs["b"])
+"""
+
+
+def test_follow_goes_on_across_a_gateway_restart_and_the_bound_holds(
+    servers: Servers, workspace: Path, tmp_path: Path
+) -> None:
+    inputs = {"a": _writer(tmp_path, "a.txt", "A\n", "wrote A", delay=4),
+              "b": _writer(tmp_path, "b.txt", "B\n", "wrote B")}  # fmt: skip
+    flow = tmp_path / "bounded.py"
+    flow.write_text(BOUNDED)
+    server = servers.start()
+    argv = [sys.executable, "-m", "shard_kernel.cli", "workflow", "run", "--url", server.url,
+            "--token", TOKEN, "--follow", "--max-agents", "2",
+            *[x for k, v in inputs.items() for x in ("--input", f"{k}={v}")],
+            *[x for rule in ALLOW for x in ("--allow", rule)], str(flow)]  # fmt: skip
+    env = {**server.env, "PYTHONPATH": str(Path.cwd())}
+    out = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT, "text": True}
+    follow = subprocess.Popen(argv, env=env, cwd=workspace, stdin=subprocess.DEVNULL, **out)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(follow.stdout or []), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not any(line.endswith(" running\n") for line in lines[1:]):
+            # followed: the first step's agent is running (in its 4 s), as its job's event says
+            assert follow.poll() is None, "".join(lines)
+            assert time.monotonic() < deadline, "".join(lines)
+            time.sleep(0.1)
+        server.stop()  # the follower loses the gateway mid-run
+        again = servers.start(port=server.port)
+        follow.wait(240)
+    finally:
+        if follow.poll() is None:
+            follow.kill()
+            follow.wait(30)
+        reader.join(30)
+        if follow.stdout is not None:
+            follow.stdout.close()
+    said = "".join(lines)
+    home = Path(server.env["SHARD_HOME"])
+    assert "the gateway went away; waiting for it to come back" in said, said
+    run_id = said.split("workflow ", 1)[1].split(":", 1)[0]
+    assert said.rstrip().endswith(
+        f"workflow {run_id}: failed: the workflow asked for agent 3; its bound is 2 (--max-agents)"
+    ), said  # followed to the end on the restarted gateway
+    assert follow.returncode == 1, said
+    assert [(workspace / f).read_text() for f in ("a.txt", "b.txt")] == ["A\n", "B\n"]
+    assert not (workspace / "c.txt").exists()
+    record = json.loads((home / "jobs" / "workflows" / run_id / "run.json").read_text())
+    assert len(record["jobs"]) == 3  # the first step ran twice (cut by the stop), the second once
+    steps = [json.loads(x) for x in (home / "jobs" / "workflows" / run_id / "steps.jsonl")
+             .read_text().splitlines()]  # fmt: skip
+    assert [(s["n"], s["kind"], s["result"]) for s in steps] == [
+        (0, "agent", "wrote A"), (1, "log", ""), (2, "agent", "wrote B")
+    ]  # fmt: skip
+    assert again.port == server.port
+
+
+async def test_a_restart_does_not_reset_the_deadline(
+    servers: Servers, workspace: Path, tmp_path: Path
+) -> None:
+    model = write_script(tmp_path, [{"text": "done", "delay": 60}], "slow.json")
+    flow = tmp_path / "slow.py"
+    flow.write_text(f"async def main(wf):\n    return await wf.agent('wait', model={model!r})\n")
+    server = servers.start()
+    made = await api(server, "POST", "/shard/api/workflows",
+                     {"file": str(flow), "cwd": str(workspace), "deadline": 6})  # fmt: skip
+    assert made.code == 201, made.body
+    run = await _until(server, body(made)["id"], lambda r: len(r["jobs"]) == 1)
+    server.stop()  # the run stays running on disk, to be resumed at the next start
+    await asyncio.sleep(max(0.0, run["created"] + 6.5 - time.time()))  # it passes while down
+    again = servers.start()
+    ended = await _until(again, run["id"], lambda r: r["state"] != "running", within=60)
+    assert (ended["state"], ended["error"]) == (
+        "failed", "the run passed its deadline of 6 s (--deadline); finished steps stay"
+    )  # fmt: skip
+    assert ended["jobs"] == run["jobs"]  # the cut step is not started again past the deadline
