@@ -5,7 +5,7 @@ them for `multi`) and a free `other` field when `allow_other`. Else a
 option each: a `multi` question takes one choice there and own words are not offered (its
 title says so). A declined or cancelled question, a host that fails, and an answer not among
 the choices are no answer (logged; the tool then says no one answered, or uses the configured
-default).
+default); a form answer not among the choices is asked again, the form saying why.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from shard_core.contracts.ui import QuestionAnswer, QuestionPrompt, question_pro
 
 _log = logging.getLogger("shard.acp")
 PREFIX = "choice-"
+ASK_AGAIN = 2
+"""how many times a refused form answer is asked again (with the reason) before no answer"""
 
 
 def question_options(prompt: QuestionPrompt) -> list[PermissionOption]:
@@ -69,26 +71,33 @@ def question_schema(prompt: QuestionPrompt) -> ElicitationSchema:
 async def elicit(
     client: Client, session_id: str, host: str, prompt: QuestionPrompt
 ) -> QuestionAnswer | None:
+    """The host's answer to a form; one that breaks the question's rules (not a choice, two
+    for a one-answer question) is sent back in a new form saying why, ASK_AGAIN times at most."""
     mode = ElicitationFormSessionMode(
         session_id=session_id, requested_schema=question_schema(prompt)
     )
-    try:
-        response = await client.create_elicitation(message=prompt.question, mode=mode)
-    except Exception as exc:  # the host failed or went away: no answer, said in the log
-        _log.warning("acp: the question went unanswered: %s", exc)
-        return None
-    if not isinstance(response, AcceptElicitationResponse) or response.content is None:
-        return None
-    given = response.content.get("answer")
-    values = [given] if isinstance(given, str) else [v for v in given or [] if isinstance(v, str)]
-    other = response.content.get("other")
-    if isinstance(other, str) and other.strip():
-        values.append(other.strip())
-    problem = question_problem(prompt, values)
-    if problem is not None:
+    message = prompt.question
+    for _ in range(ASK_AGAIN + 1):
+        try:
+            response = await client.create_elicitation(message=message, mode=mode)
+        except Exception as exc:  # the host failed or went away: no answer, said in the log
+            _log.warning("acp: the question went unanswered: %s", exc)
+            return None
+        if not isinstance(response, AcceptElicitationResponse) or response.content is None:
+            return None
+        given = response.content.get("answer")
+        values = (
+            [given] if isinstance(given, str) else [v for v in given or [] if isinstance(v, str)]
+        )
+        other = response.content.get("other")
+        if isinstance(other, str) and other.strip():
+            values.append(other.strip())
+        problem = question_problem(prompt, values)
+        if problem is None:
+            return QuestionAnswer(tuple(values), host)
         _log.warning("acp: the host's answer was refused: %s", problem)
-        return None
-    return QuestionAnswer(tuple(values), host)
+        message = f"{problem}; the question is still open. {prompt.question}"
+    return None
 
 
 async def ask_question(

@@ -448,3 +448,41 @@ async def test_a_restart_does_not_reset_the_deadline(
         "failed", "the run passed its deadline of 6 s (--deadline); finished steps stay"
     )  # fmt: skip
     assert ended["jobs"] == run["jobs"]  # the cut step is not started again past the deadline
+
+
+async def test_bad_workflow_files_fail_with_a_message_and_keep_their_steps(
+    servers: Servers, workspace: Path, tmp_path: Path
+) -> None:
+    files = {
+        "broken.py": "import no_such_module_here\n",
+        "raises.py": "async def main(wf):\n    wf.log('before')\n    raise ValueError('boom')\n",
+        "idle.py": "async def main(wf):\n    wf.log('made one')\n    wf.agent('never awaited')\n",
+        "nomain.py": "def main(wf):\n    return 1\n",
+    }
+    said = {
+        "broken.py": "does not import: ModuleNotFoundError: No module named 'no_such_module_here'",
+        "raises.py": "main raised ValueError: boom (line 3)",
+        "idle.py": "step 1 (wf.agent('never awaited')) was never awaited: await it, or pass it "
+                   "to wf.parallel",
+        "nomain.py": "has no `async def main(wf)`",
+    }  # fmt: skip
+    server = servers.start()
+    runs = {}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+        made = await api(server, "POST", "/shard/api/workflows",
+                         {"file": str(tmp_path / name), "cwd": str(workspace)})  # fmt: skip
+        assert made.code == 201, made.body
+        runs[name] = body(made)["id"]
+    for name, run_id in runs.items():
+        ended = await _until(server, run_id, lambda r: r["state"] != "running", within=60)
+        assert ended["state"] == "failed", ended
+        assert said[name] in ended["error"], ended["error"]
+        assert ended["jobs"] == []  # nothing was started
+    kept = {n: [(s["kind"], s["asked"]) for s in (await _run(server, r))["steps"]]
+            for n, r in runs.items()}  # fmt: skip
+    assert kept == {"broken.py": [], "raises.py": [("log", "before")],
+                    "idle.py": [("log", "made one")], "nomain.py": []}  # fmt: skip
+    again = await api(server, "POST", "/shard/api/workflows", {"file": str(tmp_path / "no.py")})
+    assert again.code == 400, again.body
+    assert f"no workflow file at {tmp_path / 'no.py'}" in body(again)["message"]
