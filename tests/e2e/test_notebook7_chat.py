@@ -124,3 +124,60 @@ def test_a_notebook_7_chat_keeps_everything_in_view_and_restarts_from_the_sideba
     _send(chat, "again")
     expect(chat).to_contain_text("Back after the restart.", timeout=30_000)
     save_screenshot(page7, "e2e-notebook7-chat-3-restarted.png")
+
+
+def test_mentions_in_a_notebook_7_chat_complete_and_reach_the_agent(
+    lab: LabServer, page7: Page, tmp_path: Path
+) -> None:
+    """`@var:` and `@cell:` in the chat of Notebook 7's side panel: the notebook beside it is the
+    one they read; both complete (the kernel's variables, the notebook's cells) and reach the
+    agent's log as context named with the notebook; a missing cell is said and nothing sent."""
+    work = tmp_path / "nb7-mentions"
+    work.mkdir()
+    script = tmp_path / "mentions7.json"
+    script.write_text(json.dumps({"name": "m7", "steps": [{"text": "Forty-one, seen."}]}))
+    spec = {"cwd": str(work), "model": f"scripted/{script}", "name": "mentions7"}
+    made = lab.api("POST", "/shard/api/agents", spec)
+    lab.notebook("mentions7.ipynb", "python3", ["answer = 41", "print(answer + 1)"])
+    try:
+        page7.goto(f"{lab.url}/notebooks/mentions7.ipynb?token={lab.token}")
+        page7.locator(".jp-Notebook").wait_for(timeout=90_000)
+        page7.wait_for_selector("#shard-agents", state="attached", timeout=90_000)
+        lab.wait_kernel_connected("mentions7.ipynb")
+        cells = page7.locator(".jp-Notebook .jp-Cell")
+        cells.nth(0).locator(".jp-InputArea-editor").click()
+        page7.keyboard.press("Shift+Enter")
+        expect(cells.nth(0).locator(".jp-InputPrompt")).to_contain_text("[1]", timeout=60_000)
+        row = _show_sidebar(page7).locator(f'[data-agent-id="{made["id"]}"]')
+        row.get_by_role("button", name="Open").click()
+        chat = page7.locator(f"#shard-chat-{made['id']}")
+        box = chat.locator(".shard-composer-input")
+        expect(box).to_be_enabled(timeout=60_000)
+
+        _send(chat, "and @cell:9?")
+        expect(chat.locator(".shard-steer-state")).to_have_text(
+            "there is no cell 9 in mentions7.ipynb (a position from 1, or an id)"
+        )
+        expect(box).to_have_value("and @cell:9?")
+
+        box.fill("")
+        box.press_sequentially("what is @var:ans")  # one kernel request, filtered per key
+        options = chat.locator(".shard-mention-item code")
+        expect(options).to_have_text(["@var:answer"])
+        box.press("Tab")
+        box.press_sequentially("in @cell:")
+        expect(options).to_have_text(["@cell:1", "@cell:2"])
+        box.press("Tab")
+        expect(box).to_have_value("what is @var:answer in @cell:1 ")
+        box.press("Enter")
+        expect(chat).to_contain_text("Forty-one, seen.", timeout=30_000)
+        save_screenshot(page7, "e2e-notebook7-mentions.png")
+        home = Path(lab.env["SHARD_HOME"])
+        [log] = list(home.glob(f"agents/{made['id']}/sessions/*.jsonl"))
+        text = log.read_text()
+        assert "@var:answer from mentions7.ipynb" in text
+        assert "repr: 41" in text
+        assert "@cell:1 from mentions7.ipynb" in text
+        assert "answer = 41" in text
+    finally:
+        lab.api("DELETE", f"/shard/api/agents/{made['id']}")

@@ -83,26 +83,22 @@ export function namesExpression(start: string): string {
     `${JSON.stringify(start)})`
   );
 }
-const MAX_NAMES = 20;
+const MAX_NAMES = 500;
+const SHOWN_NAMES = 20;
+const NAMES_FRESH_MS = 3_000;
 
-/** The variables of the open notebook's kernel whose name starts with `start`, for the `@var:`
- * completion list; an empty list when there is no idle, connected kernel to ask. */
-export async function variableNames(
-  start: string,
-  tracker: INotebookTracker | null = notebooks,
-): Promise<{ name: string; type: string }[]> {
-  const kernel = tracker?.currentWidget?.sessionContext.session?.kernel ?? null;
-  if (!/^[A-Za-z0-9_]*$/.test(start)) return [];
-  if (kernel === null || kernel.name === SHARD_KERNEL || kernel.connectionStatus !== "connected")
-    return [];
-  if (kernel.status !== "idle") return [];
+type VarName = { name: string; type: string };
+let asked: { kernel: Kernel.IKernelConnection; at: number; names: Promise<VarName[]> } | null =
+  null;
+
+async function askNames(kernel: Kernel.IKernelConnection): Promise<VarName[]> {
   const future = kernel.requestExecute(
     {
       code: "",
       silent: true,
       store_history: false,
       allow_stdin: false,
-      user_expressions: { shard: namesExpression(start) },
+      user_expressions: { shard: namesExpression("") },
     },
     true,
   );
@@ -115,6 +111,27 @@ export async function variableNames(
   return names
     .filter((pair): pair is [string, string] => Array.isArray(pair) && isString(pair[0]))
     .map(([name, type]) => ({ name, type: String(type) }));
+}
+
+/** The variables of the open notebook's kernel whose name starts with `start`, for the `@var:`
+ * completion list; an empty list when there is no idle, connected kernel to ask. The kernel is
+ * asked once for every name and the list kept for a few seconds, so each keystroke of a name
+ * filters it (a request per keystroke would find the kernel busy with the one before). */
+export async function variableNames(
+  start: string,
+  tracker: INotebookTracker | null = notebooks,
+): Promise<VarName[]> {
+  const kernel = tracker?.currentWidget?.sessionContext.session?.kernel ?? null;
+  if (!/^[A-Za-z0-9_]*$/.test(start)) return [];
+  if (kernel === null || kernel.name === SHARD_KERNEL || kernel.connectionStatus !== "connected")
+    return [];
+  const fresh = asked !== null && asked.kernel === kernel && Date.now() - asked.at < NAMES_FRESH_MS;
+  if (!fresh) {
+    if (kernel.status !== "idle") return [];
+    asked = { kernel, at: Date.now(), names: askNames(kernel) };
+  }
+  const names = (await asked?.names) ?? [];
+  return names.filter((v) => v.name.startsWith(start)).slice(0, SHOWN_NAMES);
 }
 
 /** The distinct `@var:NAME`s of a prompt, in order. */
