@@ -1,7 +1,8 @@
 """Permission prompts in a Shard notebook, by keyboard and after the fact: a new prompt takes the
 focus, one key answers it (Y, or Enter on the focused Allow once), the focus moves to the next
 prompt; saved and reopened with no kernel, each prompt shows how it was answered and by whom —
-in JupyterLab and in Notebook 7. axe-core finds no serious violation in Shard's outputs.
+in JupyterLab and in Notebook 7. axe-core finds no serious violation in Shard's outputs, its
+Agent button or its live strip, in either.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from tests.e2e.notebook_page import NotebookPage
 pytestmark = pytest.mark.e2e
 
 SHARD_OUTPUTS = '.jp-OutputArea-output[data-mime-type^="application/vnd.shard"]'
+SHARD_UI = f"{SHARD_OUTPUTS}, .shard-agent-button, .shard-notebook-live"
+"""Shard's own parts of a Shard notebook: its outputs, the toolbar's Agent button, the live strip"""
 FOCUSED = (
     "() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName"
 )
@@ -49,7 +52,7 @@ def test_prompts_answered_by_keyboard_then_shown_answered_without_a_kernel(
     expect(allow).to_be_in_viewport()
     expect(allow).to_have_attribute("aria-keyshortcuts", "Y")
     save_screenshot(page, "e2e-notebook-prompts-1-focused.png")
-    found = serious_violations(page, SHARD_OUTPUTS)
+    found = serious_violations(page, SHARD_UI)
     assert found == [], found
     presses = 0
     page.keyboard.press("y")
@@ -121,6 +124,8 @@ def test_in_notebook_7_one_key_answers_each_prompt(
         prompts = page.locator(f'.jp-OutputArea-output[data-mime-type="{PERMISSION_MIME}"]')
         allow = prompts.nth(0).get_by_role("button", name="Allow once")
         expect(allow).to_be_focused(timeout=60_000)
+        found = serious_violations(page, SHARD_UI)
+        assert found == [], found
         page.keyboard.press("y")
         expect(prompts.nth(0).locator(".shard-dialog-footer")).to_have_text(
             "✓ allowed once — by you", timeout=15_000

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, BrowserContext, expect
 
+from tests.e2e.axe import serious_violations
 from tests.e2e.conftest import Script, save_screenshot
 from tests.e2e.lab import LabServer
 from tests.e2e.lab_page import PERMISSION_MIME
@@ -79,6 +80,8 @@ def test_a_second_browser_sees_the_pending_prompt_live_and_answers_it(
         expect(live.locator(".shard-status-text")).to_have_text("waiting for permission")
         assert b.outputs(0).count() == 0  # the saved file has no outputs: this is the agent's
         save_screenshot(b.page, "e2e-second-tab-1-live-prompt.png")
+        found = serious_violations(b.page, ".shard-notebook-live, .shard-agent-button")
+        assert found == [], found
 
         prompt.get_by_role("button", name="Allow once").click()
         a.wait_text(a.outputs(0), "Changed by the second tab's answer.")

@@ -7,7 +7,7 @@
 // chat, where the answer and its proposed change to the cell (a `cell_edit` descriptor,
 // cell-edits.ts) arrive.
 import type { JupyterFrontEnd } from "@jupyterlab/application";
-import { InputDialog, Notification, ToolbarButton } from "@jupyterlab/apputils";
+import { InputDialog, Notification } from "@jupyterlab/apputils";
 import { PageConfig } from "@jupyterlab/coreutils";
 import type { IDocumentManager } from "@jupyterlab/docmanager";
 import type { INotebookTracker, NotebookPanel } from "@jupyterlab/notebook";
@@ -22,6 +22,7 @@ import { type CellAction, cellPrompt, folderOf, pathForAgent, underRoot } from "
 import { LabCellEdits } from "./cell-edits";
 import { SHARD_KERNEL } from "./kernel-agents";
 import { setMentionNotebooks } from "./var-mentions";
+import { plainToolbarButton } from "./toolbar-button";
 
 export const CELL_COMMANDS = {
   fix: "shard:fix-cell",
@@ -279,7 +280,7 @@ export function installCellActions(app: JupyterFrontEnd, deps: CellActionDeps): 
 /** "Generate" in a notebook's toolbar: Ctrl+G on the active cell (not in Shard notebooks,
  * whose cells are prompts already). */
 function addGenerateButton(app: JupyterFrontEnd, panel: NotebookPanel): void {
-  const generate = new ToolbarButton({
+  const generate = plainToolbarButton({
     className: "shard-generate-button",
     label: "Generate",
     tooltip:

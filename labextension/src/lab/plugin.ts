@@ -1,7 +1,7 @@
 // The JupyterLab (and Notebook 7) plugin: the Shard sidebar (agents, New agent), chat tabs,
 // palette commands, and the page's identity and notebook tracker for the mime renderers.
 import type { JupyterFrontEnd, JupyterFrontEndPlugin } from "@jupyterlab/application";
-import { Dialog, ICommandPalette, showDialog, ToolbarButton } from "@jupyterlab/apputils";
+import { Dialog, ICommandPalette, showDialog } from "@jupyterlab/apputils";
 import { ICompletionProviderManager } from "@jupyterlab/completer";
 import { PageConfig } from "@jupyterlab/coreutils";
 import { IDocumentManager } from "@jupyterlab/docmanager";
@@ -22,6 +22,7 @@ import { ShardInlineProvider } from "./inline-completion";
 import { kernelAgents, SHARD_KERNEL } from "./kernel-agents";
 import { addLiveStrip } from "./notebook-live";
 import { OUTPUT_SELECTOR, outputInjection } from "./send-output";
+import { plainToolbarButton } from "./toolbar-button";
 
 const CATEGORY = "Shard";
 const COMMANDS = {
@@ -221,7 +222,7 @@ function openTerminalsInLab(app: JupyterFrontEnd): void {
 
 /** "Agent" in a Shard notebook's toolbar: the live view of its agent, which every tab can open. */
 function addAgentButton(app: JupyterFrontEnd, notebook: NotebookPanel): void {
-  const button = new ToolbarButton({
+  const button = plainToolbarButton({
     className: "shard-agent-button",
     label: "Agent",
     icon: shardIcon,
