@@ -382,6 +382,9 @@ class ShardKernel(KernelOverrides):
                 return self._ok()
             if text.startswith("/"):
                 return await self._slash(agent, text, parent)
+            from shard_kernel.mention_text import inject_file_mentions  # with the agent
+
+            inject_file_mentions(agent, text)  # a refused one is this cell's error: no turn
             return await self._turn(agent, text, parent)
         except ShardError as exc:
             return self._error(type(exc).__name__, str(exc), parent)
@@ -505,6 +508,10 @@ class ShardKernel(KernelOverrides):
             word = prefix[len("/mode ") :]
             start = len("/mode ")
             matches = [m for m in sorted(self.agent.session.modes) if m.startswith(word)]
+        elif self.agent is not None:
+            from shard_kernel.mention_text import complete_mention  # with the agent
+
+            matches, start = complete_mention(prefix, self.agent.session.config.cwd) or ([], 0)
         return {
             "status": "ok",
             "matches": matches,
