@@ -39,6 +39,7 @@ from shard_kernel.notebook_tools.handover import handed_setup
 from shard_kernel.notebook_tools.handover import notice as notebook_notice
 from shard_kernel.remote import GatewayError, NoGatewayError, RemoteAgent, RemoteHub
 from shard_kernel.remote.workflow_view import WorkflowView
+from shard_kernel.var_summary import VarMentionError, var_contexts
 
 USAGE = """usage:
   %shard new [--name N] [--cwd DIR] [--model MODEL] [--mode plan|build] [--allow RULE] [--deny RULE]
@@ -409,6 +410,7 @@ class ShardMagics(Magics):
         if opts.inject:
             print(inject(host, cell.strip(), opts.kind or "note", opts.label))
             return None
+        self._send_variables(host, cell)
         if opts.wait and (opts.agent or self.current) in self._in_this_kernel:
             raise UsageError(
                 "--wait would block the kernel this agent runs its code in; "
@@ -428,6 +430,18 @@ class ShardMagics(Magics):
             if end.reason != "completed":
                 print(f"%shard: the turn ended: {end.reason} {end.error or ''}".rstrip())
         return None
+
+    def _send_variables(self, host: Host, cell: str) -> None:
+        """Each `@var:` of the cell as context, all summarised before any is sent: a missing one
+        is the cell's UsageError and sends nothing."""
+        try:
+            variables = var_contexts(cell, self.shell.user_ns if self.shell else {})
+        except VarMentionError as exc:
+            raise UsageError(str(exc)) from None
+        for text, label in variables:
+            reply = host.inject(text, "variable", label)
+            if not reply.ok:
+                raise UsageError(f"{label} not sent: {reply.message}")
 
     def close(self) -> None:
         self.remote.close()

@@ -89,3 +89,28 @@ def test_bad_inject_input_says_why(
     assert "title takes the new title" in out
     assert "Traceback" not in out
     assert _users(host) == []
+
+
+def test_a_cells_var_mentions_go_with_its_prompt_and_a_missing_one_sends_nothing(
+    shell: InteractiveShell, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    shell.run_line_magic("shard", f"new --name v --cwd {work} --model scripted/demo")
+    host = shell.magics_manager.registry["ShardMagics"].agents["v"]  # type: ignore[attr-defined]
+    shell.run_cell(
+        'import pandas as pd\ndf = pd.DataFrame({"city": ["Oslo", "Lima"], "temp": [3.5, 18.0]})'
+    )
+    shell.user_ns["__session__"] = str(tmp_path / "frames.ipynb")  # as ipykernel names it
+
+    shell.run_cell_magic("shard", "--wait", "what is in @var:df and @var:nothere?")
+    assert "there is no variable nothere in frames.ipynb's kernel" in capsys.readouterr().out
+    assert _users(host) == []  # df not sent either, and no turn
+
+    shell.run_cell_magic("shard", "--wait", "what is in @var:df?")
+    [(context, kind), (prompt, _)] = _users(host)
+    assert kind == "variable"
+    assert context.startswith('<context kind="variable" label="@var:df from frames.ipynb">\n')
+    assert context.splitlines()[1:4] == ["type: pandas.DataFrame", "shape: (2, 2)", "dtypes:"]
+    assert "Oslo" in context
+    assert prompt == "what is in @var:df?"

@@ -48,3 +48,12 @@ def test_a_missing_name_and_a_failing_repr_are_said() -> None:
     assert _summarise({}, "df") == {"ok": False, "error": "missing"}
     text = _summarise({"b": Broken()}, "b")["text"]
     assert text.endswith("(the summary stopped: RuntimeError: no repr today)")
+
+
+def test_the_shard_magics_summariser_is_the_chats() -> None:
+    """`%%shard`'s `@var:` (shard_kernel/var_summary.py) runs the very code the chat sends."""
+    from shard_kernel.var_summary import SUMMARISER
+
+    found = re.search(r"export const SUMMARISER = `(.*?)`;", SOURCE.read_text(), re.S)
+    assert found is not None
+    assert found.group(1).replace("\\\\", "\\") == SUMMARISER
