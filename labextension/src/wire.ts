@@ -51,4 +51,5 @@ export type {
   Usage,
   UsageEvent,
   WebPageDescriptor,
+  WorkflowUpdatedEvent,
 } from "./generated/wire";

@@ -7,7 +7,7 @@ import { URLExt } from "@jupyterlab/coreutils";
 import { ServerConnection } from "@jupyterlab/services";
 import { Signal, type ISignal } from "@lumino/signaling";
 import { isRecord } from "../render/guards";
-import type { AgentInfo, OrchestratorEvent } from "../wire";
+import type { AgentInfo, OrchestratorEvent, WorkflowUpdatedEvent } from "../wire";
 
 /** What this client needs of a WebSocket (the browser's, or a test double). */
 export interface EventSocket {
@@ -58,6 +58,7 @@ export class OrchestratorEvents {
   private isLive = false;
   private readonly changedSignal = new Signal<this, void>(this);
   private readonly liveSignal = new Signal<this, boolean>(this);
+  private readonly workflowSignal = new Signal<this, WorkflowUpdatedEvent>(this);
   private readonly factory: SocketFactory;
   private readonly base: string;
   private readonly token: string | null;
@@ -74,6 +75,11 @@ export class OrchestratorEvents {
   /** Fired after each event or snapshot changed the list. */
   get changed(): ISignal<this, void> {
     return this.changedSignal;
+  }
+
+  /** Fired for each `workflow_updated` event (a workflow run started, moved, asked, ended). */
+  get workflowUpdated(): ISignal<this, WorkflowUpdatedEvent> {
+    return this.workflowSignal;
   }
 
   /** Fired when the subscription opens (true: the list is current) or drops (false). */
@@ -133,6 +139,10 @@ export class OrchestratorEvents {
       const row = event.agent ?? null;
       if (row) this.agents.set(row.id, row);
       else if (event.type === "agent_status_changed") this.patch(event);
+    } else if (event.type === "workflow_updated") {
+      this.lastSeq = event.seq ?? this.lastSeq;
+      this.workflowSignal.emit(event);
+      return; // the agent list is as it was
     } else {
       return; // a newer gateway's event: keep the position, ignore the content
     }

@@ -36,6 +36,38 @@ export interface WorkspaceGrants {
   readonly problem: string | null;
 }
 
+/** A gateway workflow run (`GET /shard/api/workflows/<run>`, docs/WORKFLOWS.md). */
+export interface WorkflowAsk {
+  readonly request_id: string;
+  readonly n: number;
+  readonly question: string;
+  readonly choices: readonly string[];
+  readonly allow_other: boolean;
+  readonly multi: boolean;
+}
+
+export interface WorkflowStep {
+  readonly n: number;
+  readonly kind: "agent" | "log" | "ask";
+  readonly asked: string;
+  readonly result: string;
+  readonly decided_by?: string | null;
+}
+
+export interface WorkflowRun {
+  readonly id: string;
+  readonly file: string;
+  readonly state: "running" | "completed" | "failed" | "cancelled";
+  readonly created: number;
+  readonly error?: string | null;
+  readonly result?: string | null;
+  readonly agent_id?: string | null;
+  readonly jobs?: readonly string[];
+  readonly pending?: WorkflowAsk | null;
+  readonly answered?: Record<string, string>;
+  readonly steps?: readonly WorkflowStep[];
+}
+
 export class RegistryError extends Error {}
 
 export class RegistryApi {
@@ -87,6 +119,30 @@ export class RegistryApi {
   async revokeWorkspaceGrant(workspace: string, rule: string): Promise<void> {
     const query = `?workspace=${encodeURIComponent(workspace)}&rule=${encodeURIComponent(rule)}`;
     await this.request("DELETE", query, undefined, "shard/api/grants");
+  }
+
+  /** The gateway's workflow runs, newest first (`GET /shard/api/workflows`, no steps). */
+  async workflows(): Promise<WorkflowRun[]> {
+    const data = await this.request("GET", "", undefined, "shard/api/workflows");
+    return isRecord(data) && Array.isArray(data["runs"]) ? (data["runs"] as WorkflowRun[]) : [];
+  }
+
+  /** One run with its steps. */
+  workflow(runId: string): Promise<WorkflowRun> {
+    const path = `/${encodeURIComponent(runId)}`;
+    return this.request("GET", path, undefined, "shard/api/workflows") as Promise<WorkflowRun>;
+  }
+
+  /** Answers a run's pending `wf.ask`; refused (not a choice, already answered) with why. */
+  async answerWorkflow(
+    runId: string,
+    requestId: string,
+    value: readonly string[],
+    label: string,
+  ): Promise<void> {
+    const body = { request_id: requestId, value, label: label.slice(0, 80) || "a client" };
+    const path = `/${encodeURIComponent(runId)}/answer`;
+    await this.request("POST", path, body, "shard/api/workflows");
   }
 
   private async request(

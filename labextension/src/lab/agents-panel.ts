@@ -10,12 +10,15 @@ import { renderNewAgentForm, type NewAgentActions } from "./new-agent-form";
 import type { CreateAgent } from "../client/registry-api";
 import { AgentRows } from "./agent-rows";
 import { WorkspaceGrantsSection } from "./grants-section";
+import { WorkflowsSection } from "./workflows-section";
 
 export interface PanelActions {
   readonly open: (agent: AgentInfo) => void;
   readonly kill: (agent: AgentInfo) => Promise<void>;
   readonly create: (request: CreateAgent) => Promise<void>;
   readonly pickFolder: () => Promise<string | null>;
+  /** who answers a workflow's question from this panel ("alice · Tab 3f2a") */
+  readonly label?: () => string;
 }
 
 /** The badge a person reads: what the agent is doing, or why it is not running. */
@@ -77,6 +80,7 @@ export class AgentsPanel extends Widget {
   private readonly formSlot: HTMLElement;
   private readonly problem: HTMLElement;
   private readonly grants: WorkspaceGrantsSection;
+  private readonly workflows: WorkflowsSection;
   private stopWatching: (() => void) | null = null;
 
   constructor(
@@ -106,6 +110,17 @@ export class AgentsPanel extends Widget {
       (path) => shortPath(path, root),
       directory.changed,
     );
+    this.workflows = new WorkflowsSection(
+      directory.api,
+      {
+        agents: () => directory.list,
+        badge: badgeOf,
+        label: () => actions.label?.() ?? "the Lab panel",
+      },
+      directory.events?.workflowUpdated ?? null,
+      directory.changed,
+    );
+    directory.events?.liveChanged.connect(this.onLive, this);
     this.node.append(
       h(
         "div",
@@ -116,6 +131,7 @@ export class AgentsPanel extends Widget {
       this.formSlot,
       this.problem,
       this.rows.el,
+      this.workflows.el,
       this.usageHistory(),
       this.grants.el,
     );
@@ -160,6 +176,11 @@ export class AgentsPanel extends Widget {
     this.formSlot.querySelector<HTMLInputElement>("input")?.focus();
   }
 
+  /** The events came back: read the workflow runs again (what moved while they were down). */
+  private onLive(_: unknown, live: boolean): void {
+    if (live) void this.workflows.refresh();
+  }
+
   protected override onAfterShow(): void {
     this.stopWatching ??= this.directory.watch();
   }
@@ -177,6 +198,8 @@ export class AgentsPanel extends Widget {
     this.stopWatching?.();
     this.directory.changed.disconnect(this.render, this);
     this.grants.dispose(this.directory.changed);
+    this.workflows.dispose();
+    this.directory.events?.liveChanged.disconnect(this.onLive, this);
     super.dispose();
   }
 

@@ -104,6 +104,7 @@ function activate(
       await directory.refresh();
       openChat(agent);
     },
+    label: () => label,
     pickFolder: async () => {
       if (docManager === null) return null;
       const result = await FileDialog.getExistingDirectory({

@@ -1233,4 +1233,55 @@
   font-style: italic;
   color: var(--shard-muted);
 }
+/* the sidebar's workflow runs: name and state, steps, the agents it made, a pending question */
+.shard-workflows {
+  margin: 8px;
+  font-size: var(--jp-ui-font-size1, 12px);
+}
+.shard-workflows-title {
+  font-weight: 600;
+  margin-bottom: 4px;
+}
+.shard-workflow {
+  border: 1px solid var(--jp-border-color2, #ddd);
+  border-radius: 4px;
+  padding: 4px 6px;
+  margin-bottom: 6px;
+}
+.shard-workflow-line {
+  display: flex;
+  align-items: center;
+  justify-content: space-between;
+  gap: 6px;
+}
+.shard-workflow-name {
+  overflow: hidden;
+  text-overflow: ellipsis;
+  white-space: nowrap;
+}
+.shard-workflow-steps,
+.shard-workflow-agents {
+  margin: 4px 0;
+  padding-left: 18px;
+}
+.shard-workflow-step,
+.shard-workflow-agent {
+  overflow-wrap: anywhere;
+}
+.shard-step-kind {
+  color: var(--jp-ui-font-color2, #666);
+  margin-right: 6px;
+}
+.shard-workflow-agent {
+  display: flex;
+  justify-content: space-between;
+  gap: 6px;
+}
+.shard-workflow .shard-badge {
+  flex-shrink: 0;
+  white-space: nowrap;
+}
+.shard-workflow-result {
+  color: var(--jp-ui-font-color2, #666);
+}
 `,""]),e.d(a,{},{A:n})},719(r){r.exports=function(r){var a=[];return a.toString=function(){return this.map(function(a){var e="",o=void 0!==a[5];return a[4]&&(e+="@supports (".concat(a[4],") {")),a[2]&&(e+="@media ".concat(a[2]," {")),o&&(e+="@layer".concat(a[5].length>0?" ".concat(a[5]):""," {")),e+=r(a),o&&(e+="}"),a[2]&&(e+="}"),a[4]&&(e+="}"),e}).join("")},a.i=function(r,e,o,d,s){"string"==typeof r&&(r=[[null,r,void 0]]);var t={};if(o)for(var i=0;i<this.length;i++){var n=this[i][0];null!=n&&(t[n]=!0)}for(var l=0;l<r.length;l++){var p=[].concat(r[l]);o&&t[p[0]]||(void 0!==s&&(void 0===p[5]||(p[1]="@layer".concat(p[5].length>0?" ".concat(p[5]):""," {").concat(p[1],"}")),p[5]=s),e&&(p[2]&&(p[1]="@media ".concat(p[2]," {").concat(p[1],"}")),p[2]=e),d&&(p[4]?(p[1]="@supports (".concat(p[4],") {").concat(p[1],"}"),p[4]=d):p[4]="".concat(d)),a.push(p))}},a}},126(r){r.exports=function(r){return r[1]}},597(r,a,e){e.r(a);var o=e(559),d=e.n(o),s=e(204),t=e.n(s),i=e(672),n=e.n(i),l=e(596),p=e.n(l),h=e(691),c=e.n(h),f=e(696),g=e.n(f),x=e(871),m={};m.styleTagTransform=g(),m.setAttributes=p(),m.insert=n().bind(null,"head"),m.domAPI=t(),m.insertStyleElement=c(),d()(x.A,m);let u=x.A&&x.A.locals?x.A.locals:void 0;e.d(a,{},{default:u})},559(r){var a=[];function e(r){for(var e=-1,o=0;o<a.length;o++)if(a[o].identifier===r){e=o;break}return e}function o(r,o){for(var d={},s=[],t=0;t<r.length;t++){var i=r[t],n=o.base?i[0]+o.base:i[0],l=d[n]||0,p="".concat(n," ").concat(l);d[n]=l+1;var h=e(p),c={css:i[1],media:i[2],sourceMap:i[3],supports:i[4],layer:i[5]};if(-1!==h)a[h].references++,a[h].updater(c);else{var f=function(r,a){var e=a.domAPI(a);return e.update(r),function(a){a?(a.css!==r.css||a.media!==r.media||a.sourceMap!==r.sourceMap||a.supports!==r.supports||a.layer!==r.layer)&&e.update(r=a):e.remove()}}(c,o);o.byIndex=t,a.splice(t,0,{identifier:p,updater:f,references:1})}s.push(p)}return s}r.exports=function(r,d){var s=o(r=r||[],d=d||{});return function(r){r=r||[];for(var t=0;t<s.length;t++){var i=e(s[t]);a[i].references--}for(var n=o(r,d),l=0;l<s.length;l++){var p=e(s[l]);0===a[p].references&&(a[p].updater(),a.splice(p,1))}s=n}}},672(r){var a={};r.exports=function(r,e){var o=function(r){if(void 0===a[r]){var e=document.querySelector(r);if(window.HTMLIFrameElement&&e instanceof window.HTMLIFrameElement)try{e=e.contentDocument.head}catch(r){e=null}a[r]=e}return a[r]}(r);if(!o)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");o.appendChild(e)}},691(r){r.exports=function(r){var a=document.createElement("style");return r.setAttributes(a,r.attributes),r.insert(a,r.options),a}},596(r,a,e){r.exports=function(r){var a=e.nc;a&&r.setAttribute("nonce",a)}},204(r){r.exports=function(r){if("u"<typeof document)return{update:function(){},remove:function(){}};var a=r.insertStyleElement(r);return{update:function(e){var o,d,s;o="",e.supports&&(o+="@supports (".concat(e.supports,") {")),e.media&&(o+="@media ".concat(e.media," {")),(d=void 0!==e.layer)&&(o+="@layer".concat(e.layer.length>0?" ".concat(e.layer):""," {")),o+=e.css,d&&(o+="}"),e.media&&(o+="}"),e.supports&&(o+="}"),(s=e.sourceMap)&&"u">typeof btoa&&(o+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(s))))," */")),r.styleTagTransform(o,a,r.options)},remove:function(){var r;null===(r=a).parentNode||r.parentNode.removeChild(r)}}}},696(r){r.exports=function(r,a){if(a.styleSheet)a.styleSheet.cssText=r;else{for(;a.firstChild;)a.removeChild(a.firstChild);a.appendChild(document.createTextNode(r))}}}}]);
