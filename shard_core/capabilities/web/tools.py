@@ -40,23 +40,41 @@ class _Cached:
     redirects: tuple[str, ...]
 
 
+def _passages(text: str, size: int) -> list[tuple[str, str]]:
+    """The page as (separator before, passage): its paragraphs, one longer than `size` cut at
+    its lines, a line longer than `size` cut every `size` characters, so a page of one block
+    (a text file, a PDF's page) still has parts small enough to choose."""
+    out: list[tuple[str, str]] = []
+    for paragraph in (p for p in text.split("\n\n") if p.strip()):
+        sep = "\n\n"
+        lines = [paragraph] if len(paragraph) <= size else paragraph.split("\n")
+        for line in lines:
+            for start in range(0, max(len(line), 1), size):
+                if line[start : start + size].strip():
+                    out.append((sep, line[start : start + size]))
+                    sep = "\n" if start + size >= len(line) else ""
+    return out
+
+
 def _relevant(text: str, prompt: str, budget: int) -> str:
-    """The paragraphs sharing most words with `prompt`, in page order, within `budget`."""
+    """The passages sharing most words with `prompt`, in page order, within `budget`."""
     wanted = {w.lower() for w in _WORD.findall(prompt)}
-    paragraphs = [p for p in text.split("\n\n") if p.strip()]
+    passages = _passages(text, max(budget // 8, 100))
     scored = sorted(
-        range(len(paragraphs)),
-        key=lambda i: -len(wanted & {w.lower() for w in _WORD.findall(paragraphs[i])}),
+        range(len(passages)),
+        key=lambda i: -len(wanted & {w.lower() for w in _WORD.findall(passages[i][1])}),
     )
     chosen: set[int] = set()
     used = 0
     for index in scored:
-        size = len(paragraphs[index]) + 2
+        size = len(passages[index][1]) + 2
         if used + size > budget:
             continue
         chosen.add(index)
         used += size
-    return "\n\n".join(paragraphs[i] for i in sorted(chosen))
+    parts = [(passages[i][0] if i - 1 in chosen else "\n\n") + passages[i][1]
+             for i in sorted(chosen)]  # fmt: skip
+    return "".join(parts).lstrip("\n")
 
 
 class WebFetchTool:

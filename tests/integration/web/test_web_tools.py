@@ -30,6 +30,15 @@ from tests.integration.web.servers import (
 )
 
 PDF = "application/pdf"
+FILLER = "Nothing about it here, only filler words about weather and trains."
+LONG = "\n\n".join(
+    [FILLER] * 600 + ["The warranty covers the hinge for two years."] + [FILLER] * 600
+).encode()
+"""a page of ~80,000 characters in paragraphs, one of them about the warranty"""
+ONE_BLOCK = "\n".join(
+    [FILLER] * 600 + ["The warranty covers the hinge for two years."] + [FILLER] * 600
+).encode()
+"""the same text with no blank line: one paragraph far longer than the page's budget"""
 
 
 def _fails(result: ToolResult, phrase: str) -> None:
@@ -74,6 +83,8 @@ def site() -> Iterator[tuple[Server, Server]]:
             "/manual.pdf": lambda h: send(h, 200, minimal_pdf("Hello from the PDF"), PDF),
             "/logo.png": lambda h: send(h, 200, b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "image/png"),
             "/gone": lambda h: send(h, 404, b"<html><title>Gone</title></html>", "text/html"),
+            "/long": lambda h: send(h, 200, LONG, "text/plain; charset=utf-8"),
+            "/one-block": lambda h: send(h, 200, ONE_BLOCK, "text/plain; charset=utf-8"),
         }  # fmt: skip
         with serve(routes) as main:
             yield main, other
@@ -188,6 +199,26 @@ async def test_bad_urls_and_the_domain_policy(tmp_path, site) -> None:
     assert all(r.is_error for r in results.values())
     _fails(missing, "`url`")
     _fails(offset, "past the page's end")
+
+
+async def test_a_prompt_cuts_a_long_page_to_its_relevant_parts(tmp_path, site) -> None:
+    main, _ = site
+    config = _config(allowed_domains=[f"127.0.0.1:{main.port}"], fetch={"max_chars": 2_000})
+    agent = await _agent(tmp_path, config)
+    try:
+        long = await _call(agent, "web_fetch", url=f"{main.url}/long", prompt="warranty hinge")
+        block = await _call(agent, "web_fetch", url=f"{main.url}/one-block",
+                            prompt="warranty hinge")  # fmt: skip
+        plain = await _call(agent, "web_fetch", url=f"{main.url}/long")
+    finally:
+        await agent.close()
+    for result in (long, block):
+        assert not result.is_error, result.text
+        assert "The warranty covers the hinge for two years." in result.text, result.text[:500]
+        assert "most relevant to: warranty hinge" in result.text
+        assert len(result.text) < 3_000, "the budget holds"
+    assert "warranty" not in plain.text, "without a prompt the page is read from its start"
+    assert "call again with offset=" in plain.text
 
 
 async def test_a_pdf_is_read_as_text(tmp_path, site) -> None:
