@@ -28,6 +28,8 @@ from shard_core.types import JsonObject, ToolResult
 from shard_core.types.render import KvDescriptor, KvPair, WebPageDescriptor
 
 CACHE_SECONDS = 15 * 60
+CACHE_CHARS = 40_000_000
+"""characters of pages one agent's cache keeps (the oldest go first): four pages at the 10 MB cap"""
 _WORD = re.compile(r"[\w-]{3,}")
 
 
@@ -111,6 +113,7 @@ class WebFetchTool:
         self._limits = limits
         self._max_chars = max_chars
         self._cache: dict[str, _Cached] = {}
+        self.cache_chars = CACHE_CHARS
 
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:
         url = input.get("url")
@@ -140,8 +143,21 @@ class WebFetchTool:
         page = to_text(fetched)
         entry = _Cached(time.monotonic(), fetched.final_url, fetched.status, page,
                         tuple(fetched.redirects))  # fmt: skip
-        self._cache[url] = entry
+        self._keep(url, entry)
         return entry
+
+    def _keep(self, url: str, entry: _Cached) -> None:
+        """Cache `entry`, dropping expired pages and then the oldest until the cache's pages
+        fit `cache_chars` (a page bigger than that is not kept)."""
+        now = time.monotonic()
+        for key in [k for k, v in self._cache.items() if now - v.at >= CACHE_SECONDS]:
+            del self._cache[key]
+        self._cache.pop(url, None)
+        if len(entry.page.text) > self.cache_chars:
+            return
+        self._cache[url] = entry
+        while sum(len(v.page.text) for v in self._cache.values()) > self.cache_chars:
+            del self._cache[next(iter(self._cache))]
 
     def _result(self, url: str, cached: _Cached, prompt: str, offset: int) -> ToolResult:
         text, total = cached.page.text, len(cached.page.text)

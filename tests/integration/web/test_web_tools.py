@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from shard_core.capabilities.web.tools import WebFetchTool
 from shard_core.contracts import ExtensionApi, Tool, ToolContext
 from shard_core.contracts.web import FetchedPage, FetchLimits, SearchHit, SearchRequest
 from shard_core.engine.config import ShardConfig
@@ -219,6 +220,25 @@ async def test_a_prompt_cuts_a_long_page_to_its_relevant_parts(tmp_path, site) -
         assert len(result.text) < 3_000, "the budget holds"
     assert "warranty" not in plain.text, "without a prompt the page is read from its start"
     assert "call again with offset=" in plain.text
+
+
+async def test_the_sessions_cache_is_bounded_and_drops_its_oldest_pages(tmp_path, site) -> None:
+    main, _ = site
+    agent = await _agent(tmp_path, _config(allowed_domains=[f"127.0.0.1:{main.port}"]))
+    tool = agent.session.tools.get("web_fetch")
+    assert isinstance(tool, WebFetchTool)
+    tool.cache_chars = 100_000  # the long page (~80,000) and the gadget page fit, not twice
+    try:
+        for path in ("/page", "/long", "/page", "/one-block", "/long", "/page"):
+            assert not (await _call(agent, "web_fetch", url=f"{main.url}{path}")).is_error
+        tool.cache_chars = 1_000  # smaller than the long page: it is fetched, never kept
+        for _ in range(2):
+            assert not (await _call(agent, "web_fetch", url=f"{main.url}/one-block")).is_error
+    finally:
+        await agent.close()
+    assert main.count("/page") == 2, "kept until the one-block page pushed it out"
+    assert main.count("/long") == 2, "pushed out by the one-block page, fetched again"
+    assert main.count("/one-block") == 3
 
 
 async def test_a_pdf_is_read_as_text(tmp_path, site) -> None:
