@@ -37,6 +37,7 @@ prereq_log=$(mktemp)
   .venv/bin/python -m tests.fixtures.rtc &  # jupyter-collaboration's venv (tests/e2e/test_notebook_rtc.py)
   .venv/bin/python -m tests.fixtures.jupyter_ai &  # jupyter-ai 3.2's venv (tests/e2e/test_jupyter_ai.py)
   .venv/bin/python -m tests.fixtures.nbi &  # notebook-intelligence 6.2's venv (tests/integration/acp/test_acp_nbi.py)
+  .venv/bin/python -m tests.fixtures.euporie &  # euporie 2.10.4's venv (tests/integration/kernel/test_plain_clients.py)
   .venv/bin/python -m tests.fixtures.binder &  # Binder's build of this checkout (tests/integration/test_binder.py)
   fail=0
   for job in $(jobs -p); do wait "$job" || fail=1; done

@@ -15,13 +15,18 @@ apply) and the finished text arrives as a new display_data, right where the live
 card whose result replaced it in place hands over the same way when the next output comes (or the
 cell ends), if nothing was shown below it meanwhile; under a permission prompt the card keeps its
 place and a non-updating client sees "running …" and the prompt's lines, not the result.
+
+A client that fails on update_display_data (euporie 2.10's console: its output handler raises
+on one and stops reading IOPub, so nothing after the first chunk shows) is given a kernel with
+`KERNEL_SHARD_OUTPUT=plain`: then no update is sent at all, no live text display, and each tool
+result is an output of its own below its "running …" line.
 """
 
 from __future__ import annotations
 
 import io
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from shard_core.protocol.events import (
@@ -41,6 +46,7 @@ from shard_core.protocol.events import (
 )
 from shard_core.protocol.mime import PERMISSION_MIME, RENDER_MIME, render_payload
 from shard_core.types import KvDescriptor, KvPair, StatusDescriptor, TextDescriptor
+from shard_core.types.errors import ConfigError
 from shard_kernel.terminal.render import (
     TerminalRenderer,
     format_usage,
@@ -52,21 +58,38 @@ from shard_kernel.terminal.render import (
 )
 
 __all__ = [
+    "OUTPUT_VARIABLE",
     "PERMISSION_MIME",
     "RENDER_MIME",
     "CellOutput",
+    "display_updates",
     "permission_bundle",
     "permission_display_id",
 ]
 
 Send = Callable[[str, dict[str, Any]], None]
+OUTPUT_VARIABLE = "KERNEL_SHARD_OUTPUT"
+OUTPUT_CHOICES = ("live", "plain")
+
+
+def display_updates(env: Mapping[str, str]) -> bool:
+    """Whether a cell's outputs may be updated in place: `KERNEL_SHARD_OUTPUT` live (the
+    default) or plain (display_data only, for a client that fails on update_display_data)."""
+    chosen = env.get(OUTPUT_VARIABLE, "").strip().lower() or "live"
+    if chosen not in OUTPUT_CHOICES:
+        raise ConfigError(
+            f"{OUTPUT_VARIABLE}={chosen!r}; use live (outputs updated in place) or plain"
+            " (each output sent once, for a client that cannot update one)"
+        )
+    return chosen == "live"
 
 
 class CellOutput:
     """One cell's outputs. `send(msg_type, content)` publishes on IOPub under the cell."""
 
-    def __init__(self, send: Send, interval: float = 0.05) -> None:
-        self._send = send
+    def __init__(self, send: Send, interval: float = 0.05, *, updates: bool = True) -> None:
+        self._updates = updates
+        self._send = send if updates else _without_updates(send)
         self._interval = interval
         self._text = ""
         self._display_id: str | None = None
@@ -82,6 +105,11 @@ class CellOutput:
         """ask_user questions this cell showed, until answered"""
         self._asked: dict[str, PermissionRequestEvent] = {}
         """request id → the prompt this cell showed, until it is decided"""
+
+    @property
+    def updates(self) -> bool:
+        """Whether this cell's outputs may be updated in place (not `KERNEL_SHARD_OUTPUT=plain`)."""
+        return self._updates
 
     def handle(self, event: Event) -> None:
         if isinstance(event, MessageDeltaEvent):
@@ -120,7 +148,7 @@ class CellOutput:
 
     def _flush_text(self) -> None:
         """The live text display: a first display_data, then updates (at most every interval)."""
-        if not self._text:
+        if not self._text or not self._updates:
             return
         data = self._text_data()
         if self._display_id is None:
@@ -228,8 +256,9 @@ class CellOutput:
             "text/plain": plain,
         }
         display_id = tool_display_id(event.tool_call_id)
-        if event.tool_call_id not in self._cards:
-            # a result with no card of its own (a call aborted before it started): a new output
+        if event.tool_call_id not in self._cards or not self._updates:
+            # a result with no card of its own (a call aborted before it started), or for a
+            # client that cannot update one: a new output
             self._new_output(data, display_id)
             return
         # the running card is replaced in place; a client that cannot update gets the result
@@ -296,6 +325,16 @@ class CellOutput:
                 "text/plain": line,
             }
         )
+
+
+def _without_updates(send: Send) -> Send:
+    """`send`, except that update_display_data is never sent."""
+
+    def sending(msg_type: str, content: dict[str, Any]) -> None:
+        if msg_type != "update_display_data":
+            send(msg_type, content)
+
+    return sending
 
 
 def tool_display_id(tool_call_id: str) -> str:

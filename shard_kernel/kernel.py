@@ -41,9 +41,9 @@ from shard_core.protocol.events import (
     UiResolvedEvent,
 )
 from shard_core.protocol.link import COMM_TARGET, EVENTS_COMM_ID
-from shard_core.types.errors import ShardError
+from shard_core.types.errors import ConfigError, ShardError
 from shard_kernel.agent_env import PREFIX, AgentEnv, kernel_hint, read_agent_env
-from shard_kernel.cell_output import CellOutput
+from shard_kernel.cell_output import CellOutput, display_updates
 from shard_kernel.clients import ClientRegistry
 from shard_kernel.comm_commands import CommCommands
 from shard_kernel.event_batch import EventBatcher, asyncio_schedule
@@ -318,7 +318,8 @@ class ShardKernel(KernelOverrides):
         self.batcher.add(event.model_dump(mode="json"), parent)
         if self._cell is not None:
             self._cell.handle(event)
-        self.widgets.handle(event, self._events_parent)
+        if self._cell is None or self._cell.updates:  # a dialog replaces its prompt's output
+            self.widgets.handle(event, self._events_parent)
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
@@ -427,9 +428,15 @@ class ShardKernel(KernelOverrides):
         return metadata
 
     async def _turn(self, agent: Agent, text: str, parent: dict[str, Any]) -> dict[str, Any]:
+        try:
+            updates = display_updates(os.environ)
+        except ConfigError as exc:  # before the turn: the prompt is not run, nothing logged
+            return self._error("ConfigError", str(exc), parent)
         self._turn_ran = True
         self._show_start_notes(agent, parent)
-        cell = CellOutput(lambda kind, content: self.send_output(kind, content, parent))
+        cell = CellOutput(
+            lambda kind, content: self.send_output(kind, content, parent), updates=updates
+        )
         self._cell, self._events_parent = cell, parent
         try:
             end = await agent.run(text)

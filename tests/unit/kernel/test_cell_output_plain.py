@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from shard_core.protocol.events import MessageCompleteEvent, MessageDeltaEvent
 from shard_core.types import AssistantMessage, TextBlock
-from shard_kernel.cell_output import RENDER_MIME, CellOutput
+from shard_core.types.errors import ConfigError
+from shard_kernel.cell_output import RENDER_MIME, CellOutput, display_updates
 from tests.unit.kernel.test_cell_output import Sent, call, record, result
 
 
@@ -90,3 +93,30 @@ def test_a_stopped_turns_text_lands_when_the_cell_ends() -> None:
     output.finish()  # the kernel's `finally` and a turn_end may both end it: once is enough
     assert console(sent) == ["ALPHA-START half of it"]
     assert [d["text/plain"] for d in lab(sent)] == ["ALPHA-START half of it"]
+
+
+def test_plain_output_sends_no_update_and_each_piece_once() -> None:
+    """`KERNEL_SHARD_OUTPUT=plain` (euporie's console fails on update_display_data): no live
+    display, no update; the whole reply, the running line and the result, each an output."""
+    sent: Sent = []
+    output = CellOutput(lambda kind, content: sent.append((kind, content)), 0.0, updates=False)
+    output.handle(delta(1, "ALPHA-START the first part"))
+    output.handle(delta(2, " and the rest. OMEGA-END"))
+    output.handle(call(3))
+    output.handle(result(4))
+    output.finish()
+    assert {kind for kind, _ in sent} == {"display_data"}
+    assert console(sent) == [
+        "ALPHA-START the first part and the rest. OMEGA-END",
+        "running bash…",
+        "✓ bash\n  done",
+    ]
+    assert not output.updates
+
+
+def test_the_output_kind_is_read_from_the_kernel_environment() -> None:
+    assert display_updates({}) is True
+    assert display_updates({"KERNEL_SHARD_OUTPUT": "live"}) is True
+    assert display_updates({"KERNEL_SHARD_OUTPUT": " Plain "}) is False
+    with pytest.raises(ConfigError, match=r"KERNEL_SHARD_OUTPUT='fancy'; use live"):
+        display_updates({"KERNEL_SHARD_OUTPUT": "fancy"})
