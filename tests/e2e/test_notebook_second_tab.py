@@ -38,6 +38,12 @@ OPENED = """(() => {
 })();"""
 """records when the page's first kernel WebSocket opens (Notebook 7 exposes no app to ask)"""
 
+WHOLE_IN = """([el, box]) => {
+  const r = el.getBoundingClientRect(), v = box.getBoundingClientRect();
+  return r.top >= v.top - 1 && r.bottom <= v.bottom + 1 && r.bottom <= window.innerHeight;
+}"""
+"""whether an element is whole inside a box and the window"""
+
 FRONT_ENDS = {
     "lab": "lab/tree/{name}?reset&token={token}",
     "notebook7": "notebooks/{name}?token={token}",
@@ -93,6 +99,13 @@ def test_a_second_browser_sees_the_pending_prompt_live_and_answers_it(
         expect(live).to_contain_text("Changing second.py.")
         expect(live.locator(".shard-status-text")).to_have_text("waiting for permission")
         assert b.outputs(0).count() == 0  # the saved file has no outputs: this is the agent's
+        # the prompt's buttons are whole in the strip (they were below its edge: only the top of
+        # Allow once showed, Deny and Always allow not at all)
+        for name in ("Allow once", "Deny"):
+            button = prompt.get_by_role("button", name=name)
+            b.page.wait_for_function(
+                WHOLE_IN, arg=[button.element_handle(), live.element_handle()], timeout=5_000
+            )
         save_screenshot(b.page, f"e2e-second-tab-1-live-prompt-{front_end}.png")
         found = serious_violations(b.page, ".shard-notebook-live, .shard-agent-button")
         assert found == [], found

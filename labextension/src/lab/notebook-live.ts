@@ -70,6 +70,8 @@ export class NotebookLive extends Widget {
   private stop: (() => void) | null = null;
   private store: AgentStore | null = null;
   private readonly body: HTMLElement;
+  /** the prompts this strip already brought into view (a person may scroll away from them) */
+  private readonly revealed = new Set<string>();
 
   constructor(private readonly panel: NotebookPanel) {
     super();
@@ -149,6 +151,24 @@ export class NotebookLive extends Widget {
     const status = String(store.get("status") ?? "");
     const live = showsLive({ status, pending, runsHere, shownHere });
     this.setHidden(!live);
+    const fresh = live ? pending.filter((id) => !this.revealed.has(id)) : [];
+    for (const id of fresh) this.revealed.add(id);
+    if (fresh.length > 0) requestAnimationFrame(() => this.revealActions());
+  }
+
+  /** Scrolls the strip so the newest prompt's buttons are whole in view: focusing Allow once
+   * brings only the prompt's nearest edge in, and a prompt with a diff is taller than the strip
+   * (its Deny and Always allow were below the strip's edge). */
+  private revealActions(): void {
+    if (this.isDisposed || this.isHidden) return;
+    const rows = this.body.querySelectorAll<HTMLElement>(".shard-permission .shard-dialog-actions");
+    const actions = rows[rows.length - 1];
+    if (actions === undefined) return;
+    const box = this.node.getBoundingClientRect();
+    const row = actions.getBoundingClientRect();
+    const margin = 8;
+    if (row.bottom + margin > box.bottom) this.node.scrollTop += row.bottom + margin - box.bottom;
+    else if (row.top - margin < box.top) this.node.scrollTop -= box.top - (row.top - margin);
   }
 }
 

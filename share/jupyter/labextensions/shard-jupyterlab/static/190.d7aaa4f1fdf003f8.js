@@ -1032,9 +1032,10 @@
 
 /* a Shard notebook's live strip: the running turn of its agent, when another tab started it */
 .shard-notebook-live {
-  /* the notebook's content header is a Lumino BoxLayout: it gives the strip its min height */
-  min-height: 260px;
-  max-height: 260px;
+  /* the notebook's content header is a Lumino BoxLayout: it gives the strip its min height;
+     a permission prompt with its diff and its buttons needs about 330 px */
+  min-height: min(420px, 50vh);
+  max-height: min(420px, 50vh);
   box-sizing: border-box;
   overflow: auto;
   margin: 4px 8px;
