@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import unicodedata
 from typing import Annotated, Literal
 
@@ -47,6 +49,8 @@ class _Command(WireModel):
 
 
 PROMPT_IMAGES_MAX = 8
+PROMPT_IMAGE_BYTES_MAX = 3_750_000
+"""one image's bytes: under every bundled provider's limit (Anthropic takes 5 MB of base64)"""
 
 
 class PromptCommand(_Command):
@@ -54,7 +58,10 @@ class PromptCommand(_Command):
     text: str = Field(min_length=1)
     images: list[ImageBlock] = Field(
         default_factory=list[ImageBlock],
-        description=f"images that go with the text (a cell's plots), at most {PROMPT_IMAGES_MAX}",
+        description=(
+            f"images that go with the text (a cell's plots), at most {PROMPT_IMAGES_MAX}, each"
+            f" base64 of at most {PROMPT_IMAGE_BYTES_MAX:,} bytes"
+        ),
     )
 
     @field_validator("images")
@@ -62,7 +69,25 @@ class PromptCommand(_Command):
     def _few_images(cls, images: list[ImageBlock]) -> list[ImageBlock]:
         if len(images) > PROMPT_IMAGES_MAX:
             raise ValueError(f"{len(images)} images: at most {PROMPT_IMAGES_MAX} go with a prompt")
+        for n, image in enumerate(images, 1):
+            if (problem := image_problem(image.data)) is not None:
+                raise ValueError(f"image {n}: {problem}")
         return images
+
+
+def image_problem(data: str) -> str | None:
+    """Why base64 `data` cannot go to a model as a prompt's image, or None."""
+    size = len(data) * 3 // 4 - data[-2:].count("=")
+    if size > PROMPT_IMAGE_BYTES_MAX:
+        return (
+            f"{size / 1e6:.1f} MB: at most {PROMPT_IMAGE_BYTES_MAX / 1e6:.2f} MB goes with a"
+            " prompt (the providers' limit)"
+        )
+    try:
+        base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return "the data is not base64"
+    return None
 
 
 class SteerCommand(_Command):

@@ -9,8 +9,6 @@ when the turn that carried it ends, or is an error saying why it was not carried
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -37,6 +35,7 @@ from acp.schema import (
 
 from shard_core.engine.modes import latest_plan
 from shard_core.engine.slash_commands import PromptTurn, run_command
+from shard_core.protocol.commands import image_problem
 from shard_core.protocol.events import (
     Event,
     MessageDeltaEvent,
@@ -110,12 +109,11 @@ def _image(index: int, mime: str, data: str) -> ImageBlock:
         raise RequestError.invalid_params(
             {"message": f"prompt block {index}: image type {mime!r}; expected {IMAGE_TYPES}"}
         )
-    try:
-        base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        raise RequestError.invalid_params(
-            {"message": f"prompt block {index}: image data is not base64"}
-        ) from None
+    if (problem := image_problem(data)) is not None:
+        why = "image data is not base64" if problem == "the data is not base64" else problem
+        if why[0].isdigit():
+            why = f"the image is {why}"
+        raise RequestError.invalid_params({"message": f"prompt block {index}: {why}"})
     return ImageBlock(media_type=mime, data=data)  # pyright: ignore[reportArgumentType]
 
 

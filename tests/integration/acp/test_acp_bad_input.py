@@ -151,6 +151,13 @@ async def test_every_bad_input_gets_a_clear_error_and_the_process_keeps_serving(
     }
     code, message = _error(await raw.call(15, "session/prompt", image))
     assert "not base64" in message
+    huge = {
+        "sessionId": session_id,
+        "prompt": [{"type": "image", "data": "A" * 6_000_000, "mimeType": "image/png"}],
+    }
+    code, message = _error(await raw.call(30, "session/prompt", huge))
+    assert code == -32602
+    assert "prompt block 0: the image is 4.5 MB: at most 3.75 MB goes with a prompt" in message
     server = {"name": "x", "command": "y", "args": [], "env": []}
     twice = {"cwd": str(project), "mcpServers": [server, server]}
     code, message = _error(await raw.call(16, "session/new", twice))

@@ -1,7 +1,7 @@
 """A prompt over the comm with images (a cell action's plots): the user message carries them as
 image blocks next to the text, logged as blob references; its turn_start carries them (a blob
-reference in the event log, whole again when a later client attaches); too many is a clear
-refusal and starts no turn."""
+reference in the event log, whole again when a later client attaches); too many, or one over the
+providers' size limit, is a clear refusal and starts no turn."""
 
 from __future__ import annotations
 
@@ -30,6 +30,10 @@ def test_a_prompt_with_images_reaches_the_log_as_image_blocks(
     refused = client.command({"type": "prompt", "id": "p0", "text": "x", "images": [image] * 9})
     assert refused["ok"] is False
     assert "at most 8 go with a prompt" in refused["message"]
+    huge = {**image, "data": "A" * 6_000_000}
+    refused = client.command({"type": "prompt", "id": "p0", "text": "x", "images": [huge]})
+    assert refused["ok"] is False
+    assert "image 1: 4.5 MB: at most 3.75 MB goes with a prompt" in refused["message"]
 
     reply = client.command(
         {"type": "prompt", "id": "p1", "text": "what is this?", "images": [image]}

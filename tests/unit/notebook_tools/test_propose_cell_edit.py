@@ -113,6 +113,16 @@ def test_a_prompt_carries_at_most_eight_images() -> None:
         PromptCommand(text="see", images=[image] * 9)
 
 
+def test_a_prompts_image_over_the_providers_limit_or_not_base64_is_refused_with_why() -> None:
+    big = ImageBlock(media_type="image/png", data="A" * 5_000_000)  # 3.75 MB decoded
+    assert len(PromptCommand(text="see", images=[big]).images) == 1  # at the limit: taken
+    over = ImageBlock(media_type="image/png", data="A" * 5_000_004)
+    with pytest.raises(ValueError, match=r"image 2: 3\.8 MB: at most 3\.75 MB goes with a prompt"):
+        PromptCommand(text="see", images=[big, over])
+    with pytest.raises(ValueError, match="image 1: the data is not base64"):
+        PromptCommand(text="see", images=[ImageBlock(media_type="image/png", data="not base64!")])
+
+
 def test_the_terminal_shows_a_proposal_as_a_diff_not_applied(
     ctx: ToolContext, notebook: Path
 ) -> None:
