@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -28,12 +30,14 @@ from shard_kernel.gateway.jobs.coordinator import Coordinator
 from shard_kernel.gateway.jobs.launch import LaunchError, LaunchRequest
 from shard_kernel.gateway.jobs.relay import nearest_person
 from shard_kernel.gateway.manifest import AgentManifest, new_agent_id
-from shard_kernel.workflows import Journal, RunRecord, WorkflowError, run_workflow
+from shard_kernel.workflows import Journal, RunRecord, WorkflowError
 from shard_kernel.workflows.journal import PendingAsk
 
 WAIT_SLICE = 3600.0
 RELAY_RETRY_SECONDS = 2.0
 CLOSE_SECONDS = 10.0
+WORKER_GRACE = 2.0
+"""seconds past a run's deadline before its blocked process is killed (it stops itself first)"""
 
 
 class WorkflowConflictError(RuntimeError):
@@ -144,24 +148,38 @@ class WorkflowHost:
         task.add_done_callback(lambda _t: self._tasks.pop(run_id, None))
 
     async def _drive(self, run_id: str) -> None:
+        """Run the file in a process of its own (shard_kernel.workflows.worker): a file that
+        blocks or crashes ends its run, never the gateway. Its steps and questions come here
+        as requests; the deadline is enforced here too (a blocked file is killed)."""
         journal = Journal(self.home, run_id)
         record = journal.record()
         self._active[run_id] = set()
-
-        async def agent(
-            task: str, definition: str | None, cwd: str | None, model: str | None
-        ) -> str:
-            return await self._step(journal, task, definition, cwd, model)
-
-        async def ask(n: int, prompt: QuestionPrompt) -> QuestionAnswer | None:
-            return await self._ask(journal, n, prompt)
-
+        spent = max(0.0, time.time() - record.created)  # a restart does not reset the deadline
+        proc: asyncio.subprocess.Process | None = None
         try:
-            end, _wf = await run_workflow(
-                self.home, Path(record.file), record.inputs, agent, journal=journal,
-                max_agents=record.max_agents, deadline=record.deadline, asker=ask,
-                spent=max(0.0, time.time() - record.created),  # a restart does not reset it
-            )  # fmt: skip
+            with (journal.folder / "worker.log").open("ab") as log:
+                proc = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "shard_kernel.workflows.worker", str(self.home),
+                    run_id, repr(spent), stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE, stderr=log,
+                    cwd=Path(record.file).parent if Path(record.file).parent.is_dir() else None,
+                )  # fmt: skip
+            left = None if record.deadline is None else record.deadline - spent + WORKER_GRACE
+            try:
+                await asyncio.wait_for(self._serve(journal, proc), left)
+            except TimeoutError:
+                late = (f"the run passed its deadline of {record.deadline:g} s (--deadline); "
+                        "finished steps stay")  # fmt: skip
+                if journal.record().state == "running":
+                    self._tell(journal.finish("failed", error=late, pending=None))
+                return
+            code = await proc.wait()
+            end = journal.record()
+            if end.state == "running":  # the process died before the run ended
+                said = _last_line(journal.folder / "worker.log")
+                error = (f"the workflow's process ended (exit code {code}) before the run did"
+                         + (f": {said}" if said else ""))  # fmt: skip
+                end = journal.finish("failed", error=error, pending=None)
             self._tell(end)
         except asyncio.CancelledError:
             if not self._closing and journal.record().state == "running":
@@ -171,10 +189,63 @@ class WorkflowHost:
             self.log.warning("shard: workflow %s failed", run_id, exc_info=True)
             self._tell(journal.finish("failed", error=f"{type(exc).__name__}: {exc}"))
         finally:
+            if proc is not None and proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(proc.wait())
             if not self._closing:
                 for job_id in self._active.pop(run_id, set()):
                     with contextlib.suppress(Exception):
                         await self.coordinator.stop(None, job_id)
+
+    async def _serve(self, journal: Journal, proc: asyncio.subprocess.Process) -> None:
+        """Answer the worker's requests (each in a task of its own: parallel steps) until its
+        stdout ends."""
+        stdout, stdin = proc.stdout, proc.stdin
+        assert stdout is not None
+        assert stdin is not None
+        tasks: set[asyncio.Task[None]] = set()
+
+        async def handle(request: dict[str, Any]) -> None:
+            reply: dict[str, Any] = {"id": request.get("id")}
+            try:
+                if request.get("op") == "agent":
+                    reply["report"] = await self._step(
+                        journal, str(request["task"]), request.get("definition"),
+                        request.get("cwd"), request.get("model"),
+                    )  # fmt: skip
+                elif request.get("op") == "ask":
+                    prompt = QuestionPrompt(str(request["question"]),
+                                            tuple(str(c) for c in request["choices"]),
+                                            request.get("allow_other") is True,
+                                            request.get("multi") is True)  # fmt: skip
+                    answer = await self._ask(journal, int(request["n"]), prompt)
+                    reply.update(values=list(answer.values), decided_by=answer.decided_by)
+                else:
+                    reply["error"] = f"no such request: {request.get('op')!r}"
+            except WorkflowError as exc:
+                reply["error"] = str(exc)
+            except (KeyError, TypeError, ValueError) as exc:
+                reply["error"] = f"a bad request from the workflow's process: {exc}"
+            if not stdin.is_closing():
+                stdin.write(json.dumps(reply).encode() + b"\n")
+                with contextlib.suppress(ConnectionError):
+                    await stdin.drain()
+
+        try:
+            while line := await stdout.readline():
+                try:
+                    request = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(request, dict):
+                    task = asyncio.ensure_future(handle(request))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
+        finally:
+            for task in list(tasks):
+                task.cancel()
 
     async def _step(
         self,
@@ -334,8 +405,9 @@ class WorkflowHost:
             raise WorkflowConflictError(f"run {run_id} has no open question {request_id}")
         # a resumed run may not have reached its question yet: the answer waits for it
         future = self._future(request_id)
-        if future.done():
-            raise WorkflowConflictError(f"the question {request_id} was just answered")
+        if future.done():  # answered, and not yet recorded (a resumed run not there yet)
+            by = future.result().decided_by if not future.cancelled() else "someone"
+            raise WorkflowConflictError(f"the question was already answered by {by}")
         prompt = QuestionPrompt(pending.question, tuple(pending.choices), pending.allow_other,
                                 pending.multi)  # fmt: skip
         problem = question_problem(prompt, values)
@@ -380,6 +452,15 @@ def updated_event(record: RunRecord) -> WorkflowUpdatedEvent:
     return WorkflowUpdatedEvent(
         run_id=record.id, state=record.state, run=record.summary(), ts=time.time()
     )
+
+
+def _last_line(path: Path) -> str:
+    """The last line the workflow's process wrote to its log (a traceback's last line)."""
+    try:
+        lines = path.read_bytes()[-4000:].decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return ""
+    return lines[-1][:300] if lines else ""
 
 
 def _folder(cwd: str | None, record: RunRecord) -> str | None:

@@ -486,3 +486,46 @@ async def test_bad_workflow_files_fail_with_a_message_and_keep_their_steps(
     again = await api(server, "POST", "/shard/api/workflows", {"file": str(tmp_path / "no.py")})
     assert again.code == 400, again.body
     assert f"no workflow file at {tmp_path / 'no.py'}" in body(again)["message"]
+
+
+async def test_a_file_that_blocks_or_crashes_ends_its_run_not_the_gateway(
+    servers: Servers, workspace: Path, tmp_path: Path
+) -> None:
+    blocks = tmp_path / "blocks.py"  # blocks its loop: no await can stop it
+    blocks.write_text(
+        "import time\n\nasync def main(wf):\n    wf.log('going')\n    time.sleep(600)\n"
+    )
+    crashes = tmp_path / "crashes.py"
+    crashes.write_text(
+        "import os, sys\n\nasync def main(wf):\n    wf.log('about to crash')\n"
+        "    print('out of here', file=sys.stderr)\n    os._exit(3)\n"
+    )
+    prints = tmp_path / "prints.py"  # its prints and reads do not break the line to the gateway
+    prints.write_text(
+        'import sys\n\nasync def main(wf):\n    print(\'{"id": 0, "report": "forged"}\')\n'
+        "    sys.stdin.read()\n    return 'printed'\n"
+    )
+    server = servers.start()
+    runs = {}
+    for path, extra in ((blocks, {"deadline": 4}), (crashes, {}), (prints, {})):
+        made = await api(server, "POST", "/shard/api/workflows",
+                         {"file": str(path), "cwd": str(workspace), **extra})  # fmt: skip
+        assert made.code == 201, made.body
+        runs[path.name] = body(made)["id"]
+    await _until(server, runs["blocks.py"], lambda r: bool(r["steps"]), within=60)
+    # while the file blocks the gateway answers (in its process the file held it 600 s)
+    listed = await asyncio.wait_for(api(server, "GET", "/shard/api/agents"), 30)
+    assert listed.code == 200, listed.body
+    crashed = await _until(server, runs["crashes.py"], lambda r: r["state"] != "running")
+    assert (crashed["state"], crashed["error"]) == (
+        "failed", "the workflow's process ended (exit code 3) before the run did: out of here"
+    )  # fmt: skip
+    assert [s["asked"] for s in crashed["steps"]] == ["about to crash"]
+    printed = await _until(server, runs["prints.py"], lambda r: r["state"] != "running")
+    assert (printed["state"], printed["result"]) == ("completed", "printed"), printed
+    blocked = await _until(server, runs["blocks.py"], lambda r: r["state"] != "running")
+    assert (blocked["state"], blocked["error"]) == (
+        "failed", "the run passed its deadline of 4 s (--deadline); finished steps stay"
+    )  # fmt: skip
+    assert server.proc.poll() is None  # the gateway lives on
+    assert body(await api(server, "GET", "/shard/api/workflows"))["runs"]
