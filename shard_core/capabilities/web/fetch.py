@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from urllib.parse import urljoin
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 import httpcore2
 
@@ -20,6 +20,25 @@ from shard_core.contracts.web import FetchedPage, FetchLimits, WebError
 
 USER_AGENT = "Shard-web_fetch/1 (+a coding agent; https://jupyter.org)"
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+def on_the_wire(url: str) -> str:
+    """`url` as a request line can carry it: a non-ASCII host in IDNA (xn--…), the path's and
+    query's spaces and non-ASCII characters percent-encoded (UTF-8), escapes already there
+    kept, the fragment left out (it is never sent). A checked URL in, so its port is valid."""
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError as exc:
+            raise WebError(f"{url!r}: {host!r} is not a valid host name ({exc})") from None
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port is not None else host
+    path = quote(parts.path, safe="/%:@!$&'()*+,;=~") or "/"
+    query = quote(parts.query, safe="/?%:@!$&'()*+,;=~")
+    return urlunsplit((parts.scheme.lower(), netloc, path, query, ""))
 
 
 def megabytes(count: int) -> str:
@@ -53,14 +72,19 @@ class HttpFetcher:
             current, seen, redirects = url, {url}, list[str]()
             while True:
                 self.policy.check(current)
-                status, headers, body = await self._get(pool, current, limits)
+                status, headers, body = await self._get(pool, on_the_wire(current), limits)
                 if status not in _REDIRECTS:
                     kind = headers.get("content-type", "")
                     return FetchedPage(url, current, status, kind, body, redirects)
                 location = headers.get("location")
                 if not location:
                     raise WebError(f"{current}: redirect {status} without a Location")
-                following = urljoin(current, location)
+                try:
+                    following = urljoin(current, location)
+                except ValueError as exc:
+                    raise WebError(
+                        f"{current}: redirect {status} to {location!r}, which is not a URL ({exc})"
+                    ) from None
                 if following in seen:
                     chain = " → ".join([*[url, *redirects], following])
                     raise WebError(f"redirect loop: {chain}")

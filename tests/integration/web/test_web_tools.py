@@ -84,6 +84,9 @@ def site() -> Iterator[tuple[Server, Server]]:
             "/manual.pdf": lambda h: send(h, 200, minimal_pdf("Hello from the PDF"), PDF),
             "/logo.png": lambda h: send(h, 200, b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "image/png"),
             "/gone": lambda h: send(h, 404, b"<html><title>Gone</title></html>", "text/html"),
+            "/%C3%A9t%C3%A9%20ici": lambda h: send(h, 200, b"summer page", "text/plain"),
+            "/to-accented": redirect("/\u00e9t\u00e9 ici"),
+            "/bad-location": redirect("http://[::1/x"),
             "/long": lambda h: send(h, 200, LONG, "text/plain; charset=utf-8"),
             "/one-block": lambda h: send(h, 200, ONE_BLOCK, "text/plain; charset=utf-8"),
         }  # fmt: skip
@@ -130,6 +133,25 @@ async def test_redirects_are_followed_and_each_hop_is_checked_again(tmp_path, si
     _fails(to_localhost, "localhost is not in web.allowed_domains")
     assert other.count("/page") == 0, "the refused redirect never reached the other server"
     _fails(loop, "redirect loop")
+
+
+async def test_a_url_with_spaces_or_accents_is_sent_encoded(tmp_path, site) -> None:
+    main, _ = site
+    agent = await _agent(tmp_path, _config(allowed_domains=[f"127.0.0.1:{main.port}"]))
+    try:
+        accented = await _call(agent, "web_fetch", url=f"{main.url}/\u00e9t\u00e9 ici")
+        redirected = await _call(agent, "web_fetch", url=f"{main.url}/to-accented")
+        bad = await _call(agent, "web_fetch", url=f"{main.url}/bad-location")
+        after = await _call(agent, "web_fetch", url=f"{main.url}/page")
+    finally:
+        await agent.close()
+    assert not accented.is_error, accented.text
+    assert "summer page" in accented.text
+    assert not redirected.is_error, redirected.text
+    assert "summer page" in redirected.text
+    assert main.count("/%C3%A9t%C3%A9%20ici") == 2, "sent as UTF-8 escapes, as a browser does"
+    _fails(bad, "redirect 302 to 'http://[::1/x', which is not a URL")
+    assert not after.is_error
 
 
 async def test_private_addresses_are_refused_unless_named(tmp_path, site) -> None:
