@@ -116,6 +116,27 @@ async def test_a_page_becomes_markdown_without_scripts_or_chrome(tmp_path, site)
     assert hit_headers["user-agent"].startswith("Shard-web_fetch")
 
 
+async def test_the_sandboxs_network_false_is_for_commands_not_the_web_tools(tmp_path, site) -> None:
+    main, _ = site
+    config = ShardConfig.model_validate({
+        "sandbox": {"mode": "required", "network": False},
+        "web": {"allowed_domains": [f"127.0.0.1:{main.port}"]},
+    })  # fmt: skip
+    agent = await _agent(tmp_path, config)
+    probe = f"import urllib.request as u; print(u.urlopen('{main.url}/page', timeout=5).status)"
+    try:
+        fetched = await _call(agent, "web_fetch", url=f"{main.url}/page")
+        command = await _call(agent, "bash", command=f'python3 -c "{probe}"')
+    finally:
+        await agent.close()
+    assert not fetched.is_error, fetched.text
+    assert "reset button" in fetched.text
+    assert command.details["sandbox"] == "bwrap"
+    assert "exit code 1" in command.text, "the sandboxed command has no network"
+    assert "200" not in command.text.splitlines()
+    assert main.count("/page") == 1, "only web_fetch reached the server"
+
+
 async def test_redirects_are_followed_and_each_hop_is_checked_again(tmp_path, site) -> None:
     main, other = site
     agent = await _agent(tmp_path, _config(allowed_domains=[f"127.0.0.1:{main.port}"]))
