@@ -348,6 +348,26 @@ async def test_brave_wire_format_through_a_named_credential(tmp_path) -> None:
     _fails(no_key, "MY_BRAVE is not set")
 
 
+async def test_search_results_outside_the_domain_policy_are_dropped(tmp_path) -> None:
+    with serve({"/res/v1/web/search": brave_api([])}) as api:
+        search = {"provider": "brave", "url": f"{api.url}/res/v1/web/search"}
+        env = {"BRAVE_API_KEY": "brave-test-key"}
+        denied = await _agent(tmp_path, _config(search=search, denied_domains=["other.net"]), env)
+        allowed = await _agent(tmp_path, _config(search=search, allowed_domains=["other.net"]),
+                               env)  # fmt: skip
+        try:
+            without_denied = await _call(denied, "web_search", query="gadget")
+            only_allowed = await _call(allowed, "web_search", query="gadget")
+        finally:
+            await denied.close()
+            await allowed.close()
+    assert "https://docs.example.com/reset" in without_denied.text, without_denied.text
+    assert "forum.other.net" not in without_denied.text, "web.denied_domains drops the hit"
+    assert without_denied.details["results"] == 1
+    assert "https://forum.other.net/t/1" in only_allowed.text, only_allowed.text
+    assert "docs.example.com" not in only_allowed.text, "outside web.allowed_domains: dropped"
+
+
 async def test_web_search_exists_only_with_a_provider_and_unknown_ones_say_so(tmp_path) -> None:
     plain = await _agent(tmp_path, _config())
     unknown = await _agent(tmp_path, _config(search={"provider": "nosuch"}))
