@@ -4,8 +4,9 @@ The three services are asked over their public JSON APIs with a key from a named
 (`web.search.credential`, else the service's usual variable: BRAVE_API_KEY, TAVILY_API_KEY);
 `web.search.url` points a provider at another base URL (a SearXNG instance, a proxy, a test
 server). The offline provider indexes a local folder (`web.search.folder`: Markdown, text,
-reStructuredText and HTML files) with SQLite's FTS5 at the first query, for Binder, tests and
-air-gapped sites. Each is registered with `register_search_provider` like an extension's.
+reStructuredText and HTML files) with SQLite's FTS5 at the first query, and again at a query
+after a document was added, changed or removed, for Binder, tests and air-gapped sites. Each is
+registered with `register_search_provider` like an extension's.
 """
 
 from __future__ import annotations
@@ -144,7 +145,8 @@ class SearxngSearch:
 
 
 class OfflineSearch:
-    """Full-text search over a folder of documents, indexed in memory at the first query."""
+    """Full-text search over a folder of documents, indexed in memory at the first query and
+    again when the folder's documents change."""
 
     name = "offline"
     SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm"})
@@ -154,6 +156,7 @@ class OfflineSearch:
     def __init__(self, folder: str | Path | None) -> None:
         self._folder = Path(folder).expanduser() if folder else None
         self._db: sqlite3.Connection | None = None
+        self._seen: list[tuple[Path, int, int]] = []
         self.skipped = 0
 
     async def search(self, request: SearchRequest) -> list[SearchHit]:
@@ -172,21 +175,32 @@ class OfflineSearch:
         ).fetchall()
         return [SearchHit(t, Path(p).as_uri(), s) for t, p, s in rows]
 
+    def _files(self, folder: Path) -> list[tuple[Path, int, int]]:
+        """The folder's documents with their modification time and size, in path order."""
+        found: list[tuple[Path, int, int]] = []
+        for path in sorted(folder.rglob("*")):
+            if path.suffix.lower() not in self.SUFFIXES or not path.is_file():
+                continue
+            stat = path.stat()
+            found.append((path, stat.st_mtime_ns, stat.st_size))
+        return found
+
     def _index(self) -> sqlite3.Connection:
-        if self._db is not None:
-            return self._db
+        """The index of the folder as it is now: built again when a document was added,
+        changed or removed since the last query (a walk of the folder's names and sizes)."""
         folder = self._folder
         if folder is None:
             raise WebError("offline search: set web.search.folder to a folder of documents")
         if not folder.is_dir():
             raise WebError(f"offline search: {folder} is not a folder")
+        files = self._files(folder)
+        if self._db is not None and files == self._seen:
+            return self._db
         db = sqlite3.connect(":memory:", check_same_thread=False)
         db.execute("CREATE VIRTUAL TABLE docs USING fts5(title, path UNINDEXED, body)")
-        count = 0
-        for path in sorted(folder.rglob("*")):
-            if path.suffix.lower() not in self.SUFFIXES or not path.is_file():
-                continue
-            if count >= self.MAX_FILES or path.stat().st_size > self.MAX_BYTES:
+        count, self.skipped = 0, 0
+        for path, _mtime, size in files:
+            if count >= self.MAX_FILES or size > self.MAX_BYTES:
                 self.skipped += 1
                 continue
             text = path.read_text(encoding="utf-8", errors="replace")
@@ -201,5 +215,5 @@ class OfflineSearch:
                 title = heading[2:].strip() or title
             db.execute("INSERT INTO docs VALUES (?, ?, ?)", (title, str(path), text))
             count += 1
-        self._db = db
+        self._db, self._seen = db, files  # the old one may still serve a search: left to gc
         return db

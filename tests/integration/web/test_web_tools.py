@@ -309,6 +309,10 @@ async def test_offline_search_over_a_folder(tmp_path) -> None:
         warranty = await _call(agent, "web_search", query="years")
         none = await _call(agent, "web_search", query="zeppelin")
         empty = await _call(agent, "web_search", query="  ")
+        (docs / "airship.md").write_text("# Airships\n\nA zeppelin is a rigid airship.\n")
+        (docs / "colors.txt").unlink()
+        added = await _call(agent, "web_search", query="zeppelin")
+        removed = await _call(agent, "web_search", query="green")
     finally:
         await agent.close()
     assert not found.is_error, found.text
@@ -318,6 +322,8 @@ async def test_offline_search_over_a_folder(tmp_path) -> None:
     assert "Warranty" in warranty.text
     assert "no results" in none.text
     assert empty.is_error
+    assert "1. Airships — file://" in added.text, "a document added since is found"
+    assert "no results" in removed.text, "a removed one is gone"
 
 
 async def test_brave_wire_format_through_a_named_credential(tmp_path) -> None:
