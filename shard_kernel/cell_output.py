@@ -47,6 +47,7 @@ from shard_core.protocol.events import (
 from shard_core.protocol.mime import PERMISSION_MIME, RENDER_MIME, render_payload
 from shard_core.types import KvDescriptor, KvPair, StatusDescriptor, TextDescriptor
 from shard_core.types.errors import ConfigError
+from shard_kernel.agent_env import PREFIX
 from shard_kernel.terminal.render import (
     TerminalRenderer,
     format_usage,
@@ -68,7 +69,7 @@ __all__ = [
 ]
 
 Send = Callable[[str, dict[str, Any]], None]
-OUTPUT_VARIABLE = "KERNEL_SHARD_OUTPUT"
+OUTPUT_VARIABLE = PREFIX + "OUTPUT"
 OUTPUT_CHOICES = ("live", "plain")
 
 
