@@ -156,10 +156,18 @@ class Agent:
         return await self.session.run(text, images)
 
     def steer(
-        self, text: str, *, steer_id: str | None = None, replace: bool = False, queue: bool = False
+        self,
+        text: str,
+        images: Sequence[ImageBlock] = (),
+        *,
+        steer_id: str | None = None,
+        replace: bool = False,
+        queue: bool = False,
     ) -> str:
         """Returns the steer's id; its `steer_receipt` event says what became of it."""
-        return self.session.steer(text, steer_id=steer_id, replace=replace, queue=queue)
+        return self.session.steer(
+            text, steer_id=steer_id, replace=replace, queue=queue, images=images
+        )
 
     def inject(self, text: str, kind: ContextKind = "note", label: str | None = None) -> str | None:
         """Context for the next request, no turn; the entry id when logged at once (idle)."""

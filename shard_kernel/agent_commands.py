@@ -49,7 +49,11 @@ def run_common(
         return answer_permission(agent, command, role, label)
     if isinstance(command, SteerCommand):
         steer_id = agent.steer(
-            command.text, steer_id=command.steer_id, replace=command.replace, queue=command.queue
+            command.text,
+            command.images,
+            steer_id=command.steer_id,
+            replace=command.replace,
+            queue=command.queue,
         )
         # the outcome is the steer_receipt event every client gets, not this reply
         return CommandReply(command="steer", ok=True, message="sent", data={"steer_id": steer_id})

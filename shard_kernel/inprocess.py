@@ -10,14 +10,14 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from shard_core.protocol.commands import CommandReply, RewindCommand
 from shard_core.protocol.events import Event, TurnEndEvent
 from shard_core.sdk import Agent, create_agent
-from shard_core.types import ContextKind
+from shard_core.types import ContextKind, ImageBlock
 from shard_kernel.agent_commands import list_commands
 from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
 from shard_widgets import AgentWidget
@@ -72,11 +72,13 @@ class InProcessAgent:
         nbclient run, where nobody clicks): then the headless policy decides at once."""
         return bool(self.widgets) and self._blocked_turns == 0
 
-    def prompt(self, text: str, *, blocking: bool = False) -> Future[TurnEndEvent]:
+    def prompt(
+        self, text: str, images: Sequence[ImageBlock] = (), *, blocking: bool = False
+    ) -> Future[TurnEndEvent]:
         async def run() -> TurnEndEvent:
             self._blocked_turns += blocking
             try:
-                return await self.agent.run(text)
+                return await self.agent.run(text, images)
             finally:
                 self._blocked_turns -= blocking
 
@@ -121,6 +123,7 @@ class InProcessAgent:
     def steer(
         self,
         text: str,
+        images: Sequence[ImageBlock] = (),
         *,
         steer_id: str | None = None,
         replace: bool = False,
@@ -128,7 +131,7 @@ class InProcessAgent:
     ) -> bool:
         """The steer_receipt event says whether a request carried it."""
         self._on_loop(
-            lambda: self.agent.steer(text, steer_id=steer_id, replace=replace, queue=queue)
+            lambda: self.agent.steer(text, images, steer_id=steer_id, replace=replace, queue=queue)
         )
         return True
 

@@ -12,12 +12,12 @@ model sees (nothing is appended while a request is in flight).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from shard_core.engine.events import EventStream
 from shard_core.protocol.events import SteerReceiptEvent, SteerStatus
-from shard_core.types import ContextKind
+from shard_core.types import ContextKind, ImageBlock
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,7 @@ class Steer:
     steer_id: str
     text: str
     queue: bool
+    images: tuple[ImageBlock, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +64,11 @@ class Inbox:
         steer_id: str | None = None,
         replace: bool = False,
         queue: bool = False,
+        images: Sequence[ImageBlock] = (),
     ) -> str:
-        """Accept a steer for the next request; returns its id (receipts name it)."""
-        steer = Steer(steer_id or new_steer_id(), text, queue)
+        """Accept a steer for the next request (its images after its text); returns its id
+        (receipts name it)."""
+        steer = Steer(steer_id or new_steer_id(), text, queue, tuple(images))
         if replace:
             for old in self._take(lambda i: isinstance(i, Steer)):
                 assert isinstance(old, Steer)
@@ -125,6 +128,7 @@ class Inbox:
             steer_id=steer.steer_id,
             status=status,
             text=steer.text,
+            images=list(steer.images),
             reason=reason,
             entry_id=entry_id,
             turn_id=turn_id,

@@ -204,12 +204,18 @@ class AgentSession:
         steer_id: str | None = None,
         replace: bool = False,
         queue: bool = False,
+        images: Sequence[ImageBlock] = (),
     ) -> str:
-        """Put a message into the next provider request of the running turn; returns the
-        steer's id. Its `steer_receipt` says whether a request carried it (see inbox.py);
-        `queue` lets it wait for the next turn instead of being rejected."""
+        """Put a message (and `images`, after its text) into the next provider request of the
+        running turn; returns the steer's id. Its `steer_receipt` says whether a request carried
+        it (see inbox.py); `queue` lets it wait for the next turn instead of being rejected."""
         return self.inbox.steer(
-            text, running=self.running, steer_id=steer_id, replace=replace, queue=queue
+            text,
+            running=self.running,
+            steer_id=steer_id,
+            replace=replace,
+            queue=queue,
+            images=images,
         )
 
     def inject(self, text: str, kind: ContextKind = "note", label: str | None = None) -> str | None:
@@ -467,7 +473,9 @@ class AgentSession:
             if isinstance(item, Injection):
                 self._log_injection(item, turn_id)
             else:
-                entry = self._log_user(item.text, turn_id, steer_id=item.steer_id)
+                entry = self._log_user(
+                    item.text, turn_id, steer_id=item.steer_id, images=item.images
+                )
                 self.inbox.admitted(item, entry.id, turn_id)
 
     def _log_user(

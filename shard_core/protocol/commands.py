@@ -7,7 +7,7 @@ import binascii
 import unicodedata
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, field_validator
+from pydantic import AfterValidator, BeforeValidator, Field
 
 from shard_core.protocol.events import AgentStatus, Event, PermissionRequestEvent, UiRequestEvent
 from shard_core.types import ContextKind, ImageBlock, WireModel
@@ -53,26 +53,27 @@ PROMPT_IMAGE_BYTES_MAX = 3_750_000
 """one image's bytes: under every bundled provider's limit (Anthropic takes 5 MB of base64)"""
 
 
+def _few_images(images: list[ImageBlock]) -> list[ImageBlock]:
+    if len(images) > PROMPT_IMAGES_MAX:
+        raise ValueError(f"{len(images)} images: at most {PROMPT_IMAGES_MAX} go with a prompt")
+    for n, image in enumerate(images, 1):
+        if (problem := image_problem(image.data)) is not None:
+            raise ValueError(f"image {n}: {problem}")
+    return images
+
+
+MessageImages = Annotated[list[ImageBlock], AfterValidator(_few_images)]
+"""a prompt's or a steer's images: the same limits and the same refusals for both"""
+IMAGES_DOC = (
+    f"images that go with the text (pasted, a cell's plots), at most {PROMPT_IMAGES_MAX},"
+    f" each base64 of at most {PROMPT_IMAGE_BYTES_MAX:,} bytes"
+)
+
+
 class PromptCommand(_Command):
     type: Literal["prompt"] = "prompt"
     text: str = Field(min_length=1)
-    images: list[ImageBlock] = Field(
-        default_factory=list[ImageBlock],
-        description=(
-            f"images that go with the text (a cell's plots), at most {PROMPT_IMAGES_MAX}, each"
-            f" base64 of at most {PROMPT_IMAGE_BYTES_MAX:,} bytes"
-        ),
-    )
-
-    @field_validator("images")
-    @classmethod
-    def _few_images(cls, images: list[ImageBlock]) -> list[ImageBlock]:
-        if len(images) > PROMPT_IMAGES_MAX:
-            raise ValueError(f"{len(images)} images: at most {PROMPT_IMAGES_MAX} go with a prompt")
-        for n, image in enumerate(images, 1):
-            if (problem := image_problem(image.data)) is not None:
-                raise ValueError(f"image {n}: {problem}")
-        return images
+    images: MessageImages = Field(default_factory=list[ImageBlock], description=IMAGES_DOC)
 
 
 def image_problem(data: str) -> str | None:
@@ -99,6 +100,7 @@ class SteerCommand(_Command):
         max_length=80,
         description="names the steer in its steer_receipt; the agent makes one up when absent",
     )
+    images: MessageImages = Field(default_factory=list[ImageBlock], description=IMAGES_DOC)
     replace: bool = Field(default=False, description="supersede the steers not yet admitted")
     queue: bool = Field(
         default=False,

@@ -239,6 +239,11 @@ class SteerReceiptEvent(_Event):
     steer_id: str
     status: SteerStatus
     text: str = Field(description="the steer's text, so a client that did not send it can show it")
+    images: list[ResultContent] = Field(
+        default_factory=list[ResultContent],
+        description="the images sent with the steer, as with a turn_start's (blob references in"
+        " the event log)",
+    )
     reason: str | None = None
     entry_id: str | None = None
     turn_id: str | None = None

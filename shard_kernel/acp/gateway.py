@@ -62,7 +62,7 @@ from shard_core.protocol.events import (
     TurnStartEvent,
 )
 from shard_core.protocol.link import AgentLink
-from shard_core.types import TextBlock, ThinkingBlock
+from shard_core.types import ImageBlock, TextBlock, ThinkingBlock
 from shard_kernel.acp.permissions import (
     ALLOW_ALWAYS,
     ALLOW_ONCE,
@@ -348,20 +348,18 @@ class GatewaySession:
 
     async def prompt(self, blocks: Sequence[ContentBlock]) -> PromptResponse:
         text, images = prompt_parts(blocks)
-        if images:
-            raise RequestError.invalid_params(
-                {"message": "a gateway agent takes text prompts only: images need a local "
-                 "session (shard acp without --gateway)"}
-            )  # fmt: skip
-        if text.startswith("/") and (text[1:].split() or [""])[0] in self._command_names:
+        command = (text[1:].split() or [""])[0] if text.startswith("/") else ""
+        if not images and command in self._command_names:
             return await self._slash(text)
         if self._running:
-            return await self._steer(text)
+            return await self._steer(text, images)
         end: asyncio.Future[TurnEndEvent] = asyncio.get_running_loop().create_future()
-        reply = await self._request(PromptCommand(id=uuid.uuid4().hex[:12], text=text))
+        reply = await self._request(
+            PromptCommand(id=uuid.uuid4().hex[:12], text=text, images=images)
+        )
         if isinstance(reply, CommandReply) and not reply.ok:
             if self._running or "busy" in reply.message or "running" in reply.message:
-                return await self._steer(text)
+                return await self._steer(text, images)
             raise RequestError.invalid_request({"message": reply.message or "prompt refused"})
         self._running = True
         waiting = (end, self.agent_link.last_seq)
@@ -389,7 +387,7 @@ class GatewaySession:
         )  # pyright: ignore[reportAssignmentType]
         return prompt_response(reason, end)
 
-    async def _steer(self, text: str) -> PromptResponse:
+    async def _steer(self, text: str, images: list[ImageBlock]) -> PromptResponse:
         steer_id = uuid.uuid4().hex[:12]
         loop = asyncio.get_running_loop()
         receipt: asyncio.Future[SteerReceiptEvent] = loop.create_future()
@@ -398,7 +396,7 @@ class GatewaySession:
         self._receipts[steer_id] = receipt
         self._turn_ends.append(waiting)
         try:
-            reply = await self._request(SteerCommand(text=text, steer_id=steer_id))
+            reply = await self._request(SteerCommand(text=text, steer_id=steer_id, images=images))
             if isinstance(reply, CommandReply) and not reply.ok:
                 raise RequestError.invalid_request(
                     {"message": f"a turn was running and the steer was refused: {reply.message}"}

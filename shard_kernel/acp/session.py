@@ -35,7 +35,7 @@ from acp.schema import (
 
 from shard_core.engine.modes import latest_plan
 from shard_core.engine.slash_commands import PromptTurn, run_command
-from shard_core.protocol.commands import image_problem
+from shard_core.protocol.commands import PROMPT_IMAGES_MAX, image_problem
 from shard_core.protocol.events import (
     Event,
     MessageDeltaEvent,
@@ -98,6 +98,10 @@ def prompt_parts(blocks: Sequence[ContentBlock]) -> tuple[str, list[ImageBlock]]
             raise RequestError.invalid_params(
                 {"message": f"prompt block {index}: audio is not supported (no audio capability)"}
             )
+    if len(images) > PROMPT_IMAGES_MAX:  # the agent protocol's limit, for a gateway's agent too
+        raise RequestError.invalid_params(
+            {"message": f"{len(images)} images: at most {PROMPT_IMAGES_MAX} go with a prompt"}
+        )
     text = "\n\n".join(t for t in texts if t)
     if not text.strip() and not images:
         raise RequestError.invalid_params({"message": "the prompt is empty"})
@@ -309,10 +313,6 @@ class AcpSession:
         return prompt_response(stop_reason(self.agent, end), end)
 
     async def _steer(self, text: str, images: list[ImageBlock]) -> PromptResponse:
-        if images:
-            raise RequestError.invalid_params(
-                {"message": "a turn is running: a steer carries text only; send images after it"}
-            )
         turn = self.turn
         assert turn is not None
         receipt: asyncio.Future[SteerReceiptEvent] = asyncio.get_running_loop().create_future()
@@ -329,7 +329,7 @@ class AcpSession:
 
         unsubscribe = self.agent.events.subscribe(watch)
         try:
-            steer_id = self.agent.steer(text)
+            steer_id = self.agent.steer(text, images)
             done, _ = await asyncio.wait({receipt, turn}, return_when=asyncio.FIRST_COMPLETED)
             got = receipt.result() if receipt in done else None
         finally:

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -41,7 +41,7 @@ from shard_core.protocol.commands import (
 )
 from shard_core.protocol.events import TurnEndEvent
 from shard_core.protocol.link import SYNC_LIMIT_MAX, AgentLink
-from shard_core.types import ContextKind
+from shard_core.types import ContextKind, ImageBlock
 from shard_kernel.agent_client import AgentConnection, LinkError, SocketTransport
 from shard_kernel.gateway.client import KernelSocket, msg_type, parent_id
 from shard_kernel.remote.link import START_TIMEOUT, GatewayError, GatewayLink
@@ -102,7 +102,9 @@ class RemoteAgent:
             self.widgets.append(widget)
         return widget
 
-    def prompt(self, text: str, *, blocking: bool = False) -> Future[TurnEndEvent]:
+    def prompt(
+        self, text: str, images: Sequence[ImageBlock] = (), *, blocking: bool = False
+    ) -> Future[TurnEndEvent]:
         """Starts a turn (refused while one runs); the future ends with its turn_end.
 
         `blocking`: the caller waits on the turn (`%%shard --wait`, as in an nbclient run), so
@@ -110,7 +112,9 @@ class RemoteAgent:
         with no other interactive client the agent's headless policy answers asks at once."""
         end: Future[TurnEndEvent] = Future()
         self._blocking_call(
-            self._start_turn(text, end, blocking), CONNECT_TIMEOUT, "sending the prompt"
+            self._start_turn(text, list(images), end, blocking),
+            CONNECT_TIMEOUT,
+            "sending the prompt",
         )
         return end
 
@@ -177,13 +181,16 @@ class RemoteAgent:
     def steer(
         self,
         text: str,
+        images: Sequence[ImageBlock] = (),
         *,
         steer_id: str | None = None,
         replace: bool = False,
         queue: bool = False,
     ) -> CommandReply:
         return self.command(
-            SteerCommand(text=text, steer_id=steer_id, replace=replace, queue=queue)
+            SteerCommand(
+                text=text, images=list(images), steer_id=steer_id, replace=replace, queue=queue
+            )
         )
 
     def inject(
@@ -290,13 +297,15 @@ class RemoteAgent:
             for widget in widgets:
                 widget.push_many(page.events)
 
-    async def _start_turn(self, text: str, end: Future[TurnEndEvent], blocking: bool) -> None:
+    async def _start_turn(
+        self, text: str, images: list[ImageBlock], end: Future[TurnEndEvent], blocking: bool
+    ) -> None:
         if not self.connected:
             await self.connect()
         if blocking:
             await self._set_role("observer")
             end.add_done_callback(lambda _: self._spawn(self._set_role("interactive")))
-        command = PromptCommand(id=_new_id(), text=text)
+        command = PromptCommand(id=_new_id(), text=text, images=images)
         key = command.id
         assert key is not None
 

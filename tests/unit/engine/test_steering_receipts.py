@@ -90,6 +90,7 @@ async def test_a_steer_during_a_long_tool_call_is_admitted_with_its_entry(
             "steer_id": "s-1",
             "status": "admitted",
             "text": "use the other file",
+            "images": [],
             "reason": None,
             "entry_id": entry.id,
             "turn_id": end.turn_id,
