@@ -20,7 +20,7 @@ from shard_core.sdk import Agent, create_agent
 from shard_core.types import ContextKind, ImageBlock
 from shard_kernel.agent_commands import list_commands
 from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
-from shard_widgets import AgentWidget
+from shard_widgets import AgentWidget, Mentions
 
 T = TypeVar("T")
 
@@ -83,6 +83,27 @@ class InProcessAgent:
                 self._blocked_turns -= blocking
 
         return self.submit(run())
+
+    # ------------------------------------------------------------ the widget's composer
+
+    def send_prompt(self, text: str, images: Sequence[ImageBlock]) -> CommandReply:
+        """The widget's composer while no turn runs: starts one."""
+        if self._on_loop(lambda: self.agent.session.running):
+            return CommandReply(command="prompt", ok=False, message="a turn is running: steer it")
+        self.prompt(text, images)
+        return CommandReply(command="prompt", ok=True, message="started")
+
+    def mention_contexts(self, text: str) -> Mentions:
+        from shard_kernel import widget_mentions  # only when a widget's message has mentions
+
+        ns = widget_mentions.user_namespace()
+        return widget_mentions.resolve(text, self.agent.session.config.cwd, ns, self.agent.agent_id)
+
+    def mention_options(self, word: str) -> list[dict[str, str]]:
+        from shard_kernel import widget_mentions
+
+        ns = widget_mentions.user_namespace()
+        return widget_mentions.options(word, self.agent.session.config.cwd, ns)
 
     # ------------------------------------------------------------ AgentController
 

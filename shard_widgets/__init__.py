@@ -7,7 +7,15 @@ bundle in `static/`, built from `labextension/`.
 """
 
 from shard_core import __version__
-from shard_widgets._controller import AgentController, ControllerResult, Outcome
+from shard_widgets._controller import (
+    AgentController,
+    ComposerController,
+    ControllerResult,
+    MentionContext,
+    MentionRefusedError,
+    Mentions,
+    Outcome,
+)
 from shard_widgets.agent import AgentWidget
 from shard_widgets.dashboard import AgentDashboard, DashboardMessage
 from shard_widgets.permission import PermissionDialog
@@ -16,8 +24,12 @@ __all__ = [
     "AgentController",
     "AgentDashboard",
     "AgentWidget",
+    "ComposerController",
     "ControllerResult",
     "DashboardMessage",
+    "MentionContext",
+    "MentionRefusedError",
+    "Mentions",
     "Outcome",
     "PermissionDialog",
     "__version__",

@@ -6,11 +6,13 @@ a kernel client implements it by sending the same commands over the `shard` comm
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeAlias
 
 from shard_core.protocol import CommandReply
 from shard_core.protocol.commands import RewindCommand
+from shard_core.types import ContextKind, ImageBlock
 
 PermissionDecision: TypeAlias = Literal["allow", "allow_always", "deny"]
 UiValue: TypeAlias = str | bool | list[str] | None
@@ -46,12 +48,54 @@ class AgentController(Protocol):
         self,
         text: str,
         *,
+        images: Sequence[ImageBlock] = (),
         steer_id: str | None = None,
         replace: bool = False,
         queue: bool = False,
     ) -> ControllerResult: ...
 
     def set_mode(self, mode: str) -> ControllerResult: ...
+
+
+@dataclass(frozen=True)
+class MentionContext:
+    """One `@` mention as the context the agent logs (`inject`), labelled with its source."""
+
+    text: str
+    kind: ContextKind
+    label: str
+
+
+@dataclass(frozen=True)
+class Mentions:
+    contexts: list[MentionContext]
+    images: list[ImageBlock] = field(default_factory=list[ImageBlock])
+    """images the mentioned cells' outputs hold: they go with the message"""
+
+
+class MentionRefusedError(ValueError):
+    """A mention that cannot be resolved (a missing variable, a file outside the agent's
+    folder, no such cell); its text is the reason the composer shows. Nothing is sent."""
+
+
+class ComposerController(AgentController, Protocol):
+    """A controller the widget's composer sends whole messages to: a prompt when no turn runs
+    (the SDK's and the gateway client's are), `@` mentions made context in the notebook's
+    kernel first, and the `@` completion."""
+
+    def send_prompt(self, text: str, images: Sequence[ImageBlock]) -> ControllerResult:
+        """Starts a turn; a reply with `ok: false` when one runs already."""
+        ...
+
+    def inject(self, text: str, kind: ContextKind, label: str | None) -> ControllerResult: ...
+
+    def mention_contexts(self, text: str) -> Mentions:
+        """Every `@` mention of `text`, all resolved before any is sent; MentionRefusedError."""
+        ...
+
+    def mention_options(self, word: str) -> list[dict[str, str]]:
+        """What completes the `@` word being typed: `{insert, detail}` each."""
+        ...
 
 
 class CommandController(AgentController, Protocol):

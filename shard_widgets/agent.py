@@ -13,12 +13,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import traitlets
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from shard_core.protocol import (
     AbortCommand,
     Command,
     PermissionResponseCommand,
+    PromptCommand,
     SetModeCommand,
     SnapshotReply,
     SteerCommand,
@@ -27,13 +28,15 @@ from shard_core.protocol import (
 from shard_core.protocol.commands import ListCommandsCommand, RewindCommand, SlashCommand
 from shard_widgets import _bundle
 from shard_widgets._base import ShardWidget
+from shard_widgets._composer import MentionOptionsRequest, mention_options, send_composed
 from shard_widgets._controller import AgentController, ControllerResult
 from shard_widgets._display import SnapshotDisplay
-from shard_widgets._messages import MessageError, parse_command
+from shard_widgets._messages import MessageError, parse, parse_command
 from shard_widgets._snapshot import snapshot_bundle
 from shard_widgets._transcript import DEFAULT_MAX_EVENTS, EventDict, Transcript, normalize
 
 DEFAULT_MODES = ("build", "plan")
+_MENTION_OPTIONS: TypeAdapter[MentionOptionsRequest] = TypeAdapter(MentionOptionsRequest)
 TRAIT_ONLY = frozenset({"status", "usage"})
 _BUSY = frozenset({"streaming", "running_tool", "waiting_for_permission"})
 """the statuses of an agent in a turn"""
@@ -210,11 +213,17 @@ class AgentWidget(ShardWidget):
 
     # ------------------------------------------------------------------ commands out
     def _handle(self, content: dict[str, Any]) -> tuple[str, str | None, ControllerResult]:
-        command = parse_command(content)
+        command = (
+            parse(_MENTION_OPTIONS, content)
+            if content.get("type") == "mention_options"
+            else parse_command(content)
+        )
         if self.controller is None:
             raise MessageError(
                 "no agent is attached to this widget", command=command.type, command_id=command.id
             )
+        if isinstance(command, MentionOptionsRequest):
+            return command.type, command.id, mention_options(self.controller, command)
         return command.type, command.id, self._dispatch(self.controller, command)
 
     @staticmethod
@@ -240,13 +249,8 @@ class AgentWidget(ShardWidget):
                 )
             case AbortCommand():
                 return controller.abort()
-            case SteerCommand():
-                return controller.steer(
-                    command.text,
-                    steer_id=command.steer_id,
-                    replace=command.replace,
-                    queue=command.queue,
-                )
+            case SteerCommand() | PromptCommand():  # the composer: mentions, then the text
+                return send_composed(controller, command)
             case SetModeCommand():
                 return controller.set_mode(command.mode)
             case SlashCommand() | ListCommandsCommand():

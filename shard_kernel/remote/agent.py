@@ -16,6 +16,7 @@ import logging
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
 from shard_core.protocol import (
@@ -46,7 +47,7 @@ from shard_kernel.agent_client import AgentConnection, LinkError, SocketTranspor
 from shard_kernel.gateway.client import KernelSocket, msg_type, parent_id
 from shard_kernel.remote.link import START_TIMEOUT, GatewayError, GatewayLink
 from shard_kernel.remote.loop import LoopThread
-from shard_widgets import AgentWidget
+from shard_widgets import AgentWidget, Mentions
 from shard_widgets._controller import PermissionDecision, UiValue
 from shard_widgets._transcript import DEFAULT_MAX_EVENTS
 
@@ -144,6 +145,28 @@ class RemoteAgent:
 
     def _traits(self) -> dict[str, Any]:
         return {k: v for k, v in self.state.items() if k in ("status", "mode", "model", "demo")}
+
+    # ------------------------------------------------------------ the widget's composer
+
+    def send_prompt(self, text: str, images: Sequence[ImageBlock]) -> CommandReply:
+        """The widget's composer while no turn runs: starts one (refused while one runs)."""
+        try:
+            self.prompt(text, images)
+        except GatewayError as exc:
+            return CommandReply(command="prompt", ok=False, message=str(exc))
+        return CommandReply(command="prompt", ok=True, message="started")
+
+    def mention_contexts(self, text: str) -> Mentions:
+        """Resolved in this notebook's kernel; `@file:` from the agent's folder on this machine."""
+        from shard_kernel import widget_mentions  # only when a widget's message has mentions
+
+        ns = widget_mentions.user_namespace()
+        return widget_mentions.resolve(text, Path(self.info.cwd), ns, self.info.id)
+
+    def mention_options(self, word: str) -> list[dict[str, str]]:
+        from shard_kernel import widget_mentions
+
+        return widget_mentions.options(word, Path(self.info.cwd), widget_mentions.user_namespace())
 
     # ------------------------------------------------------------ AgentController
 

@@ -79,10 +79,15 @@ def page(context: BrowserContext) -> Iterator[Page]:
 @pytest.fixture
 def notebook(page: Page, lab: LabServer, request: pytest.FixtureRequest) -> Iterator[NotebookPage]:
     yield NotebookPage(page)
+    screenshot_if_failed(page, request)
+    lab.shutdown_kernels()  # each test's kernels end with it
+
+
+def screenshot_if_failed(page: Page, request: pytest.FixtureRequest) -> None:
+    """Keeps the page as it was when the test failed (`test-artifacts/<test>-failure.png`)."""
     report = getattr(request.node, "rep_call", None)
     if report is not None and report.failed:
         save_screenshot(page, f"{request.node.name}-failure.png")
-    lab.shutdown_kernels()  # each test's kernels end with it
 
 
 def save_screenshot(page: Page, name: str) -> Path:

@@ -20,6 +20,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -250,3 +251,14 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+@contextlib.contextmanager
+def served(base: Path, env: dict[str, str]) -> Iterator[LabServer]:
+    """A LabServer of its own for a test module (with `env`, e.g. a fake provider's URL),
+    stopped after it; a process it leaves running fails the module."""
+    server = LabServer(base, env)
+    server.start()
+    yield server
+    leftovers = server.stop()
+    assert leftovers == [], f"processes left running after Lab stopped: {leftovers}"

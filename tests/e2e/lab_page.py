@@ -12,6 +12,24 @@ from tests.e2e.lab import LabServer
 
 RENDER_MIME = "application/vnd.shard.render+json"
 PERMISSION_MIME = "application/vnd.shard.permission+json"
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
+    "nGNgYGD4DwABBAEAHnOcQAAAAABJRU5ErkJggg=="
+)
+"""one pixel, what the tests paste"""
+_PASTE = """([box, data]) => {
+  const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+  const transfer = new DataTransfer();
+  transfer.items.add(new File([bytes], "shot.png", { type: "image/png" }));
+  const el = [...document.querySelectorAll(box)].at(-1);
+  const paste = { clipboardData: transfer, bubbles: true, cancelable: true };
+  el.dispatchEvent(new ClipboardEvent("paste", paste));
+}"""
+
+
+def paste_png(page: Page, selector: str, data: str = PNG) -> None:
+    """Pastes a PNG into the last element `selector` matches, as a person's Ctrl+V does."""
+    page.evaluate(_PASTE, [selector, data])
 
 
 class LabPage:

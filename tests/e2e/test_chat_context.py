@@ -20,7 +20,7 @@ from playwright.sync_api import Browser, expect
 from shard_core.providers.wire import canonical_json
 from tests.e2e.conftest import save_screenshot
 from tests.e2e.lab import LabServer
-from tests.e2e.lab_page import LabPage
+from tests.e2e.lab_page import PNG, LabPage, paste_png
 from tests.fixtures.fake_llm import FakeLLMServer
 
 pytestmark = pytest.mark.e2e
@@ -135,20 +135,6 @@ def test_var_mention_reaches_the_request_as_the_dataframes_summary(
             lab.api("DELETE", f"/shard/api/agents/{made['id']}")
 
 
-PNG = (
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
-    "nGNgYGD4DwABBAEAHnOcQAAAAABJRU5ErkJggg=="
-)
-PASTE = """([box, data]) => {
-  const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
-  const transfer = new DataTransfer();
-  transfer.items.add(new File([bytes], "shot.png", { type: "image/png" }));
-  const el = document.querySelector(box);
-  const paste = { clipboardData: transfer, bubbles: true, cancelable: true };
-  el.dispatchEvent(new ClipboardEvent("paste", paste));
-}"""
-
-
 def test_a_pasted_png_is_an_image_part_and_the_log_rebuilds_the_request(
     browser: Browser, served_lab: LabServer, fake_llm: FakeLLMServer
 ) -> None:
@@ -164,7 +150,7 @@ def test_a_pasted_png_is_an_image_part_and_the_log_rebuilds_the_request(
         chat = person.open_agent(agent["id"])
         box = chat.locator(".shard-composer-input")
         expect(box).to_be_enabled(timeout=60_000)
-        page.evaluate(PASTE, [f"#shard-chat-{agent['id']} .shard-composer-input", PNG])
+        paste_png(page, f"#shard-chat-{agent['id']} .shard-composer-input")
         thumbnails = chat.locator(".shard-composer-images img")
         expect(thumbnails).to_have_count(1)
         save_screenshot(page, "e2e-chat-pasted-image.png")

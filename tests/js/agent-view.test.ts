@@ -231,12 +231,17 @@ describe("agent view", () => {
     ]);
   });
 
-  it("steering sends the text and clears the box", () => {
-    const { model, el } = mount();
-    const input = el.querySelector<HTMLInputElement>(".shard-steer-input");
-    if (!input) throw new Error("no steer box");
+  it("the composer steers while a turn runs and prompts when idle", () => {
+    const { model, el } = mount({ status: "streaming" });
+    const input = el.querySelector<HTMLTextAreaElement>(
+      ".shard-composer-input",
+    );
+    if (!input) throw new Error("no composer");
     input.value = "  also run the tests ";
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+    model.set("status", "idle");
+    input.value = "now write the docs";
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
     expect(model.sent).toEqual([
       {
@@ -244,6 +249,12 @@ describe("agent view", () => {
         id: expect.any(String),
         text: "also run the tests",
         steer_id: expect.stringMatching(/^steer-[0-9a-f]{12}$/),
+      },
+      {
+        type: "prompt",
+        id: expect.any(String),
+        text: "now write the docs",
+        images: [],
       },
     ]);
     expect(input.value).toBe("");

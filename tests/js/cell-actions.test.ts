@@ -12,7 +12,7 @@ import {
 import {
   ComposerImages,
   refusal,
-} from "../../labextension/src/lab/composer-images";
+} from "../../labextension/src/widget/composer-images";
 import {
   cellMentions,
   fileMentions,

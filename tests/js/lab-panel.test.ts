@@ -11,7 +11,7 @@ vi.hoisted(() => {
 import { badgeOf, shortPath } from "../../labextension/src/lab/agents-panel";
 import { shortModel } from "../../labextension/src/render/format";
 import { folderUnderRoot } from "../../labextension/src/lab/new-agent-form";
-import { Composer } from "../../labextension/src/lab/composer";
+import { Composer } from "../../labextension/src/widget/composer";
 import {
   currentActivity,
   formatElapsed,

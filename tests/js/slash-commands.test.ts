@@ -68,17 +68,19 @@ describe("command_output in the transcript", () => {
   });
 });
 
-describe("the widget's steer box takes / commands", () => {
+describe("the widget's composer takes / commands", () => {
   it("sends a slash command, asks for the agent's commands and offers them", () => {
     resetSeq();
     const model = new FakeModel({
       events: [],
-      status: "idle",
+      status: "streaming",
       client_id: "w-1",
     });
     const el = document.createElement("div");
     const cleanup = renderAgentView({ model, el });
-    const input = el.querySelector<HTMLInputElement>(".shard-steer-input")!;
+    const input = el.querySelector<HTMLTextAreaElement>(
+      ".shard-composer-input",
+    )!;
     input.value = "/";
     input.dispatchEvent(new Event("input"));
     const ask = model.sent.at(-1)!;
@@ -106,13 +108,13 @@ describe("the widget's steer box takes / commands", () => {
         ],
       },
     });
-    const listId = input.getAttribute("list")!;
-    const options = [...el.querySelectorAll(`#${listId} option`)].map((o) =>
-      o.getAttribute("value"),
+    const options = [...el.querySelectorAll(".shard-slash-menu li code")].map(
+      (o) => o.textContent,
     );
-    expect(options).toEqual(["/greet", "/status"]);
+    expect(options).toEqual(["/greet NAME", "/status"]);
 
     input.value = "/greet Ada";
+    input.dispatchEvent(new Event("input"));
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
     expect(model.sent.at(-1)).toMatchObject({
       type: "slash",
@@ -120,6 +122,7 @@ describe("the widget's steer box takes / commands", () => {
       client_id: "w-1",
     });
     input.value = "use the other file";
+    input.dispatchEvent(new Event("input"));
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
     expect(model.sent.at(-1)).toMatchObject({
       type: "steer",

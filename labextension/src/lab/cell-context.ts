@@ -4,6 +4,7 @@
 // `propose_cell_edit` the person accepts or rejects. Pure: the Lab plugin hands it the cell JSON.
 import { isRecord, isString } from "../render/guards";
 import type { ImageBlock } from "../wire";
+import { MAX_IMAGE_BYTES, MAX_IMAGES } from "../widget/composer-images";
 
 export type CellAction = "fix" | "explain" | "ask" | "generate";
 
@@ -29,9 +30,7 @@ export interface CellPrompt {
 }
 
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
-/** Decoded bytes an image may have: under every provider's limit (Anthropic's is 5 MB). */
-export const MAX_IMAGE_BYTES = 3_750_000;
-export const MAX_IMAGES = 8;
+export { MAX_IMAGE_BYTES, MAX_IMAGES };
 const MAX_SOURCE_CHARS = 40_000;
 const MAX_TEXT_CHARS = 8_000;
 const TABLE_HEAD_LINES = 25;

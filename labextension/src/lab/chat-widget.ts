@@ -16,8 +16,8 @@ import * as commands from "../widget/commands";
 import { asReply, commandsOf } from "../widget/replies";
 import type { AgentInfo, ImageBlock, PromptCommand } from "../wire";
 import type { AgentDirectory } from "./agent-directory";
-import { Composer } from "./composer";
-import { ComposerImages } from "./composer-images";
+import { Composer } from "../widget/composer";
+import { ComposerImages } from "../widget/composer-images";
 import { hasContextMentions, mentionOptions, resolveContextMentions } from "./mentions";
 import { injectContexts, mentionNotebooks, resolveVarMentions, varMentions } from "./var-mentions";
 import { watchRewinds } from "./rewind-notices";
@@ -57,7 +57,7 @@ export class AgentChat extends Widget {
     this.composer = new Composer({
       prompt: (text) => this.prompt(text),
       steer: (text) => {
-        const message = commands.steer(text);
+        const message = commands.steer(text, this.images.take());
         this.lastSteer = message.steer_id;
         this.store.send(message);
       },
@@ -76,7 +76,7 @@ export class AgentChat extends Widget {
     );
     this.composer.el.prepend(this.images.el);
     this.node.append(...(this.heading ? [this.heading] : []), this.banner, view, this.composer.el);
-    this.cleanups.push(renderAgentView({ model: this.store, el: view }, { steerBox: false }));
+    this.cleanups.push(renderAgentView({ model: this.store, el: view }, { composer: false }));
     const onStatus = (): void => {
       const status = this.store.get("status");
       this.composer.setBusy(isString(status) && isBusy(status));

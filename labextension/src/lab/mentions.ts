@@ -12,7 +12,7 @@ import { type Contents, ServerConnection } from "@jupyterlab/services";
 import { isRecord, isString } from "../render/guards";
 import type { ImageBlock } from "../wire";
 import { cellPrompt, MAX_IMAGES, underRoot } from "./cell-context";
-import type { MentionOption } from "./composer";
+import type { MentionOption } from "../widget/composer";
 import { type VarContext, variableNames } from "./var-mentions";
 
 const CELL = /(^|[\s(])@cell:([A-Za-z0-9_-]+)/g;

@@ -113,7 +113,7 @@ export class NotebookLive extends Widget {
     const cleanup = renderAgentView(
       { model: new CurrentTurnModel(store), el: this.body },
       {
-        steerBox: false,
+        composer: false,
       },
     );
     const update = (): void => this.refresh(store);

@@ -1,5 +1,6 @@
-// The AgentWidget view: header, transcript, usage line, steering box. State comes from the
-// model's traits; answers and controls go back as protocol commands via model.send.
+// The AgentWidget view: header, transcript, usage line, composer (prompt when idle, steer while
+// a turn runs, with pasted images and `@` mentions). State comes from the model's traits;
+// answers and controls go back as protocol commands via model.send.
 import { button, clear, h } from "../render/dom";
 import { PermissionDialogView, type PermissionAnswer } from "../render/dialogs/permission-dialog";
 import { UiDialogView, type UiAnswer } from "../render/dialogs/ui-dialog";
@@ -27,9 +28,9 @@ import {
 import { promptFocus, TranscriptFollower } from "./follow";
 import { asReply, commandsOf } from "./replies";
 import { RewindControls } from "./rewind-view";
-import { renderSteerBox } from "./steer-box";
 import { deriveItems, isEventLike, type Item, type Pending } from "./transcript-items";
 import { renderUsage } from "./usage-line";
+import { renderWidgetComposer } from "./widget-composer";
 
 type Dialog = PermissionDialogView | UiDialogView;
 
@@ -45,7 +46,7 @@ export function readPending(model: WidgetModel): Pending {
 
 export interface AgentViewOptions {
   /** false when the host has its own composer (the Lab chat tab) */
-  readonly steerBox?: boolean;
+  readonly composer?: boolean;
 }
 
 export function renderAgentView(
@@ -180,24 +181,11 @@ export function renderAgentView(
       button("Dismiss", () => clear(notice), "shard-button-small"),
     );
   };
-  const steerBox =
-    options.steerBox === false
-      ? null
-      : renderSteerBox((text) => send(commands.steer(text)), {
-          command: (text) =>
-            send(
-              commands.slash(
-                text,
-                commands.clientId(model),
-                getString(model, "client_label") || null,
-              ),
-            ),
-          wantCommands: () => send(commands.listCommands()),
-        });
+  const composer = options.composer === false ? null : renderWidgetComposer(model, send);
   const onCustom = (message: unknown): void => {
-    if (rewind.onReply(message)) return;
+    if (rewind.onReply(message) || composer?.onReply(message)) return;
     const reply = asReply(message);
-    if (reply?.command === "list_commands") steerBox?.setCommands(commandsOf(reply));
+    if (reply?.command === "list_commands") composer?.composer.setCommands(commandsOf(reply));
     if (!reply || reply.ok) return;
     if (reply.command === "slash" && reply.data["seq"] !== undefined) return; // in the transcript
     const key = reply.command_id !== null ? sentFor.get(reply.command_id) : "";
@@ -216,7 +204,7 @@ export function renderAgentView(
       rewind.panel,
       transcriptBox,
       usage,
-      steerBox?.el ?? null,
+      composer?.el ?? null,
       notice,
     ),
   );
@@ -241,6 +229,7 @@ export function renderAgentView(
       "change:goal",
       "change:todos",
     ].map((e) => listen(model, e, refreshHeader)),
+    ...(composer ? [listen(model, "change:status", composer.refreshBusy)] : []),
     listen(model, "change:usage", refreshUsage),
     listen(model, "msg:custom", onCustom),
   ];

@@ -1,6 +1,6 @@
 // Commands the browser sends to the kernel side, in the protocol's command shape
 // (schema/command.json); the Python widget validates them with the same pydantic models.
-import type { PermissionResponseCommand, UiResponseCommand } from "../wire";
+import type { ImageBlock, PermissionResponseCommand, UiResponseCommand } from "../wire";
 import type { PermissionAnswer, UiAnswer } from "../render/index";
 import type { WidgetModel } from "./model";
 import { getString } from "./model";
@@ -16,6 +16,21 @@ export interface SteerMessage {
   readonly text: string;
   /** names the steer in the `steer_receipt` every client gets */
   readonly steer_id: string;
+  /** pasted images; left out when there are none */
+  readonly images?: readonly ImageBlock[];
+}
+export interface PromptMessage {
+  readonly type: "prompt";
+  readonly id: string;
+  readonly text: string;
+  readonly images: readonly ImageBlock[];
+}
+/** The widget's own question to its Python side (not an agent command): what completes the
+ * `@` word being typed; the reply's `data.options` lists `{insert, detail}`. */
+export interface MentionOptionsMessage {
+  readonly type: "mention_options";
+  readonly id: string;
+  readonly word: string;
 }
 export interface InjectMessage {
   readonly type: "inject";
@@ -46,6 +61,8 @@ export type OutgoingCommand =
   | WithId<UiResponseCommand>
   | AbortMessage
   | SteerMessage
+  | PromptMessage
+  | MentionOptionsMessage
   | InjectMessage
   | SetModeMessage
   | SlashMessage
@@ -103,11 +120,24 @@ export function uiResponse(model: WidgetModel, answer: UiAnswer): WithId<UiRespo
 }
 
 export const abort = (): AbortMessage => ({ type: "abort", id: nextCommandId() });
-export const steer = (text: string): SteerMessage => ({
+export const steer = (text: string, images: readonly ImageBlock[] = []): SteerMessage => ({
   type: "steer",
   id: nextCommandId(),
   text,
   steer_id: `steer-${randomId()}`,
+  ...(images.length > 0 ? { images } : {}),
+});
+/** Starts a turn (the widget's composer while the agent is idle). */
+export const prompt = (text: string, images: readonly ImageBlock[] = []): PromptMessage => ({
+  type: "prompt",
+  id: nextCommandId(),
+  text,
+  images,
+});
+export const mentionOptions = (word: string): MentionOptionsMessage => ({
+  type: "mention_options",
+  id: nextCommandId(),
+  word,
 });
 /** Context the agent's next request carries; no turn starts. */
 export const inject = (

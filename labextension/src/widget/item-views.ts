@@ -96,6 +96,7 @@ export function renderSteer(item: SteerItem): HTMLElement {
       h("span", { class: "shard-steer-status", attrs: { "data-status": item.status } }, state),
     ),
     h("pre", { class: "shard-msg-text" }, item.text),
+    ...(item.images.length > 0 ? [renderPromptImages(item.images, "steer")] : []),
   );
 }
 
@@ -139,10 +140,10 @@ export function renderUser(item: UserItem): HTMLElement {
 }
 
 /** The prompt's images as thumbnails (raster base64 only, like a tool's), a gone one as its note. */
-function renderPromptImages(images: UserItem["images"]): HTMLElement {
+function renderPromptImages(images: UserItem["images"], what = "prompt"): HTMLElement {
   const strip = h("div", {
     class: "shard-msg-images",
-    attrs: { role: "group", "aria-label": "images sent with the prompt" },
+    attrs: { role: "group", "aria-label": `images sent with the ${what}` },
   });
   images.forEach((block, i) => {
     const shown =
@@ -150,7 +151,7 @@ function renderPromptImages(images: UserItem["images"]): HTMLElement {
         ? renderImage(
             block.media_type,
             block.data,
-            `image ${i + 1} sent with the prompt`,
+            `image ${i + 1} sent with the ${what}`,
             "shard-msg-image",
           )
         : h("span", { class: "shard-msg-image-gone" }, block.text);

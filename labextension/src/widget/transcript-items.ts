@@ -78,6 +78,8 @@ export interface SteerItem extends Base {
   readonly kind: "steer";
   readonly steerId: string;
   text: string;
+  /** the images sent with the steer (a text block stands for one whose blob is gone) */
+  images: readonly (TextBlock | ImageBlock)[];
   status: "admitted" | "rejected" | "superseded" | "queued";
   reason: string | null;
 }
@@ -211,6 +213,7 @@ class ItemBuilder {
           sig: `${e.seq}`,
           steerId: e.steer_id,
           text: e.text,
+          images: e.images ?? [], // a receipt logged before steers carried images has none
           status: e.status,
           reason: e.reason ?? null,
         });

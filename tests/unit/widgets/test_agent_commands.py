@@ -185,7 +185,7 @@ def test_valid_commands_reach_the_controller_and_are_acknowledged(
         ("abort", refused("unknown", None, "a message must be a JSON object")),
         (
             {"type": "prompt", "id": "c9", "text": "hi"},
-            refused("prompt", "c9", "prompt is not sent through this widget"),
+            refused("prompt", "c9", "prompt: this agent takes no prompts through its widget"),
         ),
         (
             {"type": "attach", "id": "c9", "client_id": "w"},

@@ -269,14 +269,6 @@
 .shard-gauge-fill.shard-tone-error {
   background: var(--shard-error);
 }
-.shard-steer {
-  display: flex;
-  gap: 6px;
-  padding-top: 4px;
-}
-.shard-steer-input {
-  flex: 1;
-}
 .shard-command-notice:not(:empty) {
   color: var(--shard-error);
   display: flex;
@@ -877,12 +869,15 @@
   border-radius: 4px;
   box-shadow: 0 2px 6px rgba(0, 0, 0, 0.15);
   z-index: 10;
+  max-height: 240px;
+  overflow-y: auto;
 }
 .shard-slash-item {
   padding: 2px 8px;
   cursor: pointer;
 }
-.shard-slash-item:hover {
+.shard-slash-item:hover,
+.shard-slash-item-selected {
   background: var(--shard-bg-alt);
 }
 .shard-banner[hidden],

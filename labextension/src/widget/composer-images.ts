@@ -1,10 +1,14 @@
-// Images pasted or dropped into the chat composer: read as base64, shown as thumbnails with a
-// remove button, and taken by the next prompt as image blocks (the `prompt` command's `images`).
-// Only PNG, JPEG, GIF and WebP, at most 8, each at most 3.75 MB (under every provider's limit);
-// anything else is refused with the reason.
+// Images pasted or dropped into a composer (the Lab chat's and the widget's): read as base64,
+// shown as thumbnails with a remove button, and taken by the next prompt or steer as image blocks
+// (the `prompt` and `steer` commands' `images`). Only PNG, JPEG, GIF and WebP, at most 8, each at
+// most 3.75 MB (under every provider's limit); anything else is refused with the reason, the
+// agent's own (shard_core/protocol/commands.py).
 import { button, h } from "../render/dom";
 import type { ImageBlock } from "../wire";
-import { MAX_IMAGE_BYTES, MAX_IMAGES } from "./cell-context";
+
+/** Decoded bytes an image may have: under every provider's limit (Anthropic's is 5 MB). */
+export const MAX_IMAGE_BYTES = 3_750_000;
+export const MAX_IMAGES = 8;
 
 const TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
 type ImageType = (typeof TYPES)[number];

@@ -1,9 +1,10 @@
-// The chat composer: a prompt box that sends a prompt when the agent is idle and a steer while a
-// turn runs (the steer's state shown under it), with completion for `/` commands. The commands
-// are the agent's own (`setCommands`, from its `list_commands` reply): bundled, the kernel's and
-// every extension's alike; the composer keeps no list of its own. An `@` word before the caret
-// opens the mention menu (`mentionOptions`: files, cells, outputs, variables); Tab or a click
-// completes it.
+// The composer of the Lab chat and of the agent widget: a prompt box that sends a prompt when the
+// agent is idle and a steer while a turn runs (the steer's state shown under it), with
+// completion for `/` commands. The commands are the agent's own (`setCommands`, from its
+// `list_commands` reply): bundled, the kernel's and every extension's alike; the composer keeps
+// no list of its own. An `@` word before the caret opens the mention menu (`mentionOptions`:
+// files, cells, outputs, variables); Tab or a click completes it, the arrow keys choose another
+// entry (which Enter takes too; without them Enter sends), Escape closes it.
 import { button, h } from "../render/dom";
 import type { SlashCommandInfo } from "../wire";
 
@@ -35,6 +36,8 @@ export class Composer {
   private enabled = true;
   private commands: readonly SlashCommandInfo[] = [];
   private mentionAsk = 0;
+  private selected = 0;
+  private moved = false;
 
   constructor(private readonly actions: ComposerActions) {
     this.input = h("textarea", {
@@ -105,21 +108,43 @@ export class Composer {
   }
 
   private onKey(event: KeyboardEvent): void {
-    if (event.key === "Tab" && !this.menu.hidden) {
-      const first = this.menu.querySelector<HTMLElement>("li");
-      if (first?.dataset["mention"]) {
-        event.preventDefault();
-        this.completeMention(first.dataset["mention"]);
-      } else if (first?.dataset["command"]) {
-        event.preventDefault();
-        this.complete(first.dataset["command"]);
-      }
+    const items = this.menu.hidden ? [] : [...this.menu.querySelectorAll<HTMLElement>("li")];
+    const chosen = items[this.selected];
+    if ((event.key === "ArrowDown" || event.key === "ArrowUp") && items.length > 0) {
+      event.preventDefault();
+      const step = event.key === "ArrowDown" ? 1 : -1;
+      this.select((this.selected + step + items.length) % items.length);
+      this.moved = true;
+    } else if (
+      chosen &&
+      (event.key === "Tab" || (event.key === "Enter" && !event.shiftKey && this.moved))
+    ) {
+      event.preventDefault();
+      if (chosen.dataset["mention"]) this.completeMention(chosen.dataset["mention"]);
+      else if (chosen.dataset["command"]) this.complete(chosen.dataset["command"]);
     } else if (event.key === "Enter" && !event.shiftKey) {
       event.preventDefault();
       this.submit();
     } else if (event.key === "Escape") {
       this.menu.hidden = true;
     }
+  }
+
+  /** Marks the menu's `index`th item as the one Tab or Enter takes. */
+  private select(index: number): void {
+    this.selected = index;
+    this.menu.querySelectorAll<HTMLElement>("li").forEach((item, n) => {
+      item.setAttribute("aria-selected", String(n === index));
+      item.classList.toggle("shard-slash-item-selected", n === index);
+      if (n === index) item.scrollIntoView?.({ block: "nearest" });
+    });
+  }
+
+  private showMenu(items: readonly HTMLElement[]): void {
+    this.menu.replaceChildren(...items);
+    this.menu.hidden = items.length === 0;
+    this.moved = false;
+    this.select(0);
   }
 
   /** The `@…` word that ends at the caret, or null. */
@@ -132,23 +157,13 @@ export class Composer {
     const ask = ++this.mentionAsk;
     const options = (await this.actions.mentionOptions?.(word)) ?? [];
     if (ask !== this.mentionAsk || this.mentionWord() !== word) return; // typed on meanwhile
-    this.menu.replaceChildren(
-      ...options.map(({ insert, detail }) => {
-        const item = h(
-          "li",
-          { class: "shard-slash-item shard-mention-item", attrs: { role: "option" } },
-          h("code", null, insert),
-          detail ? ` — ${detail}` : "",
-        );
-        item.dataset["mention"] = insert;
-        item.addEventListener("mousedown", (event) => {
-          event.preventDefault();
-          this.completeMention(insert);
-        });
-        return item;
-      }),
+    this.showMenu(
+      options.map(({ insert, detail }) =>
+        menuItem(insert, detail ? ` — ${detail}` : "", "mention", insert, () =>
+          this.completeMention(insert),
+        ),
+      ),
     );
-    this.menu.hidden = options.length === 0;
   }
 
   private completeMention(insert: string): void {
@@ -174,23 +189,13 @@ export class Composer {
       text.startsWith("/") && !text.includes("\n")
         ? this.commands.filter(({ name }) => name.startsWith(text) && name !== text)
         : [];
-    this.menu.replaceChildren(
-      ...matches.map(({ name, description: help, hint }) => {
-        const item = h(
-          "li",
-          { class: "shard-slash-item", attrs: { role: "option" } },
-          h("code", null, hint ? `${name.trim()} ${hint}` : name.trim()),
-          ` — ${help}`,
-        );
-        item.dataset["command"] = name;
-        item.addEventListener("mousedown", (event) => {
-          event.preventDefault();
-          this.complete(name);
-        });
-        return item;
-      }),
+    this.showMenu(
+      matches.map(({ name, description: help, hint }) =>
+        menuItem(hint ? `${name.trim()} ${hint}` : name.trim(), ` — ${help}`, "command", name, () =>
+          this.complete(name),
+        ),
+      ),
     );
-    this.menu.hidden = matches.length === 0;
   }
 
   private complete(name: string): void {
@@ -198,6 +203,29 @@ export class Composer {
     this.input.focus();
     this.updateMenu();
   }
+}
+
+/** One entry of the `/` or `@` menu: `data-<kind>` holds what it completes; a click takes it. */
+function menuItem(
+  shown: string,
+  detail: string,
+  kind: "mention" | "command",
+  value: string,
+  pick: () => void,
+): HTMLElement {
+  const extra = kind === "mention" ? " shard-mention-item" : "";
+  const item = h(
+    "li",
+    { class: `shard-slash-item${extra}`, attrs: { role: "option" } },
+    h("code", null, shown),
+    detail,
+  );
+  item.dataset[kind] = value;
+  item.addEventListener("mousedown", (event) => {
+    event.preventDefault();
+    pick();
+  });
+  return item;
 }
 
 function clip(text: string): string {
