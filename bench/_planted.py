@@ -98,12 +98,23 @@ def _text(line: dict[str, Any]) -> str:
     return "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
 
 
-def facts_of(lines: list[dict[str, Any]]) -> Facts:
-    """The facts of the folded `lines` (store JSON objects): the planted ones present, the last
-    failing test, the last commit, the files changed."""
+Planted = tuple[tuple[str, float, str, str, tuple[str, ...]], ...]
+"""(name, where, role, text, needles) of each planted fact."""
+
+
+def facts_of(
+    lines: list[dict[str, Any]],
+    planted: Planted = PLANTED,
+    *,
+    failures: tuple[re.Pattern[str], ...] = (FAILED,),
+    changing: tuple[str, ...] = ("edit", "write"),
+) -> Facts:
+    """The facts of the folded `lines` (store JSON objects): the `planted` ones present, the
+    last failing test (the last match of any of `failures` in a bash output), the last commit,
+    the files a successful call of a `changing` tool named."""
     texts = [_text(x) for x in lines]
     joined = "\n".join(texts)
-    needles = {name: n for name, _, _, text, n in PLANTED if text in joined}
+    needles = {name: n for name, _, _, text, n in planted if text in joined}
     last_fail = last_commit = None
     files: dict[str, None] = {}
     calls: dict[str, dict[str, Any]] = {}
@@ -117,11 +128,12 @@ def facts_of(lines: list[dict[str, Any]]) -> Facts:
             call = calls.get(details.get("tool_call_id", ""), {})
             result = details.get("result") or {}
             args = call.get("input") or {}
-            if call.get("name") in ("edit", "write") and not result.get("is_error"):
+            if call.get("name") in changing and not result.get("is_error"):
                 files[str(args.get("path"))] = None
             if call.get("name") == "bash":
-                if (m := FAILED.search(text)) is not None:
-                    last_fail = m.group(1)
+                found = [m for p in failures for m in p.finditer(text)]
+                if found:
+                    last_fail = max(found, key=lambda m: m.start()).group(1)
                 if "git commit" in str(args.get("command")) and (m := COMMIT.search(text)):
                     last_commit = m.group(1)
     if last_fail:

@@ -252,7 +252,7 @@ class DeterministicCompactor:
         last = next(i for i in range(end - 1, first - 1, -1) if branch[i].type not in MARKER_TYPES)
         blocks, index = blocks_before(cut.keep_from)
         plan = self._plans.latest(branch, window)
-        folded = sum(tokens[: cut.keep_from]) + (estimate_text(previous) if previous else 0)
+        folded = _weight(tokens[: cut.keep_from]) + (estimate_text(previous) if previous else 0)
         summary_budget = min(summary_budget, adaptive_budget(folded, data.context_window))
         summary = self._summary(blocks, index, plan, previous, data, summary_budget, warm)
         after = overhead + estimate_text(summary) + ENTRY_OVERHEAD_TOKENS + cut.kept_tokens
@@ -312,15 +312,26 @@ class DeterministicCompactor:
 
 
 MIN_SUMMARY_TOKENS = 1_200
-WINDOW_SHARE = 32
+WINDOW_SHARE = 64
+ENTRY_WEIGHT_CAP = 300
+"""What one folded entry counts for at most in the summary's budget (tokens): a 300 KB build
+log or fetched page says no more worth keeping than a 1.2 KB one, and sessions with a few huge
+outputs got summaries padded with turns and transcript for them."""
+
+
+def _weight(tokens: Sequence[int]) -> int:
+    """The folded entries' tokens, each counted up to ENTRY_WEIGHT_CAP."""
+    cap = ENTRY_WEIGHT_CAP
+    return sum(t if t < cap else cap for t in tokens)
 
 
 def adaptive_budget(folded_tokens: int, window: int) -> int:
     """The summary's share of what it replaces: four times the square root of the folded
-    tokens (1.2k tokens for a 90k-token fold, 2.8k for 500k, 6k past 2.2M), at least
-    MIN_SUMMARY_TOKENS and at most 1/WINDOW_SHARE of the window (6.25k of a 200k window). The
-    summary is paid for on every later request, and a small fold has little to say: a fixed
-    budget padded small folds with transcript."""
+    tokens (each entry counted up to ENTRY_WEIGHT_CAP: 1.2k tokens for a 90k-token fold, 2.8k
+    for 500k), at least MIN_SUMMARY_TOKENS and at most 1/WINDOW_SHARE of the window (3.1k of a
+    200k window). The summary is paid for on every later request, and a small fold has little
+    to say: a fixed budget padded small folds with transcript. (Every changed path is listed
+    even past it: format.room_for.)"""
     grown = 4 * int(folded_tokens**0.5)
     return max(MIN_SUMMARY_TOKENS, min(grown, max(window // WINDOW_SHARE, MIN_SUMMARY_TOKENS)))
 

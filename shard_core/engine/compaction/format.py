@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from shard_core.engine.compaction.file_lines import fold_oldest, folded_length, is_compact
 from shard_core.engine.compaction.gates import Haystack
 from shard_core.engine.compaction.merge import merge_lines
 from shard_core.engine.compaction.redact import HINTS, redact, redact_hinted
@@ -137,9 +138,10 @@ SHRINK_ORDER = ("transcript", "types", "turns", "", "files", "commits", "outstan
 """Which section gives up a line first when the summary is over its budget (`""`: any section
 not named here, e.g. an extension's). The verbatim-ish history goes before the facts; the
 facts go last, and the goal and the preferences last of all."""
-OLDEST_FIRST = frozenset({"turns", "files", "commits", "decisions", "preferences"})
-"""Sections listed oldest first: they lose their first line (the newest file, commit and
-preference are the ones a recall question asks about)."""
+OLDEST_FIRST = frozenset({"turns", "commits", "decisions", "preferences"})
+"""Sections listed oldest first: they lose their first line (the newest commit and preference
+are the ones a recall question asks about). Files And Changes loses no path: its oldest
+detailed line goes into the compact list (file_lines.py)."""
 EMPTIABLE = frozenset({"transcript", "types", "turns"})
 """Sections that may lose every line; the others keep at least one."""
 
@@ -164,7 +166,24 @@ def over_budget(
         parsed = parse_summary(previous)
         kept = {t: lines for t, lines in parsed.sections.items() if t not in left_out}
         fresh = merge_sections(replace(parsed, sections=kept), fresh)
-    return _length(fresh, {}) > max_chars
+    return _length(fresh, {}) > room_for(fresh, max_chars)
+
+
+PATHS_SHARE = 4
+"""When every changed path cannot fit in the budget beside the other sections, the summary
+grows to hold them all plus 1/PATHS_SHARE of the budget for the rest (`room_for`)."""
+
+
+def room_for(sections: Sequence[Section], max_chars: int) -> int:
+    """The characters the summary may take: `max_chars`, or more when the changed paths alone
+    (all in the compact list, the least they take) leave under 1/PATHS_SHARE of it for the
+    other sections. No path is ever left out (file_lines.py), and a session that changed a
+    thousand files needs the room to say so."""
+    files = next((s for s in sections if s.name == "files" and s.lines), None)
+    if files is None:
+        return max_chars
+    least = folded_length(files.lines) + len(files.title) + 8
+    return max(max_chars, least + max_chars // PATHS_SHARE)
 
 
 def _rank(section: Section) -> int:
@@ -182,6 +201,9 @@ def _shrunk(section: Section) -> Section | None:
         lines = _drop_oldest_turn(section.lines)
     elif name == "goal":
         lines = section.lines[:1] + section.lines[2:]
+    elif name == "files":
+        folded = fold_oldest(section.lines)
+        return None if folded is None else replace(section, lines=folded)
     elif name in OLDEST_FIRST:
         lines = section.lines[1:]
     else:
@@ -228,21 +250,71 @@ def _length(sections: Sequence[Section], sizes: dict[int, tuple[Section, int]]) 
 
 
 def fit(sections: Sequence[Section], max_chars: int) -> str:
-    """The rendered summary, lines dropped (least valuable first) until it fits `max_chars`;
-    as a last resort the text itself is cut."""
+    """The rendered summary, lines dropped (least valuable first) until it fits `max_chars`
+    (or the room every changed path needs, `room_for`); as a last resort the text itself is
+    cut, never into Files And Changes."""
     work = list(sections)
+    max_chars = room_for(work, max_chars)
     sizes: dict[int, tuple[Section, int]] = {}
     total = _length(work, sizes)
     # least valuable first (SHRINK_ORDER; among equals the later section), each down to
     # what it keeps before the next gives up a line
     for i in sorted(range(len(work)), key=lambda i: (_rank(work[i]), -i)):
+        if work[i].name == "files" and work[i].merge != TRANSCRIPT_POLICY:
+            total = _fold_files(work, i, sizes, total, max_chars)
+            continue
         while total > max_chars and (shrunk := _shrunk(work[i])) is not None:
             work[i] = shrunk
             total = _length(work, sizes)
     text = render(work)
     if len(text) > max_chars:
-        text = text[: max(0, max_chars - len(CUT_NOTE))] + CUT_NOTE
+        # the last resort never cuts into Files And Changes: every changed path stays
+        keep = _end_of(text, [s for s in work if s.name == "files" and s.lines])
+        text = text[: max(0, max_chars - len(CUT_NOTE), keep)] + CUT_NOTE
     return text
+
+
+def _fold_files(
+    work: list[Section], i: int, sizes: dict[int, tuple[Section, int]], total: int, limit: int
+) -> int:
+    """`work[i]` (Files And Changes) with as few of its oldest detailed lines folded into the
+    compact list as bring the summary within `limit` (all when none do): what folding one at a
+    time gives, found by bisection (a fold never lengthens the section, but the first, which
+    starts the list). Returns the new total."""
+    if total <= limit:
+        return total
+    lines = work[i].lines
+    detailed = len(lines) - (1 if lines and is_compact(lines[0]) else 0)
+
+    def length(count: int) -> tuple[int, Section]:
+        folded = fold_oldest(lines, count)
+        section = work[i] if folded is None else replace(work[i], lines=folded)
+        trial = [*work[:i], section, *work[i + 1 :]]
+        return _length(trial, sizes), section
+
+    low, high = 1, detailed  # the least count within the limit lies in [low, high]
+    best = length(high) if detailed else (total, work[i])
+    if best[0] <= limit:
+        while low < high:
+            mid = (low + high) // 2
+            found = length(mid)
+            if found[0] <= limit:
+                high, best = mid, found
+            else:
+                low = mid + 1
+    work[i] = best[1]
+    return best[0]
+
+
+def _end_of(text: str, sections: Sequence[Section]) -> int:
+    """Where the first of `sections` ends in the rendered `text` (0 for none)."""
+    if not sections:
+        return 0
+    head = text.find(f"\n## {sections[0].title}\n")
+    if head == -1:
+        return 0
+    end = text.find("\n\n", head + 1)
+    return len(text) if end == -1 else end
 
 
 def _redacted(sections: Sequence[Section], redactor: Callable[[str], str]) -> list[Section]:

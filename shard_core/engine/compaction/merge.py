@@ -3,8 +3,9 @@
 Policies by name: sticky-goal (the first goal stays; the latest change of scope wins), union
 (deduplicated, capped, oldest dropped first), union-keyed (one line per key — the text before
 the first `: ` — updated in place so earlier lines keep their position for prompt caching),
-union-files (per path, statuses combined), rolling-turns and rolling-transcript (append, keep
-the newest within a cap), replace (fresh only). Unknown policy names behave as replace.
+union-files (per path, statuses combined, no path ever dropped: file_lines.py), rolling-turns
+and rolling-transcript (append, keep the newest within a cap), replace (fresh only). Unknown
+policy names behave as replace.
 """
 
 from __future__ import annotations
@@ -14,11 +15,17 @@ from collections.abc import Callable
 from shard_core.engine.compaction.excerpts import split_crumb, with_crumb
 from shard_core.engine.compaction.extractors.intent import SCOPE_PREFIX
 from shard_core.engine.compaction.extractors.turns import CONTINUED, MAX_TURNS
+from shard_core.engine.compaction.file_lines import (
+    FileStatuses,
+    file_lines,
+    is_compact,
+    parse_compact,
+    parse_detailed,
+)
 
 Policy = Callable[[list[str], list[str]], list[str]]
 
 UNION_CAP = 30
-FILES_CAP = 40
 TRANSCRIPT_MERGED_CHARS = 8000
 TURNS_MARKER = "(+"
 
@@ -63,18 +70,42 @@ def _combine(statuses: list[str], more: list[str]) -> list[str]:
     return out[-3:]
 
 
+_last_files: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None = None
+"""union_files' last arguments and answer: one compaction merges the same Files And Changes
+lines several times (each budget check and the summary itself), hundreds of paths each."""
+
+
 def union_files(previous: list[str], fresh: list[str]) -> list[str]:
-    files: dict[str, tuple[list[str], list[int]]] = {}
+    """Per path, statuses combined; every path kept (the oldest in the compact list)."""
+    global _last_files
+    key = (tuple(previous), tuple(fresh))
+    last = _last_files
+    if last is not None and last[0] == key[0] and last[1] == key[1]:
+        return list(last[2])
+    merged = _union_files(previous, fresh)
+    _last_files = (*key, tuple(merged))
+    return merged
+
+
+def _union_files(previous: list[str], fresh: list[str]) -> list[str]:
+    files: FileStatuses = {}
     for line in previous + fresh:
-        text, indices = split_crumb(line)
-        path, sep, status_text = text.rpartition(": ")
-        if not sep:
+        if is_compact(line):  # hundreds of paths, most seen once: no combining for those
+            for path, status in parse_compact(line):
+                known = files.get(path)
+                files[path] = ([status], []) if known is None else _added(known, [status], [])
             continue
-        statuses = [s.strip() for s in status_text.split(",") if s.strip()]
-        old_statuses, old_indices = files.get(path, ([], []))
-        files[path] = (_combine(old_statuses, statuses), (old_indices + indices)[-3:])
-    lines = [with_crumb(f"{p}: {', '.join(s)}", i) for p, (s, i) in files.items()]
-    return lines[-FILES_CAP:]
+        parsed = parse_detailed(line)
+        if parsed is not None:
+            path, statuses, indices = parsed
+            files[path] = _added(files.get(path, ([], [])), statuses, indices)
+    return file_lines(files)
+
+
+def _added(
+    known: tuple[list[str], list[int]], statuses: list[str], indices: list[int]
+) -> tuple[list[str], list[int]]:
+    return _combine(known[0], statuses), (known[1] + indices)[-3:]
 
 
 def _omitted(lines: list[str]) -> int:

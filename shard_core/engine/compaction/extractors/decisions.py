@@ -26,7 +26,13 @@ _DECISION = re.compile(
     r"stick with|not)|(?:we're |i'm |i am )?going with|(?:we|i) chose|settled on|agreed to)\b",
     re.IGNORECASE,
 )
-_QUESTION = re.compile(r"\bopen question\b|\?\s*$", re.IGNORECASE)
+_OPEN = ("open question", "still open", "undecided", "not decided", "decide later",
+         "decide after", "leave it open", "leave this open", "tbd")  # fmt: skip
+"""Words that say a question is left open (lowercase): such a question outranks one that only
+ends in '?' ("can you fix the parser?" is a request the next turns answer)."""
+PLAIN_QUESTIONS = 1
+"""Of the MAX_QUESTIONS, how many may be plain '?' questions (the newest) when questions said
+to be open are there too."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -39,20 +45,34 @@ def _sentences(text: str, test: re.Pattern[str]) -> list[str]:
     return found
 
 
-def _open_question(text: str) -> str | None:
-    """The user's question: an 'open question' sentence (with the one after it, which often
-    says how it stands), else the last sentence that ends in '?'."""
+def _open_question(text: str) -> tuple[str, bool] | None:
+    """The user's question and whether it is said to be open: a sentence with one of _OPEN's
+    words (with the one after it, which often says how it stands), else the last sentence that
+    ends in '?'."""
     parts = [squash(s) for s in _SENTENCE.split(text) if s.strip()]
     for i, part in enumerate(parts):
-        if "open question" in part.lower():
-            return " ".join(parts[i : i + 2])
+        lowered = part.lower()
+        if any(word in lowered for word in _OPEN):
+            return " ".join(parts[i : i + 2]), True
     asked = [p for p in parts if p.endswith("?") and len(p) >= 12]
-    return asked[-1] if asked else None
+    return (asked[-1], False) if asked else None
+
+
+def _newest_questions(questions: dict[str, tuple[int, str, bool]]) -> list[tuple[int, str]]:
+    """The newest MAX_QUESTIONS, those said to be open first, then plain ones (at most
+    PLAIN_QUESTIONS of them while open ones are there)."""
+    said = [(at, s) for at, s, is_open in questions.values() if is_open]
+    plain = [(at, s) for at, s, is_open in questions.values() if not is_open]
+    if not said:
+        return plain[-MAX_QUESTIONS:]
+    newest = plain[-PLAIN_QUESTIONS:] if PLAIN_QUESTIONS else []
+    return said[-(MAX_QUESTIONS - len(newest)) :] + newest
 
 
 class DecisionsAndQuestions:
     """Decisions (user's or assistant's, newest MAX_DECISIONS) and the user's latest open
-    questions (newest MAX_QUESTIONS), oldest first, each with its entry."""
+    questions (newest MAX_QUESTIONS, those said to be open first), oldest first, each with
+    its entry."""
 
     name = "decisions"
     title = "Decisions And Questions"
@@ -61,7 +81,7 @@ class DecisionsAndQuestions:
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
         tools = tool_index(blocks, ctx)
         decisions: dict[str, tuple[int, str]] = {}
-        questions: dict[str, tuple[int, str]] = {}
+        questions: dict[str, tuple[int, str, bool]] = {}
         for block in tools.of_kind("user", "assistant"):
             text: str = getattr(block, "text", "")
             lowered = text.lower()
@@ -71,13 +91,13 @@ class DecisionsAndQuestions:
             if block.kind == "user" and "?" in text:
                 asked = _open_question(text)
                 if asked is not None:
-                    questions[asked.casefold()] = (block.entry_index, asked)
+                    questions[asked[0].casefold()] = (block.entry_index, *asked)
         lines = [
             (at, with_crumb(DECISION_PREFIX + clip(s, SENTENCE_CHARS), [at]))
             for at, s in list(decisions.values())[-MAX_DECISIONS:]
         ]
         lines += [
             (at, with_crumb(QUESTION_PREFIX + clip(s, SENTENCE_CHARS), [at]))
-            for at, s in list(questions.values())[-MAX_QUESTIONS:]
+            for at, s in _newest_questions(questions)
         ]
         return [line for _, line in sorted(lines, key=lambda x: x[0])]

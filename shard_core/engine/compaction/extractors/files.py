@@ -17,10 +17,9 @@ from shard_core.contracts.access import PathAccess
 from shard_core.contracts.compactor import ExtractorContext
 from shard_core.engine.access import access_for, path_tools
 from shard_core.engine.compaction.context import call_path, facts_of, tool_index
-from shard_core.engine.compaction.excerpts import with_crumb
+from shard_core.engine.compaction.file_lines import file_lines
 from shard_core.types import BashBlock, NormalizedBlock, ToolCallNBlock, ToolResultNBlock
 
-MAX_FILES = 40
 MAX_CRUMBS = 3
 _SEGMENTS = re.compile(r"&&|\|\||[;|\n]")
 _FILE_COMMAND = re.compile(r"\b(?:rm|mv)\b")
@@ -57,8 +56,8 @@ class FileLog:
             del crumbs[0]
 
     def lines(self) -> list[str]:
-        paths = list(self.statuses)[-MAX_FILES:]
-        return [with_crumb(f"{p}: {', '.join(self.statuses[p])}", self.indices[p]) for p in paths]
+        """Every path: the newest on lines of their own, the older in one compact list."""
+        return file_lines({p: (self.statuses[p], self.indices[p]) for p in self.statuses})
 
 
 def shell_file_ops(command: str) -> list[tuple[str, str]]:

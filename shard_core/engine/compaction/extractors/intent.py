@@ -22,12 +22,22 @@ _SCOPE = re.compile(
     r"\b(?:instead|change of plans?|forget (?:that|it|about)|scratch that|new task|switch(?:ing)?"
     r" to|pivot|different approach|never ?mind|actually,? (?:let'?s|we|i want|please)"
     r"|now (?:let'?s|i want|we need|please|implement|add)|next,? (?:let'?s|please|implement|add)"
-    r"|also (?:add|implement|handle|support|make))\b",
+    r"|also (?:add|implement|handle|support|make)"
+    r"|new requirements?|requirements? (?:changed|have changed)|out of scope|scope change"
+    r"|no longer (?:need|want|support))\b",
     re.IGNORECASE,
 )
+_EXPLICIT = re.compile(
+    r"\b(?:change of plans?|new task|scratch that|pivot|different approach|new requirements?"
+    r"|requirements? (?:changed|have changed)|out of scope|scope change)\b",
+    re.IGNORECASE,
+)
+"""The phrases that say the scope changed in so many words ("now let's add" may be the next
+step of the same plan): the latest of these wins over a later implicit one."""
 _SCOPE_WORDS = (
     "instead", "change of plan", "forget", "scratch that", "new task", "switch", "pivot",
-    "different approach", "never", "actually", "now", "next", "also",
+    "different approach", "never", "actually", "now", "next", "also", "requirement", "scope",
+    "no longer",
 )  # fmt: skip
 """Substrings every scope-change phrase contains (see _maybe_scope)."""
 _PREFERENCE = re.compile(
@@ -129,7 +139,8 @@ def _states_goal(summary: str | None, title: str) -> bool:
 
 
 class SessionGoal:
-    """The first substantive user turns, and the latest user turn that changed the scope."""
+    """The first substantive user turns, and the latest user turn that changed the scope (the
+    latest that says so in so many words, else the latest that implies it)."""
 
     name = "goal"
     title = "Session Goal"
@@ -150,11 +161,16 @@ class SessionGoal:
         facts = facts_of(ctx)
         later = users[after:]
         maybe = _maybe(tools, facts, _SCOPE_WORDS, (), _maybe_scope)[after:]
+        scope: UserBlock | None = None
         for block, hinted in zip(reversed(later), reversed(maybe), strict=True):
             if hinted and facts.of(changes_scope, block, None):
-                text = SCOPE_PREFIX + clip(block.text, GOAL_CHARS)
-                lines.append(with_crumb(text, [block.entry_index]))
-                break
+                scope = scope or block
+                if _EXPLICIT.search(block.text):
+                    scope = block
+                    break
+        if scope is not None:
+            text = SCOPE_PREFIX + clip(scope.text, GOAL_CHARS)
+            lines.append(with_crumb(text, [scope.entry_index]))
         return lines
 
 

@@ -23,7 +23,13 @@ TITLE = "Progress"
 LAST_TEST = "last test run: "
 LAST_FAILURE = "last failing test run: "
 FAILING = "failing: "
-_FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
+_FAILED = re.compile(
+    r"^(?:(?:FAILED|ERROR) (\S+)"  # pytest
+    r"|[ \t]*\u2715 (.+?)(?: \(\d+ ?m?s\))?[ \t]*$"  # jest, vitest
+    r"|test (\S+) \.\.\. FAILED$)",  # cargo
+    re.MULTILINE,
+)
+"""A failed test's name as the runner prints it; one group each."""
 IN_PROGRESS = "in progress: "
 
 
@@ -47,6 +53,14 @@ def _last_test_run(runs: Sequence[BashBlock]) -> str | None:
     return None
 
 
+def _failed_tests(output: str) -> list[str]:
+    """The failed tests' names in a run's output, in order."""
+    names: list[str] = []
+    for match in _FAILED.finditer(output):
+        names.append(next(name for name in match.groups() if name))
+    return names
+
+
 def _last_failure(runs: Sequence[BashBlock]) -> str | None:
     """The latest test run that failed and the tests it names (up to two): what the last
     runs were about. When that run is the last one, only the test names (the line above has
@@ -58,7 +72,7 @@ def _last_failure(runs: Sequence[BashBlock]) -> str | None:
         if block.exit_code == 0:
             last = False
             continue
-        failed = _FAILED.findall(block.output)
+        failed = _failed_tests(block.output)
         more = f" +{len(failed) - 2}" if len(failed) > 2 else ""
         named = clip(", ".join(failed[:2]) + more, 200)
         if last:

@@ -23,8 +23,8 @@ MESSAGE_CHARS = 100
 
 
 Commit = tuple[str, str, str, bool]
-"""(short hash, message, where it was seen — the branch it was made on or `seen in git log`,
-made here?)"""
+"""(hash as git printed it, message, where it was seen — the branch it was made on or `seen in
+git log`, made here?)"""
 
 
 def commits_of(block: BashBlock, _: None) -> list[Commit]:
@@ -35,12 +35,12 @@ def commits_in(block: BashBlock) -> list[Commit]:
     """The commits named in one bash block's output."""
     found: list[Commit] = []
     for match in _MADE.finditer(block.output):
-        found.append((match["hash"][:7], match["msg"], match["branch"], True))
+        found.append((match["hash"], match["msg"], match["branch"], True))
     if _ONELINE_CMD.search(block.command):
         for line in block.output.splitlines()[:MAX_LOG_LINES]:
             match = _LOG_LINE.match(line)
             if match is not None:
-                found.append((match["hash"][:7], match["msg"], "seen in git log", False))
+                found.append((match["hash"], match["msg"], "seen in git log", False))
     return found
 
 
@@ -54,14 +54,16 @@ class Commits:
     merge = "union-keyed"
 
     def __call__(self, blocks: Sequence[NormalizedBlock], ctx: ExtractorContext) -> list[str]:
-        commits: dict[str, tuple[str, str, BashBlock]] = {}
+        # by the first 7 digits (git log may print fewer than the commit did); shown as the
+        # commit printed it: the string a person or a later command names it by
+        commits: dict[str, tuple[str, str, str, BashBlock]] = {}
         facts = facts_of(ctx)
         tools = tool_index(blocks, ctx)
         for block, git in zip(tools.bash(), tools.commands().any_of(("git",)), strict=True):
             if not git:
                 continue
-            for short, message, where, made in facts.of(commits_of, block, None):
-                if short not in commits or made:
-                    commits[short] = (message, where, block)
-        shown = list(commits.items())[-MAX_COMMITS:]  # only these lines are ever made
-        return [commit_line(short, *seen) for short, seen in shown]
+            for sha, message, where, made in facts.of(commits_of, block, None):
+                if sha[:7] not in commits or made:
+                    commits[sha[:7]] = (sha, message, where, block)
+        shown = list(commits.values())[-MAX_COMMITS:]  # only these lines are ever made
+        return [commit_line(*seen) for seen in shown]

@@ -13,6 +13,7 @@ from shard_core.engine.compaction import SectionContext, build_sections, normali
 from shard_core.engine.compaction.extractors import (
     BriefTranscript,
     Commits,
+    DecisionsAndQuestions,
     EarlierTurns,
     FilesAndChanges,
     OutstandingContext,
@@ -295,6 +296,7 @@ def test_build_sections_shares_one_index_and_survives_a_broken_extractor() -> No
 WORDS = [
     "I'd like you to", "please use ruff", "Never", "PREFER tabs", "instead of", "ok.",
     "\u0131nstead", "\u017ftop", "\u0130 would prefer", "actually, let's", "now add", "\n",
+    "New requirement", "out of scope", "no longer need",
 ]  # fmt: skip
 """Preference and scope phrases, some with the letters IGNORECASE folds onto ASCII."""
 PHRASES = st.lists(st.one_of(st.sampled_from(WORDS), st.text(max_size=6)), max_size=8).map(" ".join)
@@ -308,3 +310,56 @@ def test_the_prefilters_are_supersets_of_the_patterns(text: str) -> None:
     assert preference_sentences(text) == unfiltered
     if intent._SCOPE.search(text):  # pyright: ignore[reportPrivateUsage]
         assert intent._maybe_scope(text)  # pyright: ignore[reportPrivateUsage]
+
+
+def test_an_explicit_change_of_scope_outlasts_later_next_steps() -> None:
+    b = SessionBuilder()
+    b.user("Make the CSV importer stream rows instead of loading the whole file into memory.")
+    b.user("New requirement: the XLSX importer has to stream as well.")
+    b.user("Now let's add a progress bar.")
+    b.user("Next, please implement the retry.")
+    assert SessionGoal()(blocks_of(b), CTX)[-1] == (
+        "scope change: New requirement: the XLSX importer has to stream as well. "
+        "(recall: expand=[2])"
+    )
+    implied = SessionBuilder()  # with no explicit one, the latest implied change is it
+    implied.user("Make the CSV importer stream rows instead of loading the whole file.")
+    implied.user("Now let's add a progress bar.")
+    assert SessionGoal()(blocks_of(implied), CTX)[-1] == (
+        "scope change: Now let's add a progress bar. (recall: expand=[2])"
+    )
+
+
+def test_a_commit_is_named_by_the_hash_git_printed() -> None:
+    b = SessionBuilder()
+    b.bash("git commit -am 'stream rows'", "[main 8975adce7a] stream rows\n 2 files changed", 0)
+    b.bash("git log --oneline -1", "8975adc (HEAD -> main) stream rows", 0)
+    assert Commits()(blocks_of(b), CTX) == ["8975adce7a: stream rows (main) (recall: expand=[2])"]
+
+
+def test_questions_said_to_be_open_outrank_requests_phrased_as_questions() -> None:
+    b = SessionBuilder()
+    b.user("Still open: do we keep the row limit flag or remove it? Decide after the benchmark.")
+    for n in range(5):
+        b.user(f"Can you make the parser number {n} faster?")
+    lines = DecisionsAndQuestions()(blocks_of(b), CTX)
+    assert lines == [
+        "user asked: Still open: do we keep the row limit flag or remove it? Decide after the "
+        "benchmark. (recall: expand=[1])",
+        "user asked: Can you make the parser number 4 faster? (recall: expand=[6])",
+    ]
+
+
+def test_progress_names_the_failing_tests_of_pytest_jest_and_cargo() -> None:
+    outputs = {
+        "pytest -q": "FAILED tests/test_a.py::test_b - AssertionError\n1 failed",
+        "npx jest": "FAIL src/row.test.ts\n  \u2715 row \u203a streams (12 ms)",
+        "cargo test": "running 3 tests\ntest parse::quotes ... FAILED\n",
+    }
+    names = {"pytest -q": "tests/test_a.py::test_b", "npx jest": "row \u203a streams",
+             "cargo test": "parse::quotes"}  # fmt: skip
+    for command, output in outputs.items():
+        b = SessionBuilder()
+        b.user("Make the tests pass.")
+        b.bash(command, output, 1)
+        assert f"failing: {names[command]} (recall: expand=[3])" in Progress()(blocks_of(b), CTX)

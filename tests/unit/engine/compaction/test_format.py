@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from shard_core.engine.compaction import PREAMBLE, Section, format_summary, parse_summary
+from shard_core.engine.compaction.file_lines import DETAILED
 from shard_core.engine.compaction.merge import (
-    FILES_CAP,
     rolling_transcript,
     rolling_turns,
     sticky_goal,
@@ -121,8 +121,15 @@ def test_merge_policies() -> None:
     assert union_files(
         ["a.py: created", "b.py: modified"], ["a.py: deleted", "b.py: created", "not a file line"]
     ) == ["a.py: created, deleted", "b.py: modified, created"]
-    many = [f"f{i}.py: modified" for i in range(FILES_CAP + 5)]
-    assert union_files(many, [])[0] == "f5.py: modified"
+    many = [f"f{i}.py: modified" for i in range(DETAILED + 5)]
+    merged = union_files(many, ["f1.py: deleted", "g.py: created"])
+    assert merged[:2] == [
+        "also changed: f0.py, f1.py (deleted), f2.py, f3.py, f4.py, f5.py",
+        "f6.py: modified",
+    ]
+    assert merged[-1] == "g.py: created"
+    assert len(merged) == DETAILED + 1
+    assert union_files(merged, []) == merged  # the compact list reads back
 
 
 def test_rolling_turns_count_what_they_drop() -> None:
