@@ -95,6 +95,8 @@ class JobSteerHandler(JobsAPIHandler):
         parent, text = body.get("parent"), body.get("text")
         if not isinstance(parent, str) or not isinstance(text, str) or not text.strip():
             raise web.HTTPError(400, "give parent (an agent id) and text")
+        if body.get("images"):  # a parent agent steers its child with words
+            raise web.HTTPError(400, "a subagent's steer carries text only (no images)")
         self.find(parent, target)
         self.reply(await self.coordinator.steer(parent, unquote(target), text))
 

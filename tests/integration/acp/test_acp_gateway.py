@@ -4,13 +4,19 @@ panel and other tabs see. Driven by the ACP SDK's client against a real `shard g
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp.exceptions import RequestError
-from acp.schema import McpServerStdio, RequestPermissionResponse, ToolCallUpdate
+from acp.schema import (
+    ImageContentBlock,
+    McpServerStdio,
+    RequestPermissionResponse,
+    ToolCallUpdate,
+)
 
 from tests.integration.acp.conftest import AcpHost, acp_agent, text_prompt, write_script
 from tests.integration.gateway.conftest import TOKEN, Server, Servers, api, body
@@ -219,3 +225,32 @@ async def test_an_unreachable_gateway_is_a_clear_error_and_auto_falls_back(
         new = await conn.new_session(cwd=str(project), mcp_servers=[])
         assert not new.session_id.startswith("agent-")  # a session of this process
     assert "sessions run" in (tmp_path / "stderr2").read_text()
+
+
+async def test_a_gateway_sessions_prompt_carries_its_image(
+    gateway: Servers, project: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Images go with a gateway agent's prompt (the `prompt` command's `images`), kept in its
+    log as a blob reference; nine are refused with the agent protocol's reason."""
+    server = gateway.start()
+    model = write_script(tmp_path, [{"text": "One pixel."}])
+    pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
+    pixel += "AAAABJRU5ErkJggg=="
+    image = ImageContentBlock(type="image", data=pixel, mime_type="image/png")
+    host = AcpHost()
+    args = ("--gateway", server.url, "--token", TOKEN, "--model", model)
+    async with acp_agent(host, _env(server, acp_env), *args, stderr=tmp_path / "stderr") as (
+        conn, _p, _i,
+    ):  # fmt: skip
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        with pytest.raises(RequestError) as refused:
+            await conn.prompt(session_id=new.session_id, prompt=[*text_prompt("x"), *[image] * 9])
+        assert "9 images: at most 8 go with a prompt" in str(refused.value.data)
+        prompt = [*text_prompt("what is this?"), image]
+        response = await conn.prompt(session_id=new.session_id, prompt=prompt)
+    assert response.stop_reason == "end_turn"
+    assert "One pixel." in host.text()
+    [log] = list(tmp_path.rglob(f"agents/{new.session_id}/sessions/*.jsonl"))
+    digest = hashlib.sha256(pixel.encode()).hexdigest()
+    assert f"blob:sha256:{digest}" in log.read_text()
+    assert (log.parent / "blobs" / digest).read_text() == pixel

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import sys
 from pathlib import Path
 
@@ -236,6 +237,12 @@ async def test_a_host_stdio_mcp_server_is_used_through_the_gate(
     assert "UTC" in final.content[-1].content.text
 
 
+PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
+    "AAAABJRU5ErkJggg=="
+)
+
+
 async def test_a_prompt_during_a_turn_is_a_steer_answered_when_that_turn_ends(
     project: Path, acp_env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -253,7 +260,9 @@ async def test_a_prompt_during_a_turn_is_a_steer_answered_when_that_turn_ends(
             if host.of("tool_call"):
                 break
             await asyncio.sleep(0.05)
-        steer = await conn.prompt(session_id=new.session_id, prompt=text_prompt("also this"))
+        image = ImageContentBlock(type="image", data=PIXEL, mime_type="image/png")
+        also = [*text_prompt("also this"), image]  # a steer carries its images too
+        steer = await conn.prompt(session_id=new.session_id, prompt=also)
         first = await turn
     assert first.stop_reason == "end_turn"
     assert steer.stop_reason == "end_turn"
@@ -261,7 +270,12 @@ async def test_a_prompt_during_a_turn_is_a_steer_answered_when_that_turn_ends(
     assert steer.field_meta["shard"]["steer"] == "admitted"
     log = next(Path(acp_env["SHARD_HOME"]).rglob(f"{new.session_id}.jsonl")).read_text()
     assert '"steerId"' in log or '"steer_id"' in log
-    assert "also this" in log
+    [steered] = [json.loads(line) for line in log.splitlines() if '"also this"' in line]
+    digest = hashlib.sha256(PIXEL.encode()).hexdigest()
+    assert steered["details"]["message"]["content"] == [
+        {"type": "text", "text": "also this"},
+        {"type": "image", "media_type": "image/png", "data": f"blob:sha256:{digest}"},
+    ]
 
 
 async def test_plan_mode_sends_its_plan_and_images_reach_the_log(
@@ -273,8 +287,7 @@ async def test_plan_mode_sends_its_plan_and_images_reach_the_log(
     )
     model = write_script(tmp_path, [{"text": plan}])
     host = AcpHost()
-    pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
-    pixel += "AAAABJRU5ErkJggg=="
+    pixel = PIXEL
     image = ImageContentBlock(type="image", data=pixel, mime_type="image/png")
     async with acp_agent(
         host, acp_env, "--model", model, "--mode", "plan", stderr=tmp_path / "stderr"

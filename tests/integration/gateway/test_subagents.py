@@ -199,6 +199,11 @@ async def test_restart_interrupts_relaunch_runs_and_a_stale_steer_is_rejected(
         {"parent": parent["id"], "text": "hurry up"},
     )
     receipt = body(steered)
+    pixel = {"type": "image", "media_type": "image/png", "data": "iVBORw0KGgo="}
+    with_image = {"parent": parent["id"], "text": "look", "images": [pixel]}
+    refused = await api(server, "POST", f"/shard/api/jobs/{run['id']}/steer", with_image)
+    assert refused.code == 400
+    assert "a subagent's steer carries text only (no images)" in refused.body.decode()
     # A live run takes the steer: usually the child is inside its 30 s tool call and the steer
     # waits in its inbox (`accepted`); when the turn has started but its first request is not
     # built yet, that request carries it at once (`admitted`). Never `rejected`.

@@ -69,3 +69,52 @@ def test_a_prompt_with_images_reaches_the_log_as_image_blocks(
     snapshot = later.attach(label="bob")
     [replayed] = [e for e in snapshot["events"] if e["type"] == "turn_start"]
     assert replayed["images"] == [image]
+
+
+def test_a_steer_with_images_over_the_comm_reaches_the_log_and_every_client(
+    start_kernel: StartKernel, workspace: Path
+) -> None:
+    """A steer's images (the widget's composer while a turn runs): refused with the prompt's
+    reasons; queued, its receipt carries them (a blob reference in the event log, whole again for
+    a client that attaches later) and the next turn's request carries them after its text."""
+    _, kc = start_kernel([{"text": "one pixel, seen"}])
+    client = AgentClient(kc, "client-a")
+    client.attach(label="alice")
+    image = {"type": "image", "media_type": "image/png", "data": PNG}
+
+    refused = client.command({"type": "steer", "id": "s0", "text": "x", "images": [image] * 9})
+    assert refused["ok"] is False
+    assert "at most 8 go with a prompt" in refused["message"]
+
+    steer = {"type": "steer", "id": "s1", "text": "look at this", "images": [image]}
+    reply = client.command({**steer, "steer_id": "steer-pixel", "queue": True})
+    assert (reply["ok"], reply["data"]["steer_id"]) == (True, "steer-pixel")
+    queued = client.wait_event("steer_receipt")
+    assert (queued["status"], queued["images"]) == ("queued", [image])
+    assert client.command({"type": "prompt", "id": "p1", "text": "go"})["ok"] is True
+    client.wait_event("turn_end")
+
+    home = Path(os.environ["SHARD_HOME"]) / "agents" / "agent-test" / "sessions"
+    [log] = list(home.glob("*.jsonl"))
+    digest = hashlib.sha256(PNG.encode()).hexdigest()
+    steered = [
+        json.loads(line)["details"]["message"]["content"]
+        for line in log.read_text().splitlines()
+        if '"steer_id":"steer-pixel"' in line.replace(" ", "")
+    ]
+    assert steered == [
+        [{"type": "text", "text": "look at this"}, {**image, "data": f"blob:sha256:{digest}"}]
+    ]
+    receipts = [
+        json.loads(line)
+        for line in (home.parent / "events.jsonl").read_text().splitlines()
+        if '"steer_receipt"' in line
+    ]
+    assert [(e["status"], e["images"]) for e in receipts] == [
+        ("queued", [{**image, "data": f"blob:sha256:{digest}"}]),
+        ("admitted", [{**image, "data": f"blob:sha256:{digest}"}]),
+    ]
+    later = AgentClient(client.kc, "client-b")
+    snapshot = later.attach(label="bob")
+    replayed = [e for e in snapshot["events"] if e["type"] == "steer_receipt"]
+    assert [e["images"] for e in replayed] == [[image], [image]]
