@@ -20,7 +20,7 @@ from shard_core.sdk import Agent, create_agent
 from shard_core.types import ContextKind, ImageBlock
 from shard_kernel.agent_commands import list_commands
 from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
-from shard_widgets import AgentWidget, Mentions
+from shard_widgets import AgentWidget, Mentions, ShownNotebook
 
 T = TypeVar("T")
 
@@ -93,17 +93,21 @@ class InProcessAgent:
         self.prompt(text, images)
         return CommandReply(command="prompt", ok=True, message="started")
 
-    def mention_contexts(self, text: str) -> Mentions:
+    def mention_contexts(self, text: str, shown: ShownNotebook | None = None) -> Mentions:
         from shard_kernel import widget_mentions  # only when a widget's message has mentions
 
         ns = widget_mentions.user_namespace()
-        return widget_mentions.resolve(text, self.agent.session.config.cwd, ns, self.agent.agent_id)
+        return widget_mentions.resolve(
+            text, self.agent.session.config.cwd, ns, self.agent.agent_id, shown
+        )
 
-    def mention_options(self, word: str) -> list[dict[str, str]]:
+    def mention_options(
+        self, word: str, shown: ShownNotebook | None = None
+    ) -> list[dict[str, str]]:
         from shard_kernel import widget_mentions
 
         ns = widget_mentions.user_namespace()
-        return widget_mentions.options(word, self.agent.session.config.cwd, ns)
+        return widget_mentions.options(word, self.agent.session.config.cwd, ns, shown)
 
     # ------------------------------------------------------------ AgentController
 

@@ -1,8 +1,9 @@
 """The agent widget's `@` mentions, resolved in the notebook's own kernel, where the widget's
 Python side runs: `@var:NAME` by the summariser `%%shard` and the Lab chat use (var_summary.py),
 `@file:PATH` read with the read tool's containment (mention_text.py: a path outside the agent's
-folder is refused), `@cell:N` and `@output:N` (`@output:N.M`, its Mth) from the notebook this
-kernel runs (ipykernel's `__session__`), as last saved, its images going with the message.
+folder is refused), `@cell:N` and `@output:N` (`@output:N.M`, its Mth) from the notebook the
+widget is in, as the page shows it when the page sent its cells (`Shown`), else as last saved
+(ipykernel's `__session__` names it), its images going with the message.
 Each becomes context labelled as the Lab chat labels it (`@var:df from frame.ipynb`); one that
 cannot be resolved is a `MentionRefusedError` saying why, and nothing is sent. `options` completes
 the `@` word being typed: the kinds, then names, files or cells.
@@ -25,14 +26,15 @@ from shard_kernel.mention_text import (
 from shard_kernel.notebook_tools.outputs import Budget, summarise
 from shard_kernel.var_summary import MENTION, VarMentionError, var_contexts
 from shard_widgets import MentionContext, MentionRefusedError, Mentions
+from shard_widgets import ShownNotebook as Shown
 
 CELL = re.compile(r"(^|[\s(])@cell:([A-Za-z0-9_-]+)")
 OUTPUT = re.compile(r"(^|[\s(])@output:([A-Za-z0-9_-]+(?:\.\d+)?)")
 MAX_IMAGES = 8
 KINDS = (
     ("@file:", "a file of the agent's folder"),
-    ("@cell:", "a cell of this notebook (source and outputs, as saved)"),
-    ("@output:", "a cell's outputs (as saved)"),
+    ("@cell:", "a cell of this notebook (source and outputs)"),
+    ("@output:", "a cell's outputs"),
     ("@var:", "a variable in this notebook's kernel"),
 )
 
@@ -68,7 +70,9 @@ def notebook_path(ns: dict[str, Any]) -> Path | None:
     return here if here.is_file() else None
 
 
-def _cells(ns: dict[str, Any]) -> tuple[Path, list[dict[str, Any]]]:
+def _cells(ns: dict[str, Any], shown: Shown | None = None) -> Shown:
+    if shown is not None:
+        return shown
     path = notebook_path(ns)
     if path is None:
         raise MentionRefusedError(
@@ -78,7 +82,7 @@ def _cells(ns: dict[str, Any]) -> tuple[Path, list[dict[str, Any]]]:
         cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
     except (OSError, ValueError) as exc:
         raise MentionRefusedError(f"{path.name} could not be read: {exc}") from None
-    return path, [c for c in cells if isinstance(c, dict)]
+    return path.name, [c for c in cells if isinstance(c, dict)]
 
 
 def _source(cell: dict[str, Any]) -> str:
@@ -86,8 +90,11 @@ def _source(cell: dict[str, Any]) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def _cell_context(ref: str, kind: str, ns: dict[str, Any], images: list[Any]) -> MentionContext:
-    path, cells = _cells(ns)
+def _cell_context(
+    ref: str, kind: str, ns: dict[str, Any], images: list[Any], shown: Shown | None
+) -> MentionContext:
+    name, cells = _cells(ns, shown)
+    saved = "" if shown is not None else " (as saved)"
     cell_ref, _, nth = ref.partition(".") if kind == "output" else (ref, "", "")
     if cell_ref.isdigit():
         n = int(cell_ref)
@@ -96,29 +103,31 @@ def _cell_context(ref: str, kind: str, ns: dict[str, Any], images: list[Any]) ->
         cell = next((c for c in cells if c.get("id") == cell_ref), None)
     if cell is None:
         raise MentionRefusedError(
-            f"there is no cell {cell_ref} in {path.name} (a position from 1, or an id)"
+            f"there is no cell {cell_ref} in {name} (a position from 1, or an id)"
         )
     outputs = [o for o in cell.get("outputs", []) if isinstance(o, dict)]
     if kind == "output":
         outputs = outputs[int(nth) - 1 : int(nth)] if nth else outputs
         if not outputs:
             missing = f"no output {nth}" if nth else "no outputs"
-            raise MentionRefusedError(f"cell {cell_ref} of {path.name} has {missing} (as saved)")
+            raise MentionRefusedError(f"cell {cell_ref} of {name} has {missing}{saved}")
     budget = Budget(images=max(0, MAX_IMAGES - len(images)))
-    shown = [f'<output n="{n}">\n{text}\n</output>' for n, text in enumerate(
+    parts = [f'<output n="{n}">\n{text}\n</output>' for n, text in enumerate(
         summarise(outputs, budget), 1)]  # fmt: skip
     images.extend(budget.attached)
     count = cell.get("execution_count")
     head = (
-        f'<cell notebook="{path.name}" id="{cell.get("id", "")}" type="{cell.get("cell_type")}"'
+        f'<cell notebook="{name}" id="{cell.get("id", "")}" type="{cell.get("cell_type")}"'
         + (f' execution_count="{count}"' if isinstance(count, int) else "")
         + f">\n{_source(cell)}\n</cell>"
     )
-    body = "\n".join(shown) if kind == "output" else "\n".join([head, *shown])
-    return MentionContext(body, "output", f"@{kind}:{ref} from {path.name}")
+    body = "\n".join(parts) if kind == "output" else "\n".join([head, *parts])
+    return MentionContext(body, "output", f"@{kind}:{ref} from {name}")
 
 
-def resolve(text: str, cwd: Path, ns: dict[str, Any], agent_id: str = "") -> Mentions:
+def resolve(
+    text: str, cwd: Path, ns: dict[str, Any], agent_id: str = "", shown: Shown | None = None
+) -> Mentions:
     """Every mention of `text` as context (and the cells' images), all read before any is
     sent; MentionRefusedError names the first that cannot be."""
     images: list[Any] = []
@@ -128,7 +137,7 @@ def resolve(text: str, cwd: Path, ns: dict[str, Any], agent_id: str = "") -> Men
     except VarMentionError as exc:
         raise MentionRefusedError(str(exc)) from None
     for kind, pattern in (("cell", CELL), ("output", OUTPUT)):
-        found += [_cell_context(ref, kind, ns, images) for ref in _found(pattern, text)]
+        found += [_cell_context(ref, kind, ns, images, shown) for ref in _found(pattern, text)]
     for path in file_mentions(text):
         try:
             mention = read_mention(path, cwd, agent_id)
@@ -151,9 +160,9 @@ def _variables(start: str, ns: dict[str, Any]) -> list[dict[str, str]]:
     ][:MAX_LISTED]  # fmt: skip
 
 
-def _cell_options(kind: str, ns: dict[str, Any]) -> list[dict[str, str]]:
+def _cell_options(kind: str, ns: dict[str, Any], shown: Shown | None) -> list[dict[str, str]]:
     try:
-        _, cells = _cells(ns)
+        _, cells = _cells(ns, shown)
     except MentionRefusedError:
         return []
     listed: list[dict[str, str]] = []
@@ -168,7 +177,9 @@ def _cell_options(kind: str, ns: dict[str, Any]) -> list[dict[str, str]]:
     return listed
 
 
-def options(word: str, cwd: Path, ns: dict[str, Any]) -> list[dict[str, str]]:
+def options(
+    word: str, cwd: Path, ns: dict[str, Any], shown: Shown | None = None
+) -> list[dict[str, str]]:
     """What completes the `@` word being typed: the kinds, then names, files or cells."""
     kind, colon, rest = word.removeprefix("@").partition(":")
     if not colon:
@@ -181,5 +192,6 @@ def options(word: str, cwd: Path, ns: dict[str, Any]) -> list[dict[str, str]]:
             for f in file_completions(rest, cwd)
         ]
     if kind in ("cell", "output"):
-        return [o for o in _cell_options(kind, ns) if o["insert"].startswith(word)][:MAX_LISTED]
+        listed = _cell_options(kind, ns, shown)
+        return [o for o in listed if o["insert"].startswith(word)][:MAX_LISTED]
     return []

@@ -15,6 +15,7 @@ from shard_widgets._controller import (
     MentionRefusedError,
     Mentions,
     Outcome,
+    ShownNotebook,
 )
 from shard_widgets.agent import AgentWidget
 from shard_widgets.dashboard import AgentDashboard, DashboardMessage
@@ -32,5 +33,6 @@ __all__ = [
     "Mentions",
     "Outcome",
     "PermissionDialog",
+    "ShownNotebook",
     "__version__",
 ]

@@ -9,9 +9,10 @@ methods sends the text as it is, or says it takes no prompts.
 
 from __future__ import annotations
 
-from typing import Any, Literal, cast
+from pathlib import PurePosixPath
+from typing import Annotated, Any, Literal, cast
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 
 from shard_core.protocol import CommandReply, PromptCommand, SteerCommand
 from shard_core.protocol.commands import PROMPT_IMAGES_MAX
@@ -25,17 +26,43 @@ from shard_widgets._controller import (
 from shard_widgets._messages import MessageError
 
 
+class HostNotebook(WireModel):
+    """The notebook the widget is drawn in, as the page shows it (its host offered the cells):
+    nbformat cells, unsaved edits and fresh outputs included."""
+
+    path: str = Field(min_length=1, max_length=4096)
+    cells: list[dict[str, Any]] = Field(max_length=5000)
+
+    def named(self) -> tuple[str, list[dict[str, Any]]]:
+        return PurePosixPath(self.path).name, self.cells
+
+
 class MentionOptionsRequest(WireModel):
     """The composer's question (not an agent command): what completes the `@` word typed."""
 
     type: Literal["mention_options"] = "mention_options"
     id: str | None = None
     word: str = Field(min_length=1, max_length=400)
+    notebook: HostNotebook | None = None
+
+
+class NotebookCellsMessage(WireModel):
+    """The cells the next prompt's or steer's `@cell:`/`@output:` read (not an agent command)."""
+
+    type: Literal["notebook_cells"] = "notebook_cells"
+    id: str | None = None
+    notebook: HostNotebook
+
+
+WidgetMessage = Annotated[MentionOptionsRequest | NotebookCellsMessage, Field(discriminator="type")]
+WIDGET_MESSAGES: TypeAdapter[WidgetMessage] = TypeAdapter(WidgetMessage)
+WIDGET_TYPES = frozenset({"mention_options", "notebook_cells"})
 
 
 def mention_options(controller: AgentController, request: MentionOptionsRequest) -> CommandReply:
     listing: Any = getattr(controller, "mention_options", None)
-    found = cast(list[dict[str, str]], listing(request.word)) if callable(listing) else []
+    shown = request.notebook.named() if request.notebook else None
+    found = cast(list[dict[str, str]], listing(request.word, shown)) if callable(listing) else []
     return CommandReply(
         command=request.type, command_id=request.id, ok=True, data={"options": found}
     )
@@ -46,7 +73,9 @@ def _refused(command: PromptCommand | SteerCommand, why: str) -> MessageError:
 
 
 def _with_mentions(
-    controller: AgentController, command: PromptCommand | SteerCommand
+    controller: AgentController,
+    command: PromptCommand | SteerCommand,
+    notebook: HostNotebook | None,
 ) -> list[ImageBlock]:
     """Injects the message's mentions as context; returns its images and the cells'."""
     resolve: Any = getattr(controller, "mention_contexts", None)
@@ -54,7 +83,7 @@ def _with_mentions(
     if not callable(resolve):
         return images
     try:
-        found = cast(Mentions, resolve(command.text))
+        found = cast(Mentions, resolve(command.text, notebook.named() if notebook else None))
     except MentionRefusedError as exc:
         raise _refused(command, str(exc)) from None
     images += found.images[: max(0, PROMPT_IMAGES_MAX - len(images))]
@@ -70,11 +99,15 @@ def _with_mentions(
 
 
 def send_composed(
-    controller: AgentController, command: PromptCommand | SteerCommand
+    controller: AgentController,
+    command: PromptCommand | SteerCommand,
+    notebook: HostNotebook | None = None,
 ) -> ControllerResult:
+    """`notebook`: the cells the page sent just before (`notebook_cells`), else None."""
     if isinstance(command, SteerCommand):
         # images only when there are some: a controller written before steers had them steers on
-        images = {"images": found} if (found := _with_mentions(controller, command)) else {}
+        found = _with_mentions(controller, command, notebook)
+        images = {"images": found} if found else {}
         return controller.steer(
             command.text,
             steer_id=command.steer_id,
@@ -85,4 +118,6 @@ def send_composed(
     start: Any = getattr(controller, "send_prompt", None)
     if not callable(start):
         raise _refused(command, "prompt: this agent takes no prompts through its widget")
-    return cast(ControllerResult, start(command.text, _with_mentions(controller, command)))
+    return cast(
+        ControllerResult, start(command.text, _with_mentions(controller, command, notebook))
+    )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, TypeAlias
+from typing import Any, Literal, Protocol, TypeAlias
 
 from shard_core.protocol import CommandReply
 from shard_core.protocol.commands import RewindCommand
@@ -57,6 +57,10 @@ class AgentController(Protocol):
     def set_mode(self, mode: str) -> ControllerResult: ...
 
 
+ShownNotebook: TypeAlias = tuple[str, list[dict[str, Any]]]
+"""a notebook's name and its nbformat cells as the page shows them (its host offered them)"""
+
+
 @dataclass(frozen=True)
 class MentionContext:
     """One `@` mention as the context the agent logs (`inject`), labelled with its source."""
@@ -89,11 +93,14 @@ class ComposerController(AgentController, Protocol):
 
     def inject(self, text: str, kind: ContextKind, label: str | None) -> ControllerResult: ...
 
-    def mention_contexts(self, text: str) -> Mentions:
-        """Every `@` mention of `text`, all resolved before any is sent; MentionRefusedError."""
+    def mention_contexts(self, text: str, shown: ShownNotebook | None = None) -> Mentions:
+        """Every `@` mention of `text`, all resolved before any is sent; MentionRefusedError.
+        `shown`: the notebook as the page shows it, for `@cell:`/`@output:` (else as saved)."""
         ...
 
-    def mention_options(self, word: str) -> list[dict[str, str]]:
+    def mention_options(
+        self, word: str, shown: ShownNotebook | None = None
+    ) -> list[dict[str, str]]:
         """What completes the `@` word being typed: `{insert, detail}` each."""
         ...
 

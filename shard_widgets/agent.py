@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import traitlets
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
 
 from shard_core.protocol import (
     AbortCommand,
@@ -28,7 +28,15 @@ from shard_core.protocol import (
 from shard_core.protocol.commands import ListCommandsCommand, RewindCommand, SlashCommand
 from shard_widgets import _bundle
 from shard_widgets._base import ShardWidget
-from shard_widgets._composer import MentionOptionsRequest, mention_options, send_composed
+from shard_widgets._composer import (
+    WIDGET_MESSAGES,
+    WIDGET_TYPES,
+    HostNotebook,
+    MentionOptionsRequest,
+    NotebookCellsMessage,
+    mention_options,
+    send_composed,
+)
 from shard_widgets._controller import AgentController, ControllerResult
 from shard_widgets._display import SnapshotDisplay
 from shard_widgets._messages import MessageError, parse, parse_command
@@ -36,7 +44,6 @@ from shard_widgets._snapshot import snapshot_bundle
 from shard_widgets._transcript import DEFAULT_MAX_EVENTS, EventDict, Transcript, normalize
 
 DEFAULT_MODES = ("build", "plan")
-_MENTION_OPTIONS: TypeAdapter[MentionOptionsRequest] = TypeAdapter(MentionOptionsRequest)
 TRAIT_ONLY = frozenset({"status", "usage"})
 _BUSY = frozenset({"streaming", "running_tool", "waiting_for_permission"})
 """the statuses of an agent in a turn"""
@@ -79,6 +86,8 @@ class AgentWidget(ShardWidget):
         self._turn_ended = False
         self._superseded = False
         self._snapshot_kept = False
+        self._notebook: HostNotebook | None = None
+        """the cells the page sent for the next prompt's or steer's `@cell:` mentions"""
 
     # ------------------------------------------------------------------ display
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -214,16 +223,22 @@ class AgentWidget(ShardWidget):
     # ------------------------------------------------------------------ commands out
     def _handle(self, content: dict[str, Any]) -> tuple[str, str | None, ControllerResult]:
         command = (
-            parse(_MENTION_OPTIONS, content)
-            if content.get("type") == "mention_options"
+            parse(WIDGET_MESSAGES, content)
+            if content.get("type") in WIDGET_TYPES
             else parse_command(content)
         )
         if self.controller is None:
             raise MessageError(
                 "no agent is attached to this widget", command=command.type, command_id=command.id
             )
+        if isinstance(command, NotebookCellsMessage):  # for the next prompt or steer only
+            self._notebook = command.notebook
+            return command.type, command.id, None
         if isinstance(command, MentionOptionsRequest):
             return command.type, command.id, mention_options(self.controller, command)
+        if isinstance(command, PromptCommand | SteerCommand):  # the composer
+            notebook, self._notebook = self._notebook, None
+            return command.type, command.id, send_composed(self.controller, command, notebook)
         return command.type, command.id, self._dispatch(self.controller, command)
 
     @staticmethod
@@ -249,7 +264,7 @@ class AgentWidget(ShardWidget):
                 )
             case AbortCommand():
                 return controller.abort()
-            case SteerCommand() | PromptCommand():  # the composer: mentions, then the text
+            case SteerCommand() | PromptCommand():
                 return send_composed(controller, command)
             case SetModeCommand():
                 return controller.set_mode(command.mode)

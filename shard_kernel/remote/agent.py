@@ -47,7 +47,7 @@ from shard_kernel.agent_client import AgentConnection, LinkError, SocketTranspor
 from shard_kernel.gateway.client import KernelSocket, msg_type, parent_id
 from shard_kernel.remote.link import START_TIMEOUT, GatewayError, GatewayLink
 from shard_kernel.remote.loop import LoopThread
-from shard_widgets import AgentWidget, Mentions
+from shard_widgets import AgentWidget, Mentions, ShownNotebook
 from shard_widgets._controller import PermissionDecision, UiValue
 from shard_widgets._transcript import DEFAULT_MAX_EVENTS
 
@@ -156,17 +156,20 @@ class RemoteAgent:
             return CommandReply(command="prompt", ok=False, message=str(exc))
         return CommandReply(command="prompt", ok=True, message="started")
 
-    def mention_contexts(self, text: str) -> Mentions:
+    def mention_contexts(self, text: str, shown: ShownNotebook | None = None) -> Mentions:
         """Resolved in this notebook's kernel; `@file:` from the agent's folder on this machine."""
         from shard_kernel import widget_mentions  # only when a widget's message has mentions
 
         ns = widget_mentions.user_namespace()
-        return widget_mentions.resolve(text, Path(self.info.cwd), ns, self.info.id)
+        return widget_mentions.resolve(text, Path(self.info.cwd), ns, self.info.id, shown)
 
-    def mention_options(self, word: str) -> list[dict[str, str]]:
+    def mention_options(
+        self, word: str, shown: ShownNotebook | None = None
+    ) -> list[dict[str, str]]:
         from shard_kernel import widget_mentions
 
-        return widget_mentions.options(word, Path(self.info.cwd), widget_mentions.user_namespace())
+        ns = widget_mentions.user_namespace()
+        return widget_mentions.options(word, Path(self.info.cwd), ns, shown)
 
     # ------------------------------------------------------------ AgentController
 

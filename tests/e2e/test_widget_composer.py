@@ -3,7 +3,8 @@ OpenAI-compatible server): with a pandas DataFrame `df` in the notebook's kernel
 types `@var:d`, takes `@var:df` from the completion list with the keyboard, pastes a PNG (a
 removable thumbnail) and presses Enter while the agent is idle: a prompt starts a turn, and its
 request carries the DataFrame's summary labelled with its source and the image as an image
-part. A missing variable is refused in the widget, the text and image kept, nothing sent."""
+part. A missing variable is refused in the widget, the text and image kept, nothing sent.
+`@cell:1` is the cell as the page shows it, an unsaved edit included."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ BOX = ".jp-Notebook .shard-agent .shard-composer-input"
 
 @pytest.fixture(scope="module")
 def fake_llm() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer([{"text": "Hello."}, {"text": "Two cities, one plot."}]) as server:
+    replies = [{"text": "Hello."}, {"text": "Two cities, one plot."}, {"text": "It builds df."}]
+    with FakeLLMServer(replies) as server:
         yield server
 
 
@@ -128,3 +130,18 @@ def test_the_widget_composer_sends_var_df_and_a_pasted_png(
     assert {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}} in (
         _user_parts(sent)
     )
+
+    # @cell: reads the cell as the page shows it: an edit not saved yet
+    page_in.evaluate(
+        "() => window.jupyterapp.shell.currentWidget.content.widgets[0].model.sharedModel"
+        ".setSource('df = make_frame()  # edited, not saved')"
+    )
+    before = len(fake_llm.requests)
+    box.fill("what does @cell:1 do?")
+    box.press("Enter")
+    expect(widget).to_contain_text("It builds df.", timeout=60_000)
+    fake_llm.wait_idle()
+    [sent] = [r.body for r in fake_llm.requests[before:]]
+    texts = [str(p.get("text", "")) for p in _user_parts(sent)]
+    [cell] = [t for t in texts if 'label="@cell:1 from frame-widget.ipynb"' in t]
+    assert "df = make_frame()  # edited, not saved" in cell

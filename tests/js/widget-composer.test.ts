@@ -4,6 +4,7 @@
 // a steer's images show in the transcript.
 import { describe, expect, it, vi } from "vitest";
 import { renderAgentView } from "../../labextension/src/widget/agent-view";
+import { offerNotebookCells } from "../../labextension/src/widget/host-cells";
 import { ev, FakeModel, resetSeq } from "./helpers";
 
 const PNG =
@@ -211,5 +212,62 @@ describe("the widget composer's @ completion", () => {
       text: "summarise @var:df please",
     });
     cleanup();
+  });
+});
+
+describe("the widget composer's cells as the page shows them", () => {
+  it("sends the host's cells before a message that mentions one, outlined for completion", () => {
+    const { model, el, input, cleanup } = mount("idle");
+    const plot = {
+      output_type: "display_data",
+      data: { "image/png": PNG },
+      metadata: {},
+    };
+    const cells = [
+      {
+        id: "a",
+        cell_type: "code",
+        source: "df.plot()  # unsaved",
+        outputs: [plot],
+        execution_count: 3,
+      },
+    ];
+    offerNotebookCells((at) =>
+      el.contains(at) ? { path: "sub/frame.ipynb", cells } : null,
+    );
+    try {
+      type(input, "see @cell:");
+      expect(model.sent.at(-1)).toMatchObject({
+        type: "mention_options",
+        word: "@cell:",
+        notebook: {
+          path: "sub/frame.ipynb",
+          cells: [
+            {
+              id: "a",
+              source: "df.plot()  # unsaved",
+              outputs: [{ output_type: "display_data" }],
+            },
+          ],
+        },
+      });
+      type(input, "see @cell:1 please");
+      key(input, "Enter");
+      const [cellsSent, prompt] = model.sent.slice(-2);
+      expect(cellsSent).toMatchObject({
+        type: "notebook_cells",
+        notebook: { path: "sub/frame.ipynb", cells },
+      });
+      expect(prompt).toMatchObject({
+        type: "prompt",
+        text: "see @cell:1 please",
+      });
+      type(input, "no mention");
+      key(input, "Enter");
+      expect(model.sent.at(-2)?.["type"]).toBe("prompt"); // no cells sent without a mention
+    } finally {
+      offerNotebookCells(() => null);
+      cleanup();
+    }
   });
 });

@@ -17,6 +17,7 @@ import { AgentDirectory } from "./agent-directory";
 import { AgentsPanel } from "./agents-panel";
 import { AgentChat } from "./chat-widget";
 import { installCellActions } from "./cell-actions";
+import { offerWidgetCells } from "./widget-cells";
 import { diskSyncPlugin } from "./disk-sync";
 import { ShardInlineProvider } from "./inline-completion";
 import { kernelAgents, SHARD_KERNEL } from "./kernel-agents";
@@ -199,6 +200,7 @@ function activate(
   });
   app.contextMenu.addItem({ command: COMMANDS.sendOutput, selector: OUTPUT_SELECTOR, rank: 40 });
   if (tracker) installCellActions(app, { tracker, directory, docManager, openChat });
+  if (tracker) offerWidgetCells(tracker);
   const inPalette = Object.values(COMMANDS).filter((c) => c !== COMMANDS.sendOutput);
   if (palette) for (const command of inPalette) palette.addItem({ command, category: CATEGORY });
   app.docRegistry.addWidgetExtension("Notebook", {

@@ -181,7 +181,7 @@ export function renderAgentView(
       button("Dismiss", () => clear(notice), "shard-button-small"),
     );
   };
-  const composer = options.composer === false ? null : renderWidgetComposer(model, send);
+  const composer = options.composer === false ? null : renderWidgetComposer(model, send, el);
   const onCustom = (message: unknown): void => {
     if (rewind.onReply(message) || composer?.onReply(message)) return;
     const reply = asReply(message);

@@ -5,6 +5,7 @@ import type { PermissionAnswer, UiAnswer } from "../render/index";
 import type { WidgetModel } from "./model";
 import { getString } from "./model";
 import { pageLabel } from "../client/identity";
+import type { HostNotebook } from "./host-cells";
 
 export interface AbortMessage {
   readonly type: "abort";
@@ -31,6 +32,15 @@ export interface MentionOptionsMessage {
   readonly type: "mention_options";
   readonly id: string;
   readonly word: string;
+  /** the notebook the widget is in, as the page shows it (outputs as their types only) */
+  readonly notebook?: HostNotebook;
+}
+/** The widget's own message: the cells the next prompt's or steer's `@cell:`/`@output:` read
+ * (the notebook as the page shows it, unsaved edits included). */
+export interface NotebookCellsMessage {
+  readonly type: "notebook_cells";
+  readonly id: string;
+  readonly notebook: HostNotebook;
 }
 export interface InjectMessage {
   readonly type: "inject";
@@ -63,6 +73,7 @@ export type OutgoingCommand =
   | SteerMessage
   | PromptMessage
   | MentionOptionsMessage
+  | NotebookCellsMessage
   | InjectMessage
   | SetModeMessage
   | SlashMessage
@@ -134,10 +145,19 @@ export const prompt = (text: string, images: readonly ImageBlock[] = []): Prompt
   text,
   images,
 });
-export const mentionOptions = (word: string): MentionOptionsMessage => ({
+export const mentionOptions = (
+  word: string,
+  notebook: HostNotebook | null = null,
+): MentionOptionsMessage => ({
   type: "mention_options",
   id: nextCommandId(),
   word,
+  ...(notebook ? { notebook } : {}),
+});
+export const notebookCells = (notebook: HostNotebook): NotebookCellsMessage => ({
+  type: "notebook_cells",
+  id: nextCommandId(),
+  notebook,
 });
 /** Context the agent's next request carries; no turn starts. */
 export const inject = (

@@ -3,17 +3,20 @@
 // with either; a line that starts with `/` is a command. `@` mentions are completed and resolved
 // by the widget's Python side, in the notebook's own kernel (`@var:` from its namespace by the
 // summariser `%%shard` uses, `@file:` from the agent's folder, `@cell:` and `@output:` from the
-// notebook); a refusal keeps the text and the images in the composer and says why.
+// notebook: as the page shows it when the host offers its cells, host-cells.ts, else as saved);
+// a refusal keeps the text and the images in the composer and says why.
 import { isRecord, isString } from "../render/guards";
 import type { ImageBlock } from "../wire";
 import { isBusy } from "./agent-header";
 import * as commands from "./commands";
 import { Composer, type MentionOption } from "./composer";
 import { ComposerImages } from "./composer-images";
+import { notebookCellsOf, outline } from "./host-cells";
 import { getString, type WidgetModel } from "./model";
 import { asReply } from "./replies";
 
 const ANSWER_MS = 5_000;
+const CELL_MENTION = /(^|[\s(])@(cell|output):/;
 
 export interface WidgetComposer {
   readonly el: HTMLElement;
@@ -43,7 +46,13 @@ function optionsOf(data: Readonly<Record<string, unknown>>): MentionOption[] {
 export function renderWidgetComposer(
   model: WidgetModel,
   send: (command: commands.OutgoingCommand) => void,
+  where: HTMLElement,
 ): WidgetComposer {
+  /** The cells as the page shows them go first when the message mentions one. */
+  const sendCells = (text: string): void => {
+    const notebook = CELL_MENTION.test(text) ? notebookCellsOf(where) : null;
+    if (notebook) send(commands.notebookCells(notebook));
+  };
   const sent = new Map<string, Sent>(); // prompt and steer ids → what to put back on a refusal
   const asked = new Map<string, (options: MentionOption[]) => void>();
   const composer: Composer = new Composer({
@@ -54,6 +63,7 @@ export function renderWidgetComposer(
       }
       const message = commands.prompt(text, images.take());
       sent.set(message.id, { text, images: message.images });
+      sendCells(text);
       composer.showState(
         message.images.length > 0 ? "Sending the prompt and its images…" : "Sending…",
         "info",
@@ -63,12 +73,14 @@ export function renderWidgetComposer(
     steer: (text) => {
       const message = commands.steer(text, images.take());
       sent.set(message.id, { text, images: message.images ?? [] });
+      sendCells(text);
       send(message);
     },
     wantCommands: () => send(commands.listCommands()),
     mentionOptions: (word) =>
       new Promise<MentionOption[]>((resolve) => {
-        const message = commands.mentionOptions(word);
+        const notebook = /^@(cell|output):/.test(word) ? notebookCellsOf(where) : null;
+        const message = commands.mentionOptions(word, notebook ? outline(notebook) : null);
         const timer = setTimeout(() => finish([]), ANSWER_MS);
         const finish = (options: MentionOption[]): void => {
           clearTimeout(timer);

@@ -112,3 +112,18 @@ def test_the_completion_offers_kinds_then_names_files_and_cells(
     assert widget_mentions.options("@output:", cwd, ns) == [
         {"insert": "@output:2", "detail": "df.plot()"}
     ]
+
+
+def test_the_cells_as_the_page_shows_them_win_over_the_saved_file(
+    place: tuple[Path, dict[str, Any]],
+) -> None:
+    cwd, ns = place
+    unsaved = [{"cell_type": "code", "id": "new", "source": "df.describe()  # not saved",
+                "execution_count": None, "outputs": []}]  # fmt: skip
+    [cell] = widget_mentions.resolve("@cell:1", cwd, ns, shown=("frame.ipynb", unsaved)).contexts
+    assert cell.label == "@cell:1 from frame.ipynb"
+    assert "df.describe()  # not saved" in cell.text
+    with pytest.raises(MentionRefusedError, match=r"cell 1 of frame\.ipynb has no outputs$"):
+        widget_mentions.resolve("@output:1", cwd, ns, shown=("frame.ipynb", unsaved))
+    listed = widget_mentions.options("@cell:", cwd, ns, ("frame.ipynb", unsaved))
+    assert listed == [{"insert": "@cell:1", "detail": "df.describe()  # not saved"}]

@@ -9,7 +9,13 @@ from typing import Any
 
 from shard_core.protocol import CommandReply
 from shard_core.types import ImageBlock
-from shard_widgets import AgentWidget, MentionContext, MentionRefusedError, Mentions
+from shard_widgets import (
+    AgentWidget,
+    MentionContext,
+    MentionRefusedError,
+    Mentions,
+    ShownNotebook,
+)
 from tests.unit.widgets._support import comm_of
 from tests.unit.widgets.test_agent_commands import RecordingController, ok, refused
 
@@ -35,13 +41,18 @@ class ComposerRecorder(RecordingController):
         self.calls.append(("inject", text, kind, label))
         return CommandReply(command="inject", ok=True)
 
-    def mention_contexts(self, text: str) -> Mentions:
+    def mention_contexts(self, text: str, shown: ShownNotebook | None = None) -> Mentions:
+        self.calls.append(("shown", shown))
         if "@var:gone" in text:
             raise MentionRefusedError("there is no variable gone in frame.ipynb's kernel")
         found = [MentionContext("type: DataFrame", "variable", "@var:df from frame.ipynb")]
         return Mentions(found if "@var:df" in text else [], [PLOT] if "@cell:" in text else [])
 
-    def mention_options(self, word: str) -> list[dict[str, str]]:
+    def mention_options(
+        self, word: str, shown: ShownNotebook | None = None
+    ) -> list[dict[str, str]]:
+        if shown is not None:
+            return [{"insert": f"@cell:{n}", "detail": shown[0]} for n in (1, 2)]
         return [{"insert": "@var:df", "detail": "DataFrame"}] if word == "@var:d" else []
 
 
@@ -51,6 +62,7 @@ def test_an_idle_composers_prompt_carries_its_images_after_its_mentions_context(
     message = {"type": "prompt", "id": "p1", "text": "plot @var:df", "images": [IMAGE]}
     widget._handle_custom_msg(message, [])
     assert controller.calls == [
+        ("shown", None),
         ("inject", "type: DataFrame", "variable", "@var:df from frame.ipynb"),
         ("prompt", "plot @var:df", [PNG]),
     ]
@@ -63,7 +75,7 @@ def test_a_steer_carries_its_images_and_a_mentioned_cells_plot() -> None:
     widget = AgentWidget(controller)
     steer = {"type": "steer", "id": "s1", "text": "see @cell:2", "images": [IMAGE]}
     widget._handle_custom_msg(steer, [])
-    assert controller.calls == [("steer", "see @cell:2", [PNG, PLOT.data])]
+    assert controller.calls == [("shown", None), ("steer", "see @cell:2", [PNG, PLOT.data])]
     assert comm_of(widget).custom() == [ok("steer", "s1")]
 
 
@@ -72,7 +84,7 @@ def test_a_refused_mention_sends_nothing_and_says_why() -> None:
     widget = AgentWidget(controller)
     message = {"type": "prompt", "id": "p2", "text": "@var:df and @var:gone", "images": [IMAGE]}
     widget._handle_custom_msg(message, [])
-    assert controller.calls == []
+    assert controller.calls == [("shown", None)]  # asked, refused: nothing sent
     assert comm_of(widget).custom() == [
         refused("prompt", "p2", "there is no variable gone in frame.ipynb's kernel")
     ]
@@ -106,3 +118,23 @@ def test_a_controller_without_the_composers_methods_steers_text_and_takes_no_pro
     widget._handle_custom_msg({"type": "mention_options", "id": "m2", "word": "@"}, [])
     assert controller.calls == [("steer", "go on")]
     assert comm_of(widget).custom()[1]["data"] == {"options": []}
+
+
+def test_the_cells_the_page_shows_go_with_the_next_message_only() -> None:
+    controller = ComposerRecorder()
+    widget = AgentWidget(controller)
+    cells = [{"cell_type": "code", "id": "a", "source": "x = 1 # unsaved", "outputs": []}]
+    notebook = {"path": "sub/frame.ipynb", "cells": cells}
+    widget._handle_custom_msg({"type": "notebook_cells", "id": "n1", "notebook": notebook}, [])
+    widget._handle_custom_msg({"type": "prompt", "id": "p3", "text": "see @cell:1"}, [])
+    widget._handle_custom_msg({"type": "prompt", "id": "p4", "text": "and again"}, [])
+    assert controller.calls[0] == ("shown", ("frame.ipynb", cells))
+    assert controller.calls[2] == ("shown", None)  # one message's: a later one reads as saved
+    asked = {"type": "mention_options", "id": "m3", "word": "@cell:", "notebook": notebook}
+    widget._handle_custom_msg(asked, [])
+    assert comm_of(widget).custom()[-1]["data"] == {
+        "options": [
+            {"insert": "@cell:1", "detail": "frame.ipynb"},
+            {"insert": "@cell:2", "detail": "frame.ipynb"},
+        ]
+    }

@@ -18,6 +18,7 @@ def test_public_names() -> None:
         "Mentions",
         "Outcome",
         "PermissionDialog",
+        "ShownNotebook",
         "__version__",
     ]
     for name in shard_widgets.__all__:
