@@ -1,9 +1,29 @@
 """Code intelligence: a tree-sitter index of the workspace (outlines, symbols, signatures, a
 ranked repo map) kept current by `file_mutated` events, and a language server's errors after
-each change of a Python file."""
+each change of a Python file.
 
-from shard_core.capabilities.code_index.extension import CodeIndexCapability
-from shard_core.capabilities.code_index.index import CodeIndex
-from shard_core.capabilities.code_index.provider import CodeIntelligence
+The public names are imported on first use (PEP 562): a parse worker process imports
+`code_index.pool` alone, not the capability and the engine behind it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from shard_core.capabilities.code_index.extension import CodeIndexCapability
+    from shard_core.capabilities.code_index.index import CodeIndex
+    from shard_core.capabilities.code_index.provider import CodeIntelligence
 
 __all__ = ["CodeIndex", "CodeIndexCapability", "CodeIntelligence"]
+_WHERE = {"CodeIndex": "index", "CodeIndexCapability": "extension", "CodeIntelligence": "provider"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

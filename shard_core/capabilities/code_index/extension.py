@@ -68,8 +68,10 @@ class CodeIndexCapability:
     ) -> None:
         """`server`: True follows SHARD_LSP (default: the first installed language server),
         None/False runs without one, a command list starts that one."""
-        caps = {} if max_files is None else {"max_files": max_files}
-        self.index = CodeIndex(root, home, **caps)
+        if max_files is None:
+            self.index = CodeIndex(root, home)
+        else:
+            self.index = CodeIndex(root, home, max_files=max_files)
         command = server_command() if server is True else (list(server) if server else None)
         diagnostics = Diagnostics(self.index.root, command, timeout=lsp_timeout)
         self.code = CodeIntelligence(self.index, diagnostics)
@@ -142,4 +144,5 @@ class CodeIndexCapability:
 
     async def close(self) -> None:
         await self.code.diagnostics.close()
+        await asyncio.to_thread(self.index.close)  # a background build stops; no worker stays
         await asyncio.to_thread(self.index.save)  # what single updates left unwritten

@@ -9,17 +9,25 @@ reported once in `diagnostics`.
 
 from __future__ import annotations
 
-import hashlib
 import os
+import stat
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from shard_core.capabilities.code_index import store
 from shard_core.capabilities.code_index.languages import language_of
-from shard_core.capabilities.code_index.parse import Definition, parse_source
+from shard_core.capabilities.code_index.parse import Definition, symbols_from_row
+from shard_core.capabilities.code_index.pool import (
+    Job,
+    ParsePool,
+    ParseWorkersError,
+    Result,
+    parse_job,
+)
+from shard_core.capabilities.code_index.relevance import by_relevance
 from shard_core.capabilities.code_index.store import IndexedFile
 from shard_core.contracts.codeintel import Symbol
 from shard_core.engine.plurals import counted
@@ -28,6 +36,8 @@ from shard_core.tools.ignore import IgnoreRules, walk_files
 MAX_FILES = 20_000
 MAX_FILE_BYTES = 1_000_000
 SAVE_INTERVAL = 30.0
+FIRST_FILES = 50
+"""files a background build parses before the first answer (nearest the focus first)"""
 _LOCAL_SCOPES = frozenset({"function", "method"})
 
 
@@ -51,6 +61,7 @@ class CodeIndex:
         *,
         max_files: int = MAX_FILES,
         max_file_bytes: int = MAX_FILE_BYTES,
+        pool: ParsePool | None = None,
     ) -> None:
         self.root = Path(os.path.realpath(root))
         self.store_path = store.index_path(home, self.root) if home is not None else None
@@ -58,7 +69,19 @@ class CodeIndex:
         self.max_file_bytes = max_file_bytes
         self.files: dict[str, IndexedFile] = {}
         self.stats = IndexStats()
+        self.pool = ParsePool() if pool is None else pool
         self._lock = threading.RLock()
+        self._refreshing = threading.Lock()
+        """held by the one whole-workspace pass at a time (queries take only `_lock`)"""
+        self._background: threading.Thread | None = None
+        self._first = threading.Event()
+        """set once a background build's first files are in (or it ended)"""
+        self._expected: int | None = None
+        """files the last walk found (None before the first walk)"""
+        self._touched: set[str] = set()
+        """files re-indexed by an edit or a question since the current pass began"""
+        self._seen: set[str] = set()
+        """files the current pass found current or has parsed"""
         self._loaded = False
         self._dirty = False
         self._saved_at = time.monotonic()
@@ -69,29 +92,90 @@ class CodeIndex:
 
     def refresh(self) -> int:
         """Bring the whole workspace up to date; returns how many files were re-parsed."""
+        with self._refreshing:
+            return self._refresh(())
+
+    def ensure(self) -> None:
+        """The whole workspace indexed once per process (a background build is waited for);
+        later, edits keep it current."""
+        self.wait()
+        with self._refreshing:
+            if self.stats.refreshes == 0:
+                self._refresh(())
+
+    def begin(self, focus: Iterable[str] = ()) -> None:
+        """Answer soon, complete later: returns once the files nearest the focus
+        (workspace-relative paths: the files themselves, their directories, the files they
+        import) are indexed, and indexes the rest in a background thread. A workspace with
+        fewer than the pool's `min_files` to parse is indexed whole before this returns.
+        Once per process; `coverage` says how far it got, `wait` waits for the rest."""
         with self._lock:
-            started = time.perf_counter()
+            if self._background is None:
+                if self.stats.refreshes:
+                    return  # (indexed whole already)
+                wanted = list(dict.fromkeys(focus))
+                self._background = threading.Thread(
+                    target=self._build, args=(wanted,), name="shard-code-index", daemon=True
+                )
+                self._background.start()
+        self._first.wait()
+
+    def wait(self) -> None:
+        """Until a background build (if one was begun) has finished."""
+        thread = self._background
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+
+    def coverage(self) -> str | None:
+        """While a background build runs: how much of the workspace the answers cover."""
+        if self._background is None or self.stats.refreshes:
+            return None
+        with self._lock:
+            done, total = len(self._seen | self._touched), self._expected
+        if total is None:
+            return f"indexed {counted(done, 'file')} so far; the workspace is being indexed"
+        return f"indexed {done:,} of {total:,} files; the rest is being indexed"
+
+    def close(self) -> None:
+        """Stop a background build (what it indexed stays) and end any parse workers."""
+        self.pool.close()
+        self.wait()
+
+    def _build(self, focus: list[str]) -> None:
+        try:
+            with self._refreshing:
+                if not self.stats.refreshes:
+                    self._refresh(focus, first=self._first)
+        finally:
+            self._first.set()
+
+    def _refresh(self, focus: Sequence[str], first: threading.Event | None = None) -> int:
+        """One pass over the workspace. With `first`: the FIRST_FILES nearest the focus are
+        parsed in-process and `first` set, then the rest is parsed."""
+        started = time.perf_counter()
+        with self._lock:
             self._load()
-            before = self.stats.parsed
-            seen: set[str] = set()
-            notes: list[str] = []
-            skipped_big = 0
-            prefix = len(str(self.root)) + 1
-            for entry in walk_files(self.root, self.root, hidden=False):
-                if entry.is_symlink or language_of(entry.name) is None:
-                    continue
-                if len(seen) >= self.max_files:
-                    notes.append(f"stopped at {self.max_files} files (the index's file cap)")
-                    break
-                rel = str(entry.path)[prefix:]  # (walk paths start with the root)
-                outcome = self._update(rel, entry.path)
-                if outcome == "too big":
-                    skipped_big += 1
-                elif outcome != "gone":
-                    seen.add(rel)
-            for rel in [r for r in self.files if r not in seen]:
-                del self.files[rel]
-                self._changed()
+            self._touched = set()
+        before = self.stats.parsed
+        seen, jobs, skipped_big, notes = self._survey()
+        self._seen, self._expected = seen, len(seen) + len(jobs)
+        if focus:
+            jobs = by_relevance(jobs, focus, self.root)
+        head = len(jobs) if first is None or len(jobs) < self.pool.min_files else FIRST_FILES
+        stopped = False
+        try:
+            self._run(jobs[:head], seen)
+            if first is not None:
+                first.set()
+            self._run(jobs[head:], seen)
+        except ParseWorkersError as error:
+            stopped = True
+            notes.append(f"indexing stopped: {error}")
+        with self._lock:
+            if not stopped:  # (else what was not reached yet is not gone)
+                for rel in [r for r in self.files if r not in seen and r not in self._touched]:
+                    del self.files[rel]
+                    self._changed()
             if skipped_big:
                 notes.append(
                     f"skipped {counted(skipped_big, 'file')} over {self.max_file_bytes} bytes"
@@ -99,13 +183,43 @@ class CodeIndex:
             self.stats.diagnostics = notes
             self.stats.refreshes += 1
             self._finish(started)
-            return self.stats.parsed - before
+        return self.stats.parsed - before
 
-    def ensure(self) -> None:
-        """Refresh once per process before the first question; later, edits keep it current."""
-        with self._lock:
-            if self.stats.refreshes == 0:
-                self.refresh()
+    def _survey(self) -> tuple[set[str], list[Job], int, list[str]]:
+        """The walk, up to the file cap: (files unchanged by their stat, the files to read,
+        how many are too big, notes)."""
+        seen: set[str] = set()
+        jobs: list[Job] = []
+        too_big = 0
+        notes: list[str] = []
+        prefix = len(str(self.root)) + 1
+        for entry in walk_files(self.root, self.root, hidden=False):
+            if entry.is_symlink or language_of(entry.name) is None:
+                continue
+            if len(seen) + len(jobs) >= self.max_files:
+                notes.append(f"stopped at {self.max_files} files (the index's file cap)")
+                break
+            rel = str(entry.path)[prefix:]  # (walk paths start with the root)
+            with self._lock:
+                outcome = self._job(rel, entry.path)
+            if not isinstance(outcome, str):
+                jobs.append(outcome)
+            elif outcome == "too big":
+                too_big += 1
+            elif outcome == "same":
+                seen.add(rel)
+        return seen, jobs, too_big, notes
+
+    def _run(self, jobs: list[Job], seen: set[str]) -> None:
+        """Parse the jobs (in worker processes when there are many) and take in the results,
+        except for files an edit re-indexed meanwhile (theirs is newer)."""
+        for result in self.pool.run(jobs):
+            if result is None:
+                continue  # gone between the stat and the read
+            with self._lock:
+                if result[0] not in self._touched:
+                    self._take(result)
+                seen.add(result[0])
 
     def update(self, paths: Iterable[str | Path]) -> int:
         """Re-index just these files (changed, created or deleted); returns how many were
@@ -121,6 +235,7 @@ class CodeIndex:
                 outcome = self._update(rel, self.root / rel)
                 if outcome in ("gone", "too big") and self.files.pop(rel, None) is not None:
                     self._changed()
+                self._touched.add(rel)
             self._finish(started, save=time.monotonic() - self._saved_at >= SAVE_INTERVAL)
             return self.stats.parsed - before
 
@@ -152,8 +267,7 @@ class CodeIndex:
 
     def symbol(self, name: str) -> list[Symbol]:
         """Definitions named `name` (top-level first, then by path), then the files that
-        reference it, most references first."""
-        self.ensure()
+        reference it, most references first: from what is indexed (see `ensure`, `begin`)."""
         with self._lock:
             defs = [
                 (d.parent >= 0, rel, d.line, _symbol(d, rel))
@@ -219,33 +333,45 @@ class CodeIndex:
                 return rel, self.files.get(rel)
             if self._update(rel, self.root / rel) in ("gone", "too big"):
                 self.files.pop(rel, None)
+            self._touched.add(rel)
             return rel, self.files.get(rel)
 
     def _update(self, rel: str, path: Path) -> str:
         """Re-parse `rel` if its content changed: "same", "parsed", "gone" or "too big"."""
+        job = self._job(rel, path)
+        if isinstance(job, str):
+            return job
+        result = parse_job(job)
+        return "gone" if result is None else self._take(result)
+
+    def _job(self, rel: str, path: Path) -> Job | str:
+        """What `rel` needs, from its stat: "same", "gone", "too big", or reading (a job)."""
         try:
             info = path.stat()
         except OSError:
             return "gone"
+        if not stat.S_ISREG(info.st_mode):
+            return "gone"  # a FIFO or device: reading it could block the index for ever
         if info.st_size > self.max_file_bytes:
             return "too big"
         known = self.files.get(rel)
         if known is not None and (known.mtime_ns, known.size) == (info.st_mtime_ns, info.st_size):
             return "same"
-        try:
-            data = path.read_bytes()
-        except OSError:
-            return "gone"
-        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-        if known is not None and known.digest == digest:
-            known.mtime_ns, known.size = info.st_mtime_ns, info.st_size
-            self._dirty = True
-            return "same"
         language = language_of(rel)
         assert language is not None
-        symbols = parse_source(language, data)
+        digest = known.digest if known is not None else ""
+        return rel, str(path), language, info.st_mtime_ns, info.st_size, digest
+
+    def _take(self, result: Result) -> str:
+        """A read file's result into the table: "same" (content as known) or "parsed"."""
+        rel, mtime_ns, size, digest, row = result
+        if row is None:
+            known = self.files[rel]
+            known.mtime_ns, known.size = mtime_ns, size
+            self._dirty = True
+            return "same"
         self.stats.parsed += 1
-        self.files[rel] = IndexedFile(info.st_mtime_ns, info.st_size, digest, symbols)
+        self.files[rel] = IndexedFile(mtime_ns, size, digest, symbols_from_row(row))
         self._changed()
         return "parsed"
 

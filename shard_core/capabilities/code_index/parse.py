@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from tree_sitter import Node, QueryCursor
 
@@ -39,6 +40,24 @@ class FileSymbols:
     definitions: list[Definition] = field(default_factory=list[Definition])
     references: dict[str, int] = field(default_factory=dict[str, int])
     """identifier → how many times this file references it (calls, types, base classes)"""
+
+
+SymbolsRow = tuple[str, list[list[Any]], dict[str, int]]
+"""FileSymbols as plain data (language, definitions, references): what a worker process sends
+back and what the store writes"""
+
+
+def symbols_row(symbols: FileSymbols) -> SymbolsRow:
+    defs = [
+        [d.name, d.kind, d.line, d.end_line, d.signature, d.parent] for d in symbols.definitions
+    ]
+    return symbols.language, defs, symbols.references
+
+
+def symbols_from_row(row: SymbolsRow) -> FileSymbols:
+    language, defs, refs = row
+    definitions = [Definition(n, k, int(a), int(b), s, int(p)) for n, k, a, b, s, p in defs]
+    return FileSymbols(str(language), definitions, {str(k): int(v) for k, v in refs.items()})
 
 
 def parse_source(language: str, source: bytes) -> FileSymbols:

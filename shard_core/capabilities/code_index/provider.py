@@ -11,6 +11,7 @@ from typing import Any
 
 from shard_core.capabilities.code_index import repo_map
 from shard_core.capabilities.code_index.index import CodeIndex
+from shard_core.capabilities.code_index.languages import language_of
 from shard_core.capabilities.code_index.lsp import Diagnostics
 from shard_core.contracts.codeintel import DIAGNOSTICS_HEADING, Symbol
 from shard_core.engine.plurals import counted
@@ -46,6 +47,8 @@ class CodeIntelligence:
         return self.index.outline(path)
 
     def symbol(self, name: str) -> list[Symbol]:
+        """From what is indexed: the first question begins the index near the focus."""
+        self.index.begin(self.focus)
         return self.index.symbol(name)
 
     def signatures(self, path: str) -> list[str]:
@@ -93,12 +96,16 @@ class CodeIntelligence:
     # ------------------------------------------------------------ the session's focus
 
     def notice(self, paths: Iterable[str]) -> None:
-        """Files the session mentioned or changed: they lead the repo map."""
+        """Files the session mentioned or changed: they lead the repo map (and the index
+        begins with them)."""
         for raw in paths:
             rel = self.index.relative(raw)
-            if rel is not None and rel in self.index.files:
+            if rel is not None and (rel in self.index.files or self._source(rel)):
                 self.focus.pop(rel, None)
                 self.focus[rel] = None
+
+    def _source(self, rel: str) -> bool:
+        return language_of(rel) is not None and (self.index.root / rel).is_file()
 
     def notice_text(self, text: str) -> None:
         """File names a prompt mentions (a path, or a base name the index knows)."""

@@ -16,7 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from shard_core.capabilities.code_index.parse import Definition, FileSymbols
+from shard_core.capabilities.code_index.parse import (
+    FileSymbols,
+    SymbolsRow,
+    symbols_from_row,
+    symbols_row,
+)
 
 FORMAT = 1
 
@@ -60,8 +65,8 @@ def save(path: Path, root: Path, files: dict[str, IndexedFile]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".index-", suffix=".json")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(payload, out, separators=(",", ":"))
+        with os.fdopen(fd, "w", encoding="utf-8") as out:  # dumps: json.dump's encoder is Python
+            out.write(json.dumps(payload, separators=(",", ":")))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -69,16 +74,10 @@ def save(path: Path, root: Path, files: dict[str, IndexedFile]) -> None:
 
 
 def _row(entry: IndexedFile) -> list[Any]:
-    defs = [
-        [d.name, d.kind, d.line, d.end_line, d.signature, d.parent]
-        for d in entry.symbols.definitions
-    ]
-    symbols = entry.symbols
-    return [entry.mtime_ns, entry.size, entry.digest, symbols.language, defs, symbols.references]
+    return [entry.mtime_ns, entry.size, entry.digest, *symbols_row(entry.symbols)]
 
 
 def _entry(item: list[Any]) -> IndexedFile:
     mtime_ns, size, digest, language, defs, refs = item
-    definitions = [Definition(n, k, int(a), int(b), s, int(p)) for n, k, a, b, s, p in defs]
-    symbols = FileSymbols(str(language), definitions, {str(k): int(v) for k, v in refs.items()})
-    return IndexedFile(int(mtime_ns), int(size), str(digest), symbols)
+    row: SymbolsRow = (language, defs, refs)
+    return IndexedFile(int(mtime_ns), int(size), str(digest), symbols_from_row(row))

@@ -102,13 +102,14 @@ class CodeSymbolTool:
         if kind is not None and kind not in KINDS:
             return ToolResult.error(f"kind {kind!r} is not one of: {', '.join(KINDS)}")
         found = await asyncio.to_thread(self.code.symbol, name)
+        note = _coverage(self.code)
         defs = [s for s in found if s.kind != "reference" and (kind is None or s.kind == kind)]
         refs = [s for s in found if s.kind == "reference"][:MAX_REFERENCE_FILES]
         if not defs and not refs:
-            return ToolResult.ok(f"no definition of or reference to {name!r} in the index")
+            return ToolResult.ok(f"no definition of or reference to {name!r} in the index{note}")
         ref_lines = await asyncio.to_thread(self._lines, [r.path for r in refs], name)
         where = counted(len(refs), "file")
-        text = [f"{name}: {counted(len(defs), 'definition')}, referenced in {where}"]
+        text = [f"{name}: {counted(len(defs), 'definition')}, referenced in {where}{note}"]
         def_nodes: list[TreeNode] = []
         for s in defs[:MAX_DEFINITIONS]:
             text.append(f"  {s.path}:{s.line}: {s.signature} ({s.kind})")
@@ -172,8 +173,9 @@ class RepoMapTool:
         budget = int(input.get("budget", DEFAULT_BUDGET))
         words = str(input.get("focus", "")).split()
         chosen = await asyncio.to_thread(self.build, words, budget)
+        note = _coverage(self.code)
         if not chosen:
-            return ToolResult.ok("the index has no definitions that other files reference")
+            return ToolResult.ok(f"the index has no definitions that other files reference{note}")
         root = TreeNode(
             label="repo map",
             children=[
@@ -187,15 +189,17 @@ class RepoMapTool:
         )
         shown = sum(len(v) for v in chosen.values())
         return ToolResult.ok(
-            repo_map.render(chosen), TreeDescriptor(root=root), files=len(chosen), symbols=shown
+            repo_map.render(chosen) + (f"\n{note.strip()}" if note else ""),
+            TreeDescriptor(root=root),
+            files=len(chosen),
+            symbols=shown,
         )
 
     def build(self, words: list[str], budget: int) -> dict[str, list[repo_map.MapEntry]]:
         index = self.code.index
-        index.ensure()
-        files = [
-            rel for w in words if (rel := index.relative(w)) is not None and rel in index.files
-        ]
+        paths = [rel for w in words if (rel := index.relative(w)) is not None]
+        index.begin([*self.code.focus, *paths])
+        files = [rel for rel in paths if rel in index.files]
         names = [w for w in words if index.relative(w) not in files]
         return repo_map.fit(self.code.ranked(files, names), budget)
 
@@ -240,6 +244,12 @@ class CodeDiagnosticsTool:
         errors = checked[1]
         text = "\n".join(f.text() for f in errors) or f"{shown}: no errors"
         return ToolResult.ok(text, path=shown, errors=len(errors), server=lsp.status)
+
+
+def _coverage(code: CodeIntelligence) -> str:
+    """` (indexed 340 of 2,000 files; the rest is being indexed)` while the index is built."""
+    said = code.index.coverage()
+    return f" ({said})" if said else ""
 
 
 def _depth(defs: list[Definition], i: int) -> int:

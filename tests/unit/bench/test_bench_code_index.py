@@ -13,7 +13,10 @@ def test_the_code_index_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert out.startswith("# code index bench: 30 files")
     cold = table_rows(out, "cold index (median)")
-    assert cold[0][0] == "shard code index"
+    assert [r[0] for r in cold[:2]] == ["shard, worker pool", "shard, in-process"]
+    [lazy] = table_rows(out, "lazy build (median)")
+    assert lazy[0] == "focus + code_symbol, 30 files"
+    assert lazy[4] == "(complete)"  # 30 files: indexed whole before the first answer
     [update, restat] = table_rows(out, "incremental")
     assert update[:3] == ["update after one edit", "20", "20"]
     assert restat[:3] == ["re-stat all (after bash)", "1", "0"]
