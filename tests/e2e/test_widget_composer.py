@@ -28,8 +28,7 @@ BOX = ".jp-Notebook .shard-agent .shard-composer-input"
 
 @pytest.fixture(scope="module")
 def fake_llm() -> Iterator[FakeLLMServer]:
-    replies = [{"text": "Hello."}, {"text": "Two cities, one plot."}, {"text": "It builds df."}]
-    with FakeLLMServer(replies) as server:
+    with FakeLLMServer() as server:
         yield server
 
 
@@ -62,19 +61,24 @@ def _user_parts(body: dict[str, object]) -> list[dict[str, object]]:
     return parts
 
 
+@pytest.mark.parametrize("where", ["gateway", "local"])
 def test_the_widget_composer_sends_var_df_and_a_pasted_png(
-    page_in: Page, served_lab: LabServer, fake_llm: FakeLLMServer, tmp_path: Path
+    page_in: Page, served_lab: LabServer, fake_llm: FakeLLMServer, tmp_path: Path, where: str
 ) -> None:
+    """A gateway agent (`%shard new` in Lab) and one in the notebook's own kernel (`--local`)."""
     lab = served_lab
+    for reply in ("Hello.", "Two cities, one plot.", "It builds df."):
+        fake_llm.push({"text": reply})
     work = tmp_path / "work"
     work.mkdir()
     url = lab.notebook(
-        "frame-widget.ipynb",
+        f"frame-widget-{where}.ipynb",
         "python3",
         [
             FRAME,
             "%load_ext shard_kernel",
-            f"%shard new --cwd {work} --model openai/fake-model",
+            f"%shard new --cwd {work} --model openai/fake-model"
+            + (" --local" if where == "local" else ""),
             "%%shard\nsay hello",
         ],
     )
@@ -109,7 +113,7 @@ def test_the_widget_composer_sends_var_df_and_a_pasted_png(
     box.press("Tab")
     expect(box).to_have_value("plot @var:df ")
     box.press_sequentially("by city")
-    save_screenshot(page_in, "e2e-widget-composer.png")
+    save_screenshot(page_in, f"e2e-widget-composer-{where}.png")
     box.press("Enter")
     expect(widget).to_contain_text("Two cities, one plot.", timeout=60_000)
     expect(thumbnails).to_have_count(0)  # taken by the prompt
@@ -119,9 +123,9 @@ def test_the_widget_composer_sends_var_df_and_a_pasted_png(
     fake_llm.wait_idle()
     [sent] = [r.body for r in fake_llm.requests[before:]]
     texts = [str(p.get("text", "")) for p in _user_parts(sent)]
-    [summary] = [t for t in texts if 'label="@var:df from frame-widget.ipynb"' in t]
+    [summary] = [t for t in texts if f'label="@var:df from frame-widget-{where}.ipynb"' in t]
     assert summary.startswith(
-        '<context kind="variable" label="@var:df from frame-widget.ipynb">\ntype: pandas.'
+        f'<context kind="variable" label="@var:df from frame-widget-{where}.ipynb">\ntype: pandas.'
     )
     assert "DataFrame\nshape: (2, 2)\ndtypes:" in summary
     assert "Oslo" in summary
@@ -143,5 +147,5 @@ def test_the_widget_composer_sends_var_df_and_a_pasted_png(
     fake_llm.wait_idle()
     [sent] = [r.body for r in fake_llm.requests[before:]]
     texts = [str(p.get("text", "")) for p in _user_parts(sent)]
-    [cell] = [t for t in texts if 'label="@cell:1 from frame-widget.ipynb"' in t]
+    [cell] = [t for t in texts if f'label="@cell:1 from frame-widget-{where}.ipynb"' in t]
     assert "df = make_frame()  # edited, not saved" in cell
