@@ -1,5 +1,6 @@
 """The repo map's graph follows the index edit by edit: after any sequence of edits the updated
-graph is the graph built from scratch (checked over random edits of a small workspace)."""
+graph is the graph built from scratch, and ranks the same definitions (checked over random
+edits of a small workspace)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import random
 from pathlib import Path
 
 from shard_core.capabilities.code_index import CodeIndex
-from shard_core.capabilities.code_index.repo_map import Graph, pagerank
+from shard_core.capabilities.code_index.repo_map import Graph, pagerank, ranked_definitions
 
 NAMES = ["alpha", "beta", "gamma", "delta", "omega"]
 
@@ -34,7 +35,12 @@ def test_an_updated_graph_is_the_graph_built_from_scratch(tmp_path: Path) -> Non
         fresh = Graph(index.snapshot())
         assert [sorted(row) for row in graph.out] == [sorted(row) for row in fresh.out]
         assert [sorted(row) for row in graph.uses] == [sorted(row) for row in fresh.uses]
-        assert pagerank(graph, ["m0.py"]) == pagerank(fresh, ["m0.py"])
+        rank = pagerank(graph, ["m0.py"])
+        assert rank == pagerank(fresh, ["m0.py"])
+        files = index.snapshot()  # (scored by numbered pairs, some left unused by the edits)
+        assert sorted(ranked_definitions(files, graph, rank), key=repr) == sorted(
+            ranked_definitions(files, fresh, rank), key=repr
+        )
 
 
 def test_a_file_added_or_removed_rebuilds_the_graph(tmp_path: Path) -> None:
