@@ -23,6 +23,13 @@ generator, on purpose:
 `varied_facts(lines)` works out the facts of the folded lines with `_planted.facts_of` (its
 patterns and tool names passed in), and `_planted.score` reads a summary against them, so B9
 scores every corpus alike.
+
+No third corpus of sessions recorded from the test suite's agent runs: the suite keeps none (each
+test's SHARD_HOME is a temp dir it removes, and no recorded JSONL is checked in), and the
+scripted runs it makes are a few to a few dozen entries, far under the 1k entries where B9's
+200k window first folds anything. Stitching hundreds of them into one session would be a shape
+no agent produces; replaying a generated script through the real loop would give real tool
+outputs but this generator's shape, at minutes of real bash per 28k entries on shared cores.
 """
 
 from __future__ import annotations

@@ -312,7 +312,7 @@ class DeterministicCompactor:
 
 
 MIN_SUMMARY_TOKENS = 1_200
-WINDOW_SHARE = 64
+WINDOW_SHARE = 80
 ENTRY_WEIGHT_CAP = 300
 """What one folded entry counts for at most in the summary's budget (tokens): a 300 KB build
 log or fetched page says no more worth keeping than a 1.2 KB one, and sessions with a few huge
@@ -326,13 +326,13 @@ def _weight(tokens: Sequence[int]) -> int:
 
 
 def adaptive_budget(folded_tokens: int, window: int) -> int:
-    """The summary's share of what it replaces: four times the square root of the folded
-    tokens (each entry counted up to ENTRY_WEIGHT_CAP: 1.2k tokens for a 90k-token fold, 2.8k
-    for 500k), at least MIN_SUMMARY_TOKENS and at most 1/WINDOW_SHARE of the window (3.1k of a
+    """The summary's share of what it replaces: three times the square root of the folded
+    tokens (each entry counted up to ENTRY_WEIGHT_CAP: 1.2k tokens for a 160k-token fold, 2.1k
+    for 500k), at least MIN_SUMMARY_TOKENS and at most 1/WINDOW_SHARE of the window (2.5k of a
     200k window). The summary is paid for on every later request, and a small fold has little
     to say: a fixed budget padded small folds with transcript. (Every changed path is listed
     even past it: format.room_for.)"""
-    grown = 4 * int(folded_tokens**0.5)
+    grown = 3 * int(folded_tokens**0.5)
     return max(MIN_SUMMARY_TOKENS, min(grown, max(window // WINDOW_SHARE, MIN_SUMMARY_TOKENS)))
 
 

@@ -169,7 +169,7 @@ def over_budget(
     return _length(fresh, {}) > room_for(fresh, max_chars)
 
 
-PATHS_SHARE = 4
+PATHS_SHARE = 2
 """When every changed path cannot fit in the budget beside the other sections, the summary
 grows to hold them all plus 1/PATHS_SHARE of the budget for the rest (`room_for`)."""
 
