@@ -271,3 +271,35 @@ describe("the widget composer's cells as the page shows them", () => {
     }
   });
 });
+
+describe("the widget composer's steer state", () => {
+  it("follows the receipt of the steer it sent", () => {
+    const { model, el, input, cleanup } = mount("streaming");
+    type(input, "use the other file");
+    key(input, "Enter");
+    const steerId = model.sent.at(-1)!["steer_id"];
+    const state = (): string | null | undefined =>
+      el.querySelector(".shard-steer-state")?.textContent;
+    expect(state()).toContain("Steer sent");
+    const receipt = (status: string, reason: string | null) =>
+      ev("steer_receipt", {
+        steer_id: steerId,
+        status,
+        text: "use the other file",
+        images: [],
+        reason,
+        entry_id: null,
+        turn_id: "t",
+      });
+    model.set("events", [
+      receipt(
+        "rejected",
+        "the turn ended (completed) before another provider request",
+      ),
+    ]);
+    expect(state()).toBe(
+      "Steer rejected — the turn ended (completed) before another provider request",
+    );
+    cleanup();
+  });
+});

@@ -259,16 +259,7 @@ export class AgentChat extends Widget {
   private onSteerReceipt(): void {
     const steers = this.store.get("steers");
     const receipt = isRecord(steers) && this.lastSteer ? steers[this.lastSteer] : undefined;
-    if (!isRecord(receipt)) return;
-    const reason = isString(receipt["reason"]) ? ` — ${receipt["reason"]}` : "";
-    const states: Record<string, [string, "info" | "success" | "error"]> = {
-      admitted: ["Steer admitted: it is in the agent's next model request.", "success"],
-      rejected: [`Steer rejected${reason}`, "error"],
-      superseded: [`Steer superseded${reason}`, "info"],
-      queued: [`Steer queued${reason}`, "info"],
-    };
-    const state = states[String(receipt["status"])];
-    if (state) this.composer.showState(...state);
+    if (isRecord(receipt)) this.composer.showReceipt(receipt);
   }
 
   private showStopped(text: string): void {

@@ -133,6 +133,7 @@ export function renderAgentView(
     const events = getList(model, "events");
     opened = [];
     list.update(deriveItems(events, readPending(model)));
+    composer?.refreshSteer(events);
     rewind.refresh(events);
     follower.contentChanged();
     for (const [key, dialog] of dialogs) {

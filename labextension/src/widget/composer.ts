@@ -6,6 +6,7 @@
 // files, cells, outputs, variables); Tab or a click completes it, the arrow keys choose another
 // entry (which Enter takes too; without them Enter sends), Escape closes it.
 import { button, h } from "../render/dom";
+import { isString } from "../render/guards";
 import type { SlashCommandInfo } from "../wire";
 
 /** One entry of the `@` menu: `insert` replaces the `@…` word before the caret. */
@@ -91,6 +92,19 @@ export class Composer {
   showState(text: string, tone: "info" | "success" | "error"): void {
     this.state.className = `shard-steer-state shard-tone-${tone}`;
     this.state.textContent = text;
+  }
+
+  /** What became of the steer this composer sent (its latest `steer_receipt`). */
+  showReceipt(receipt: Readonly<Record<string, unknown>>): void {
+    const reason = isString(receipt["reason"]) ? ` — ${receipt["reason"]}` : "";
+    const states: Record<string, [string, "info" | "success" | "error"]> = {
+      admitted: ["Steer admitted: it is in the agent's next model request.", "success"],
+      rejected: [`Steer rejected${reason}`, "error"],
+      superseded: [`Steer superseded${reason}`, "info"],
+      queued: [`Steer queued${reason}`, "info"],
+    };
+    const state = states[String(receipt["status"])];
+    if (state) this.showState(...state);
   }
 
   private submit(): void {

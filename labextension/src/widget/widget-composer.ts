@@ -25,6 +25,8 @@ export interface WidgetComposer {
   onReply(message: unknown): boolean;
   /** The agent's status changed: idle sends prompts, busy steers. */
   refreshBusy(): void;
+  /** The transcript changed: the state of the steer sent last follows its receipt. */
+  refreshSteer(events: readonly unknown[]): void;
 }
 
 interface Sent {
@@ -54,6 +56,7 @@ export function renderWidgetComposer(
     if (notebook) send(commands.notebookCells(notebook));
   };
   const sent = new Map<string, Sent>(); // prompt and steer ids → what to put back on a refusal
+  let lastSteer: string | null = null;
   const asked = new Map<string, (options: MentionOption[]) => void>();
   const composer: Composer = new Composer({
     prompt: (text) => {
@@ -72,6 +75,7 @@ export function renderWidgetComposer(
     },
     steer: (text) => {
       const message = commands.steer(text, images.take());
+      lastSteer = message.steer_id;
       sent.set(message.id, { text, images: message.images ?? [] });
       sendCells(text);
       send(message);
@@ -117,6 +121,13 @@ export function renderWidgetComposer(
     return true;
   };
   const refreshBusy = (): void => composer.setBusy(isBusy(getString(model, "status")));
+  const refreshSteer = (events: readonly unknown[]): void => {
+    for (let i = events.length - 1; lastSteer !== null && i >= 0; i -= 1) {
+      const e = events[i];
+      if (isRecord(e) && e["type"] === "steer_receipt" && e["steer_id"] === lastSteer)
+        return composer.showReceipt(e);
+    }
+  };
   refreshBusy();
-  return { el: composer.el, composer, onReply, refreshBusy };
+  return { el: composer.el, composer, onReply, refreshBusy, refreshSteer };
 }
