@@ -71,10 +71,19 @@ def _fill_events(drawn: tuple[Any, list[Any]]) -> Any:
     return raw
 
 
+def _base64_images(schema: dict[str, Any]) -> None:
+    """An image's data is base64 (a prompt's or a steer's are refused otherwise: `image_problem`),
+    which its schema does not say."""
+    image = schema.get("$defs", {}).get("ImageBlock")
+    if image is not None:
+        image["properties"]["data"]["pattern"] = "^(?:[A-Za-z0-9+/]{4}){0,4}$"
+
+
 @functools.cache  # the Event union's takes seconds to build; event-batch and reply reuse it
 def _strategy(tp: Any) -> st.SearchStrategy[Any]:
     schema = _unroll_tree(TypeAdapter(tp).json_schema(mode="validation"))
     _cap_arrays(schema)
+    _base64_images(schema)
     if _empty_event_lists(schema):
         events = st.lists(_strategy(WIRE_TYPES["event"]), max_size=2)
         return st.tuples(from_schema(schema), events).map(_fill_events)
