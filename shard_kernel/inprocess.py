@@ -36,6 +36,7 @@ class InProcessAgent:
         self._thread.daemon = True
         self._thread.start()
         self._blocked_turns = 0
+        self._started: set[asyncio.Future[TurnEndEvent]] = set()
         options.setdefault("has_responder", self._has_responder)
         options.setdefault("extensions", [notebook_extension(NotebookSetup.from_env(os.environ))])
         self.agent: Agent = self.call(create_agent(**options))
@@ -87,10 +88,23 @@ class InProcessAgent:
     # ------------------------------------------------------------ the widget's composer
 
     def send_prompt(self, text: str, images: Sequence[ImageBlock]) -> CommandReply:
-        """The widget's composer while no turn runs: starts one."""
-        if self._on_loop(lambda: self.agent.session.running):
-            return CommandReply(command="prompt", ok=False, message="a turn is running: steer it")
-        self.prompt(text, images)
+        """The widget's composer while no turn runs: starts one. The reply waits for the run's
+        first step, so a prompt that meets a turn (a goal's next turn chained between two) is
+        refused with the session's reason instead of being reported started and dropped."""
+
+        async def start() -> str | None:
+            task = asyncio.ensure_future(self.agent.run(text, images))
+            self._started.add(task)
+            task.add_done_callback(self._started.discard)
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())  # retrieved
+            await asyncio.sleep(0)  # the task's first step (the session's busy check) runs first
+            if task.done() and not task.cancelled() and (error := task.exception()) is not None:
+                return str(error)
+            return None
+
+        refused = self.call(start(), timeout=10)
+        if refused is not None:
+            return CommandReply(command="prompt", ok=False, message=refused)
         return CommandReply(command="prompt", ok=True, message="started")
 
     def mention_contexts(self, text: str, shown: ShownNotebook | None = None) -> Mentions:
