@@ -2,7 +2,8 @@
 
 The gate judges a call by its Tool object's own declaration. What knows only a name — the rule
 parser, suggestions, compaction, recall, `shard rules check` — looks it up here: the built-in
-tools are known from the start (each declares on its class), and every tool an ExtensionHost
+tools are known from the start (`shard_core.tools.shapes`, where each class takes its `access`
+from, so no tool module is imported for it), and every tool an ExtensionHost
 registers adds its declaration, bundled or third-party alike, until that host shuts down (the
 disposer `declare_tool` returns withdraws it, and a name declared twice keeps the later shape
 until then, the earlier one after). A name nobody declared has no shape: its rules take no
@@ -112,7 +113,7 @@ def path_tools(*, writes: bool) -> frozenset[str]:
 def _seed() -> None:
     global _seeded
     _seeded = True
-    from shard_core.tools import builtin_tool_types
+    from shard_core.tools.shapes import BUILTIN_ACCESS  # the built-ins' shapes, no tool imported
 
-    for tool in builtin_tool_types():
-        declare_tool(tool, seed=True)
+    for name, access in BUILTIN_ACCESS.items():
+        _declared.setdefault(_key(name), []).insert(0, (name, access))

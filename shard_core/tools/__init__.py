@@ -45,7 +45,8 @@ def __getattr__(name: str) -> Any:
 
 def builtin_tool_types() -> list[type]:
     """The built-in tools' classes, in the order the model sees them (their `name` and
-    `access` are class attributes: what the permission rules know before any agent exists)."""
+    `access` are class attributes; the shapes alone, without a tool imported, are
+    `shard_core.tools.shapes.BUILTIN_ACCESS`)."""
     return [__getattr__(name) for name in _WHERE]
 
 

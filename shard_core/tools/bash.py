@@ -10,7 +10,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from shard_core.contracts import ToolContext
-from shard_core.contracts.access import CommandAccess, ToolAccess
+from shard_core.contracts.access import ToolAccess
 from shard_core.tools.environment import OWNER_VARIABLE, scrubbed_env, tool_environment
 from shard_core.tools.guard import guarded
 from shard_core.tools.process import (
@@ -25,6 +25,7 @@ from shard_core.tools.process import (
     wait_for_exit,
 )
 from shard_core.tools.sandbox import Launch, Sandbox
+from shard_core.tools.shapes import BUILTIN_ACCESS
 from shard_core.tools.tasks import BackgroundTasks
 from shard_core.types import JsonObject, TextBlock, ToolResult
 from shard_core.types.render import (
@@ -79,7 +80,7 @@ class BashTool:
     }
     read_only: bool = False
     kind: str = "execute"  # ToolKind: what an ACP host shows
-    access: ToolAccess = CommandAccess()
+    access: ToolAccess = BUILTIN_ACCESS["bash"]
 
     def __init__(
         self,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from shard_core.contracts import ToolContext
-from shard_core.contracts.access import PathAccess, ToolAccess
+from shard_core.contracts.access import ToolAccess
 from shard_core.engine.plurals import counted
 from shard_core.tools.atomic import write_atomic
 from shard_core.tools.diffs import diff_texts
@@ -16,6 +16,7 @@ from shard_core.tools.encoding import DecodedText, decode_text
 from shard_core.tools.guard import check_input, guarded
 from shard_core.tools.host_files import editor_text, editor_write
 from shard_core.tools.notebook_guard import refuse_notebook
+from shard_core.tools.shapes import BUILTIN_ACCESS
 from shard_core.tools.workspace import display_path, resolve_in_workspace
 from shard_core.types import JsonObject, ToolResult
 from shard_core.types.render import DiffDescriptor, RenderDescriptor
@@ -62,7 +63,7 @@ class EditTool:
     }
     read_only: bool = False
     kind: str = "edit"  # ToolKind: what an ACP host shows
-    access: ToolAccess = PathAccess(writes=True)
+    access: ToolAccess = BUILTIN_ACCESS["edit"]
 
     @guarded
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:

@@ -7,10 +7,11 @@ import re
 from pathlib import Path
 
 from shard_core.contracts import ToolContext
-from shard_core.contracts.access import PathAccess, ToolAccess
+from shard_core.contracts.access import ToolAccess
 from shard_core.tools.globs import glob_regex
 from shard_core.tools.guard import guarded
 from shard_core.tools.ignore import walk_files
+from shard_core.tools.shapes import BUILTIN_ACCESS
 from shard_core.tools.workspace import display_path, resolve_in_workspace, workspace_root
 from shard_core.types import JsonObject, ToolResult
 from shard_core.types.render import TreeDescriptor, TreeNode
@@ -39,7 +40,7 @@ class FindTool:
     }
     read_only: bool = True
     kind: str = "search"  # ToolKind: what an ACP host shows
-    access: ToolAccess = PathAccess(default=".")
+    access: ToolAccess = BUILTIN_ACCESS["find"]
 
     @guarded
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:

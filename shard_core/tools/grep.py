@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 
 from shard_core.contracts import ToolContext
-from shard_core.contracts.access import PathAccess, ToolAccess
+from shard_core.contracts.access import ToolAccess
 from shard_core.tools.guard import guarded
 from shard_core.tools.pysearch import search_with_python
 from shard_core.tools.ripgrep import find_rg, search_with_rg
 from shard_core.tools.search import SearchLine, SearchOutcome, SearchQuery
+from shard_core.tools.shapes import BUILTIN_ACCESS
 from shard_core.tools.workspace import display_path, resolve_in_workspace, workspace_root
 from shard_core.types import JsonObject, ToolResult
 from shard_core.types.render import TextDescriptor
@@ -45,7 +46,7 @@ class GrepTool:
     }
     read_only: bool = True
     kind: str = "search"  # ToolKind: what an ACP host shows
-    access: ToolAccess = PathAccess(default=".")
+    access: ToolAccess = BUILTIN_ACCESS["grep"]
 
     def __init__(self, *, use_ripgrep: bool = True) -> None:
         # Looked up once: the binary does not move while a kernel runs.

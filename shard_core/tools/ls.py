@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from shard_core.contracts import ToolContext
-from shard_core.contracts.access import PathAccess, ToolAccess
+from shard_core.contracts.access import ToolAccess
 from shard_core.tools.guard import guarded
 from shard_core.tools.ignore import Entry, IgnoreRules, scan
+from shard_core.tools.shapes import BUILTIN_ACCESS
 from shard_core.tools.workspace import display_path, resolve_in_workspace, workspace_root
 from shard_core.types import JsonObject, ToolResult
 from shard_core.types.render import TreeDescriptor, TreeNode
@@ -39,7 +40,7 @@ class LsTool:
     }
     read_only: bool = True
     kind: str = "search"  # ToolKind: what an ACP host shows
-    access: ToolAccess = PathAccess(default=".")
+    access: ToolAccess = BUILTIN_ACCESS["ls"]
 
     def __init__(self, *, max_entries: int = MAX_ENTRIES) -> None:
         self.max_entries = max_entries

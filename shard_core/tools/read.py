@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Literal
 
 from shard_core.contracts import ToolContext
-from shard_core.contracts.access import PathAccess, ToolAccess
+from shard_core.contracts.access import ToolAccess
 from shard_core.engine.plurals import counted
 from shard_core.tools.encoding import decode_text, split_lines
 from shard_core.tools.guard import guarded
 from shard_core.tools.host_files import editor_text
+from shard_core.tools.shapes import BUILTIN_ACCESS
 from shard_core.tools.workspace import display_path, resolve_in_workspace
 from shard_core.types import ImageBlock, JsonObject, TextBlock, ToolResult
 from shard_core.types.render import TextDescriptor
@@ -55,7 +56,7 @@ class ReadTool:
     }
     read_only: bool = True
     kind: str = "read"  # ToolKind: what an ACP host shows
-    access: ToolAccess = PathAccess()
+    access: ToolAccess = BUILTIN_ACCESS["read"]
 
     @guarded
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:

@@ -6,13 +6,14 @@ import asyncio
 from pathlib import Path
 
 from shard_core.contracts import ToolContext
-from shard_core.contracts.access import PathAccess, ToolAccess
+from shard_core.contracts.access import ToolAccess
 from shard_core.tools.atomic import write_atomic
 from shard_core.tools.diffs import diff_texts
 from shard_core.tools.encoding import decode_text
 from shard_core.tools.guard import check_input, guarded
 from shard_core.tools.host_files import editor_text, editor_write
 from shard_core.tools.notebook_guard import refuse_notebook
+from shard_core.tools.shapes import BUILTIN_ACCESS
 from shard_core.tools.workspace import display_path, resolve_in_workspace
 from shard_core.types import JsonObject, ToolResult
 from shard_core.types.render import DiffDescriptor, RenderDescriptor
@@ -36,7 +37,7 @@ class WriteTool:
     }
     read_only: bool = False
     kind: str = "edit"  # ToolKind: what an ACP host shows
-    access: ToolAccess = PathAccess(writes=True, rule="Edit")
+    access: ToolAccess = BUILTIN_ACCESS["write"]
 
     @guarded
     async def execute(self, input: JsonObject, ctx: ToolContext) -> ToolResult:

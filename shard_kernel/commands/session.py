@@ -16,31 +16,21 @@ ancestors are read from the same folder. `recall` answers like the agent's recal
 from __future__ import annotations
 
 import argparse
-import asyncio
 import re
 import sys
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from shard_core.contracts.compactor import CompactionInput
-from shard_core.engine.compaction import (
-    DeterministicCompactor,
-    estimate_entries,
-    estimate_text,
-    live_context,
-)
-from shard_core.engine.compaction.tokens import ENTRY_OVERHEAD_TOKENS
-from shard_core.engine.provenance import rebuild_request, request_entries
-from shard_core.engine.recall import answer, lineage_paths, parse_request, search_home
-from shard_core.engine.session_store import SessionStore, load_lineage
-from shard_core.engine.state import shard_home
-from shard_core.providers.wire import canonical_json, wire_body
-from shard_core.types import CompactionDetails, CompactionEntry, SessionEntry
-from shard_core.types.errors import ConfigError
 from shard_kernel.commands.session_rewind import add_rewind_actions
-from shard_kernel.commands.sessions import resolve_session
 from shard_kernel.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from shard_core.engine.session_store import SessionStore
+    from shard_core.types import CompactionDetails, SessionEntry
+
+# Each action imports what it reads when it runs: `compact` the entry models, the store and the
+# compactor; `search` the recall cache; `request` the providers; `rewind` the checkpoints.
 
 _EXAMPLES = """examples:
   shard session compact ~/.shard/sessions/s-1a2b.jsonl --dry-run
@@ -166,6 +156,9 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def _measure(branch: list[SessionEntry]) -> int:
+    from shard_core.engine.compaction import estimate_entries, estimate_text, live_context
+    from shard_core.engine.compaction.tokens import ENTRY_OVERHEAD_TOKENS
+
     summary, kept = live_context(branch)
     return (estimate_text(summary) + ENTRY_OVERHEAD_TOKENS if summary else 0) + estimate_entries(
         kept
@@ -175,11 +168,20 @@ def _measure(branch: list[SessionEntry]) -> int:
 def _compactions(branch: list[SessionEntry]) -> int:
     """How many compaction entries the branch holds: the index of the next one (counted by
     class, in C: an isinstance per entry that fails runs the model metaclass's check)."""
+    from collections import Counter
+
+    from shard_core.types import CompactionEntry
+
     counts = Counter(map(type, branch))
     return sum(n for cls, n in counts.items() if issubclass(cls, CompactionEntry))
 
 
 def _plan(store: SessionStore, args: argparse.Namespace) -> CompactionDetails | None:
+    from shard_core.contracts.compactor import CompactionInput
+    from shard_core.engine.compaction import DeterministicCompactor
+    from shard_core.engine.recall.lineage import lineage_paths
+    from shard_core.engine.session_store import SessionStore
+
     ancestors = [SessionStore.read(p) for p in reversed(lineage_paths(store.path)[:-1])]
     store.attach_parents(ancestors)
     branch = store.branch()
@@ -213,6 +215,10 @@ def _why_not(store: SessionStore, args: argparse.Namespace) -> str:
 
 
 def run_compact(args: argparse.Namespace) -> int:
+    from shard_core.engine.session_store import SessionStore
+    from shard_core.types import CompactionEntry
+    from shard_kernel.commands.sessions import resolve_session
+
     path = resolve_session(args.file)
     store = SessionStore.read(path) if args.dry_run else SessionStore.open(path)
     try:
@@ -237,6 +243,10 @@ def run_compact(args: argparse.Namespace) -> int:
 
 
 def run_recall(args: argparse.Namespace) -> int:
+    from shard_core.engine.recall import answer, lineage_paths, parse_request
+    from shard_core.types.errors import ConfigError
+    from shard_kernel.commands.sessions import resolve_session
+
     raw: dict[str, object] = {"scope": args.scope, "mode": args.mode, "expand": args.expand}
     for key in ("query", "recent", "cursor"):
         if getattr(args, key) is not None:
@@ -250,7 +260,13 @@ def run_recall(args: argparse.Namespace) -> int:
 
 
 def run_request(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from shard_core.engine.provenance import rebuild_request, request_entries
+    from shard_core.engine.session_store import SessionStore, load_lineage
+    from shard_core.providers.wire import canonical_json, wire_body
     from shard_core.sdk import registered_providers  # the whole bootstrap: only `request` needs it
+    from shard_kernel.commands.sessions import resolve_session
 
     path = resolve_session(args.file)
     store = SessionStore.read(path)
@@ -291,6 +307,8 @@ def _json_visible(text: str) -> str:
 def _home_of(path: Path) -> Path:
     """The SHARD_HOME a log lives in (…/sessions/x.jsonl or …/agents/A/sessions/x.jsonl), for
     finding a fork's ancestors; SHARD_HOME when the log lives elsewhere."""
+    from shard_core.engine.state import shard_home
+
     parents = path.resolve().parents
     if len(parents) > 3 and parents[0].name == "sessions" and parents[2].name == "agents":
         return parents[3]
@@ -300,6 +318,9 @@ def _home_of(path: Path) -> Path:
 
 
 def run_search(args: argparse.Namespace) -> int:
+    from shard_core.engine.recall import search_home
+    from shard_core.engine.state import shard_home
+
     hits = search_home(shard_home(), args.query, max(1, args.limit))
     for hit in hits:
         print(f"{hit.session} #{hit.pos} {hit.label}: {' '.join(hit.snippet.split())[:240]}")

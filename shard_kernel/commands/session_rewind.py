@@ -19,12 +19,16 @@ import argparse
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from shard_core.capabilities.checkpoints import Checkpoints, Outcome, RewindError
-from shard_core.engine.session_store import SessionStore, load_lineage
-from shard_core.types.errors import ConfigError
-from shard_kernel.commands.sessions import resolve_session
 from shard_kernel.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from shard_core.capabilities.checkpoints import Checkpoints, Outcome
+    from shard_core.engine.session_store import SessionStore
+
+# the checkpoints (the protocol's review models, the workspace's ignore rules) load when an
+# action runs: `shard session compact` registers these parsers too and reads none of it
 
 HomeOf = Callable[[Path], Path]
 
@@ -86,6 +90,11 @@ def add_rewind_actions(
 def _open(
     args: argparse.Namespace, home_of: HomeOf, *, write: bool
 ) -> tuple[SessionStore, Checkpoints]:
+    from shard_core.capabilities.checkpoints import Checkpoints
+    from shard_core.engine.session_store import SessionStore, load_lineage
+    from shard_core.types.errors import ConfigError
+    from shard_kernel.commands.sessions import resolve_session
+
     path = resolve_session(args.file)
     store = SessionStore.open(path) if write else SessionStore.read(path)
     try:
@@ -109,6 +118,9 @@ def _report(outcome: Outcome) -> int:
 
 
 def _run_rewind(args: argparse.Namespace, home_of: HomeOf) -> int:
+    from shard_core.capabilities.checkpoints import RewindError
+    from shard_core.types.errors import ConfigError
+
     listing = args.to is None and args.turn is None and not args.undo
     store, service = _open(args, home_of, write=not listing)
     try:
@@ -130,6 +142,9 @@ def _run_rewind(args: argparse.Namespace, home_of: HomeOf) -> int:
 
 
 def _run_diff(args: argparse.Namespace, home_of: HomeOf) -> int:
+    from shard_core.capabilities.checkpoints import RewindError
+    from shard_core.types.errors import ConfigError
+
     store, service = _open(args, home_of, write=False)
     try:
         outcome = service.review(args.turn)
@@ -145,6 +160,9 @@ def _run_diff(args: argparse.Namespace, home_of: HomeOf) -> int:
 
 
 def _run_revert(args: argparse.Namespace, home_of: HomeOf) -> int:
+    from shard_core.capabilities.checkpoints import RewindError
+    from shard_core.types.errors import ConfigError
+
     store, service = _open(args, home_of, write=True)
     try:
         outcome = service.revert(

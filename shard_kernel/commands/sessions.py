@@ -9,9 +9,6 @@ import json
 import time
 from pathlib import Path
 
-from shard_core.engine.plurals import counted
-from shard_core.engine.recall.across import describe, search_sessions
-from shard_core.engine.recall.catalog import catalog
 from shard_core.engine.session_store import SessionStore, find_session
 from shard_core.engine.state import shard_home
 from shard_core.types import MessageEntry, SessionEntry, ToolResultEntry
@@ -111,6 +108,9 @@ def _check_header(path: Path) -> None:
 
 
 def _list(home: Path) -> int:
+    from shard_core.engine.plurals import counted
+    from shard_core.engine.recall.catalog import catalog  # the recall cache: `list` and `search`
+
     infos = catalog(home)
     if not infos:
         print(f"no sessions under {home}")
@@ -129,6 +129,8 @@ def _list(home: Path) -> int:
 
 
 def _search(home: Path, args: argparse.Namespace) -> int:
+    from shard_core.engine.recall.across import describe, search_sessions
+
     workspace = str(Path(args.workspace).expanduser().resolve()) if args.workspace else None
     matches = search_sessions(home, args.query, workspace=workspace, limit=max(1, args.limit))
     scope = f"in {workspace}" if workspace else f"under {home}"

@@ -9,17 +9,54 @@ Public API:
   through one cache for the folder (`HomeIndex`)
 """
 
-from shard_core.engine.recall.home import HomeHit, HomeIndex, search_home
-from shard_core.engine.recall.index import RecallIndex, cache_path
-from shard_core.engine.recall.lineage import (
-    Lineage,
-    LineageResolver,
-    directory_resolver,
-    lineage_paths,
-)
-from shard_core.engine.recall.patterns import pattern_problem
-from shard_core.engine.recall.search import RecallAnswer, RecallRequest, recall
-from shard_core.engine.recall.tool import RecallTool, answer, parse_request
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from shard_core.engine.recall.home import HomeHit, HomeIndex, search_home
+    from shard_core.engine.recall.index import RecallIndex, cache_path
+    from shard_core.engine.recall.lineage import (
+        Lineage,
+        LineageResolver,
+        directory_resolver,
+        lineage_paths,
+    )
+    from shard_core.engine.recall.patterns import pattern_problem
+    from shard_core.engine.recall.search import RecallAnswer, RecallRequest, recall
+    from shard_core.engine.recall.tool import RecallTool, answer, parse_request
+
+_WHERE = {
+    "HomeHit": "home",
+    "HomeIndex": "home",
+    "search_home": "home",
+    "RecallIndex": "index",
+    "cache_path": "index",
+    "Lineage": "lineage",
+    "LineageResolver": "lineage",
+    "directory_resolver": "lineage",
+    "lineage_paths": "lineage",
+    "pattern_problem": "patterns",
+    "RecallAnswer": "search",
+    "RecallRequest": "search",
+    "recall": "search",
+    "RecallTool": "tool",
+    "answer": "tool",
+    "parse_request": "tool",
+}
+"""Each public name → its module, imported on first use (PEP 562): a reader of one log's
+lineage (`shard session compact`) does not load the tool, its asyncio and the home index."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "HomeHit",

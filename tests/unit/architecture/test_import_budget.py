@@ -1,6 +1,7 @@
-"""The import budget (issue 27): what `shard --help` and `import shard_kernel.kernel` load, by
-name. A fresh interpreter imports the module and lists `sys.modules`; a heavy dependency or a
-new shard module on the path shows up here by name (no time is measured: bench/b2 times it).
+"""The import budget (issues 27 and 38): what `shard --help`, `import shard_kernel.kernel` and
+the CLI's own commands (`shard session …`, `shard run`, `shard acp`) load, by name. A fresh
+interpreter runs the code and lists `sys.modules`; a heavy dependency or a new shard module on
+the path shows up here by name (no time is measured: bench/b2 and bench/cli_start.py time it).
 
 When this fails because a module now belongs on the path, add it to the expected set below; when
 a forbidden package appears, import it where it is used instead (inside the function, or behind
@@ -11,14 +12,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from shard_kernel.cli import build_parser
 from shard_kernel.commands import SUBCOMMANDS, SUMMARIES
 
 
-def loaded_after(code: str) -> set[str]:
+def loaded_after(code: str, env: dict[str, str] | None = None) -> set[str]:
     """The modules a fresh interpreter holds after running `code`."""
     listing = "import sys\nmods = sorted(sys.modules)\nimport json\nprint(json.dumps(mods))"
     out = subprocess.run(
@@ -26,8 +29,25 @@ def loaded_after(code: str) -> set[str]:
         check=True,
         capture_output=True,
         text=True,
+        env=env,
     ).stdout
     return set(json.loads(out.splitlines()[-1]))
+
+
+def loaded_by_command(argv: list[str], home: Path, cwd: Path | None = None) -> set[str]:
+    """The modules a fresh interpreter holds after `shard ARGV` ran in it (its output dropped;
+    SHARD_HOME is `home`, so nothing of the user's is read)."""
+    code = (
+        "import contextlib, io, os\n"
+        "from shard_kernel.cli import main\n"
+        f"os.chdir({str(cwd or home)!r})\n"
+        "quiet = io.StringIO()\n"
+        "with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):\n"
+        f"    status = main({argv!r})\n"
+        "assert status == 0, status\n"
+    )
+    env = {**os.environ, "SHARD_HOME": str(home), "XDG_CONFIG_HOME": str(home / "config")}
+    return loaded_after(code, env)
 
 
 def _under(modules: set[str], prefixes: tuple[str, ...]) -> set[str]:
@@ -113,3 +133,70 @@ def test_the_kernel_module_imports_what_kernel_info_needs_and_no_more() -> None:
     modules = loaded_after("import shard_kernel.kernel")
     assert _under(modules, KERNEL_FORBIDDEN) == set()
     assert {m for m in modules if m.startswith("shard")} == KERNEL_SHARD_MODULES
+
+
+CLI_FORBIDDEN = (
+    "jupyter_client", "jupyter_server", "ipykernel", "zmq", "tornado", "nbformat", "yaml",
+    "tree_sitter", "lsprotocol", "pygls", "mcp", "anthropic", "openai", "httpx", "httpcore2",
+    "pathspec", "pyte", "psutil", "acp",
+)  # fmt: skip
+"""What no `shard session` action below loads: no Jupyter, no provider SDK, no parser."""
+
+COMPACT_SHARD_MODULES = {
+    "shard_core", "shard_core.contracts", "shard_core.contracts.access",
+    "shard_core.contracts.codeintel", "shard_core.contracts.compactor",
+    "shard_core.engine", "shard_core.engine.access", "shard_core.engine.compaction",
+    "shard_core.engine.plurals", "shard_core.engine.recall", "shard_core.engine.recall.documents",
+    "shard_core.engine.recall.index", "shard_core.engine.recall.lineage",
+    "shard_core.engine.recall.schema", "shard_core.engine.session_blobs",
+    "shard_core.engine.session_store", "shard_core.engine.state",
+    "shard_core.tools", "shard_core.tools.atomic", "shard_core.tools.shapes",
+    "shard_core.types", "shard_core.types.base", "shard_core.types.content",
+    "shard_core.types.decision", "shard_core.types.errors", "shard_core.types.normalized",
+    "shard_core.types.provider", "shard_core.types.render", "shard_core.types.results",
+    "shard_core.types.secrets", "shard_core.types.session", "shard_core.types.usage",
+    "shard_kernel", "shard_kernel.cli", "shard_kernel.commands",
+    "shard_kernel.commands.session", "shard_kernel.commands.session_rewind",
+    "shard_kernel.commands.sessions", "shard_kernel.exit_codes", "shard_kernel.terminal",
+    "shard_kernel.terminal.escape", "shard_kernel.terminal.output",
+}  # fmt: skip
+"""`shard session compact FILE --dry-run`: the entry models, the store, one lineage's headers
+and the compactor (its own modules counted as `shard_core.engine.compaction`). Not the
+checkpoints or the protocol (rewind's), the recall tool and home index, the providers
+(`request`'s), a tool (the built-ins' shapes are `shard_core.tools.shapes`), asyncio."""
+
+
+def _shard(modules: set[str]) -> set[str]:
+    """The shard modules, compaction's own counted as its package."""
+    package = "shard_core.engine.compaction"
+    return {package if m.startswith(package + ".") else m for m in modules if m.startswith("shard")}
+
+
+def _session_log(tmp_path: Path) -> Path:
+    from tests.fixtures.sessions.synthetic import write_synthetic
+
+    return write_synthetic(tmp_path / "s-synthetic.jsonl", 120)
+
+
+def test_session_compact_dry_run_loads_the_store_and_the_compactor_only(tmp_path: Path) -> None:
+    log = _session_log(tmp_path)
+    modules = loaded_by_command(["session", "compact", str(log), "--dry-run"], tmp_path)
+    assert _under(modules, CLI_FORBIDDEN) == set()
+    assert "asyncio" not in modules
+    assert _shard(modules) == COMPACT_SHARD_MODULES
+
+
+def test_the_other_session_actions_load_what_they_read(tmp_path: Path) -> None:
+    log = _session_log(tmp_path)
+    recall = loaded_by_command(["session", "recall", str(log), "parser"], tmp_path)
+    search = loaded_by_command(["session", "search", "parser"], tmp_path)
+    listing = loaded_by_command(["sessions", "list"], tmp_path)
+    show = loaded_by_command(["sessions", "show", str(log)], tmp_path)
+    for modules in (recall, search, listing, show):
+        assert _under(modules, CLI_FORBIDDEN) == set()
+        assert _under(modules, ("shard_core.capabilities", "shard_core.protocol",
+                                "shard_core.providers", "shard_core.sdk")) == set()  # fmt: skip
+    rewind = loaded_by_command(["session", "rewind", str(log)], tmp_path)  # the turns table
+    assert "shard_core.capabilities.checkpoints" in rewind
+    assert _under(rewind, ("shard_core.providers", "shard_core.sdk", "jupyter_client", "zmq",
+                           "yaml", "tree_sitter", "mcp", "httpx", "acp")) == set()  # fmt: skip

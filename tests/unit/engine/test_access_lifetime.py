@@ -84,3 +84,14 @@ def test_a_process_wide_declaration_stays() -> None:
     finally:
         withdraw()
     assert access_for("glimpse") is None
+
+
+def test_the_seeded_shapes_are_the_builtin_classes_own() -> None:
+    """The table access seeds from (no tool imported) names every built-in tool class, in the
+    model's order, with the shape the class carries; a built-in added without its entry fails."""
+    from shard_core.tools import builtin_tool_types
+    from shard_core.tools.shapes import BUILTIN_ACCESS
+
+    classes = builtin_tool_types()
+    assert [(cls.name, cls.access) for cls in classes] == list(BUILTIN_ACCESS.items())  # pyright: ignore[reportAttributeAccessIssue]
+    assert {name: declared()[name] for name in BUILTIN_ACCESS} == BUILTIN_ACCESS
