@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from typing import Any, TypeGuard, cast
 
-import yaml
-
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NAME = 64
 
@@ -31,6 +29,8 @@ def split_front_matter(text: str, file: str = "the file") -> tuple[dict[str, Any
     end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
     if end is None:
         return "the front-matter has no closing `---` line"
+    import yaml  # with the first front matter read, not with every loader's import
+
     try:
         loaded: object = yaml.safe_load("".join(lines[1:end]))
     except yaml.YAMLError as exc:

@@ -6,8 +6,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pathspec import GitIgnoreSpec
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 # .ignore comes second so its rules win over .gitignore, as in ripgrep.
 IGNORE_FILES = (".gitignore", ".ignore")
@@ -52,6 +54,8 @@ class IgnoreRules:
                 continue
         if not lines:
             return self
+        from pathspec import GitIgnoreSpec  # with the first ignore file, not at import
+
         return IgnoreRules((*self.layers, (directory, GitIgnoreSpec.from_lines(lines))))
 
     def ignores(self, path: Path, is_dir: bool) -> bool:

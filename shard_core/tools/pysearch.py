@@ -6,8 +6,6 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from pathspec import GitIgnoreSpec
-
 from shard_core.tools.encoding import decode_text, split_lines
 from shard_core.tools.ignore import walk_files
 from shard_core.tools.search import Collector, SearchLine, SearchOutcome, SearchQuery
@@ -38,6 +36,8 @@ def _candidates(query: SearchQuery) -> Iterator[Path]:
     if query.target.is_file():
         yield query.target
         return
+    from pathspec import GitIgnoreSpec  # with the first search, not with the tool's import
+
     only = GitIgnoreSpec.from_lines([query.glob]) if query.glob else None
     entries = [e for e in walk_files(query.target, query.root) if not e.is_symlink]
     # Per-component order, as `rg --sort path` walks: "a/b.py" comes before "a.py".

@@ -15,8 +15,6 @@ import asyncio
 import contextlib
 import json
 import os
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -56,6 +54,9 @@ class JupyterServer:
         return await asyncio.to_thread(self._request, method, path, body)
 
     def _request(self, method: str, path: str, body: Any) -> Any:
+        import urllib.error
+        import urllib.request  # http.client and email: with the first request, not at boot
+
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(self.url.rstrip("/") + path, data, method=method)
         request.add_header("Content-Type", "application/json")

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
+
+if TYPE_CHECKING:
+    import urllib.request
 
 URL_VARIABLE = "SHARD_GATEWAY_URL"
 TOKEN_VARIABLE = "SHARD_GATEWAY_TOKEN"
@@ -68,6 +69,8 @@ class GatewayJobs:
         if query is not None:
             target += "?" + urlencode({"parent": query})
         data = None if body is None else json.dumps(body).encode("utf-8")
+        import urllib.request  # http.client and email: with the first call, not at boot
+
         request = urllib.request.Request(target, data=data, method=method)
         request.add_header("Content-Type", "application/json")
         if self.token:
@@ -76,6 +79,9 @@ class GatewayJobs:
 
 
 def _send(request: urllib.request.Request, seconds: float) -> dict[str, Any]:
+    import urllib.error
+    import urllib.request
+
     try:
         with urllib.request.urlopen(request, timeout=seconds) as response:
             return json.loads(response.read() or b"{}")

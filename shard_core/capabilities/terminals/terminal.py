@@ -19,8 +19,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ptyprocess import PtyProcess  # pyright: ignore[reportMissingTypeStubs]
-
 from shard_core.capabilities.terminals.screen import COLUMNS, ROWS, TerminalScreen
 
 READ_CHUNK = 65536
@@ -132,6 +130,8 @@ class PtyTerminal(Terminal):
         on_exit: Callable[[], object] | None = None,
     ) -> None:
         super().__init__(terminal_id, name, command, cwd=cwd, sandbox=sandbox, on_exit=on_exit)
+        from ptyprocess import PtyProcess  # pyright: ignore[reportMissingTypeStubs]
+
         spawn: Any = PtyProcess.spawn  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         self.process: Any = spawn(
             list(argv), cwd=str(cwd), env=dict(env), dimensions=(ROWS, COLUMNS)

@@ -10,13 +10,14 @@ variables are not followed: a proxy would resolve names where the guard cannot s
 from __future__ import annotations
 
 import asyncio
-import ssl
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
-import httpcore2
-
-from shard_core.capabilities.web.guard import DomainPolicy, GuardedBackend
+from shard_core.capabilities.web.guard import DomainPolicy
 from shard_core.contracts.web import FetchedPage, FetchLimits, WebError
+
+if TYPE_CHECKING:
+    import httpcore2
 
 USER_AGENT = "Shard-web_fetch/1 (+a coding agent; https://jupyter.org)"
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -63,6 +64,12 @@ class HttpFetcher:
             ) from None
 
     async def _fetch(self, url: str, limits: FetchLimits) -> FetchedPage:
+        import ssl
+
+        import httpcore2  # httpcore, anyio, h11, ssl: with the first fetch, not at boot
+
+        from shard_core.capabilities.web.backend import GuardedBackend
+
         pool = httpcore2.AsyncConnectionPool(
             ssl_context=ssl.create_default_context(),
             network_backend=GuardedBackend(self.policy),
@@ -99,6 +106,8 @@ class HttpFetcher:
     async def _get(
         self, pool: httpcore2.AsyncConnectionPool, url: str, limits: FetchLimits
     ) -> tuple[int, dict[str, str], bytes]:
+        import httpcore2
+
         request_headers = [
             (b"User-Agent", USER_AGENT.encode()),
             (b"Accept", b"text/html,application/xhtml+xml,text/*;q=0.9,application/pdf,*/*;q=0.5"),

@@ -7,7 +7,7 @@ link-local, shared, reserved and unspecified addresses (127/8, 10/8, 172.16/12, 
 169.254/16, 100.64/10, ::1, fc00::/7, fe80::/10, 0.0.0.0, …) are refused unless the host is
 named exactly in `web.allowed_domains` — so a page, a redirect or a DNS name cannot lead the
 agent into the Jupyter server or the cloud's metadata service. The connection is made to the
-address that was checked (`GuardedBackend`), so a second DNS answer cannot swap it.
+address that was checked (`GuardedBackend`, backend.py), so a second DNS answer cannot swap it.
 """
 
 from __future__ import annotations
@@ -17,11 +17,7 @@ import ipaddress
 import socket
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import cast
 from urllib.parse import urlsplit
-
-import httpcore2
-from httpcore2 import AsyncNetworkBackend, AsyncNetworkStream
 
 from shard_core.contracts.web import WebError
 
@@ -120,43 +116,3 @@ async def resolve(policy: DomainPolicy, host: str, port: int) -> list[str]:
             f"{host!r} or '{host}:{port}')"
         )
     return addresses
-
-
-class GuardedBackend(AsyncNetworkBackend):
-    """httpcore's network backend with the address check in `connect_tcp`: every connection,
-    redirects included, goes to an address the policy let through."""
-
-    def __init__(self, policy: DomainPolicy) -> None:
-        self._policy = policy
-        # AnyIOBackend is defined only when anyio is installed (it is: httpcore needs it)
-        self._inner = cast(AsyncNetworkBackend, httpcore2.AnyIOBackend())
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's signature
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore2.SOCKET_OPTION] | None = None,
-    ) -> AsyncNetworkStream:
-        addresses = await resolve(self._policy, host, port)
-        failure: Exception | None = None
-        for address in addresses:
-            try:
-                return await self._inner.connect_tcp(
-                    address, port, timeout, local_address, socket_options
-                )
-            except httpcore2.ConnectError as exc:
-                failure = exc
-        raise WebError(f"{host}:{port}: cannot connect ({failure})")
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's signature
-        socket_options: Iterable[httpcore2.SOCKET_OPTION] | None = None,
-    ) -> AsyncNetworkStream:
-        raise WebError("the web tools never connect to a Unix socket")
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)

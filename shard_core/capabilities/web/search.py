@@ -14,12 +14,14 @@ from __future__ import annotations
 import asyncio
 import html
 import re
-import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from shard_core.contracts.web import SearchHit, SearchRequest, WebError
+
+if TYPE_CHECKING:
+    import sqlite3
 
 KeySource = Callable[[], str]
 """Returns the API key, or raises WebError saying where it should be."""
@@ -196,6 +198,8 @@ class OfflineSearch:
         files = self._files(folder)
         if self._db is not None and files == self._seen:
             return self._db
+        import sqlite3  # with the first offline search, not at boot
+
         db = sqlite3.connect(":memory:", check_same_thread=False)
         db.execute("CREATE VIRTUAL TABLE docs USING fts5(title, path UNINDEXED, body)")
         count, self.skipped = 0, 0

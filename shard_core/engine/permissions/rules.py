@@ -32,14 +32,16 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-
-from pathspec import GitIgnoreSpec
+from typing import TYPE_CHECKING
 
 from shard_core.contracts.access import CommandAccess, DomainAccess, PathAccess, ToolAccess
 from shard_core.engine.access import access_for, declared
 from shard_core.engine.permissions.domains import DomainPattern, parse_domain_pattern
 from shard_core.engine.permissions.shell_words import command_name
 from shard_core.types.errors import ConfigError
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 __all__ = ["PathPattern", "Rule", "parse_rule", "rule_name"]
 
@@ -238,6 +240,8 @@ def parse_path_pattern(spec: str) -> PathPattern:
         text = text.removeprefix("./") or "."
         if ".." in text.split("/"):
             raise ValueError("'..' in a relative pattern; write an absolute path instead")
+    from pathspec import GitIgnoreSpec  # with the first path rule, not with every import
+
     try:
         spec_ = GitIgnoreSpec.from_lines([text])
     except Exception as exc:

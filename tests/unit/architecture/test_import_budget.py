@@ -200,3 +200,50 @@ def test_the_other_session_actions_load_what_they_read(tmp_path: Path) -> None:
     assert "shard_core.capabilities.checkpoints" in rewind
     assert _under(rewind, ("shard_core.providers", "shard_core.sdk", "jupyter_client", "zmq",
                            "yaml", "tree_sitter", "mcp", "httpx", "acp")) == set()  # fmt: skip
+
+
+BOOT_CODE = """
+import asyncio, json, os, pathlib, sys, tempfile
+root = pathlib.Path(tempfile.mkdtemp())
+os.environ.update(SHARD_HOME=str(root / "home"), XDG_CONFIG_HOME=str(root / "xdg"))
+for key in [k for k in os.environ if k.endswith("_API_KEY") or k.startswith("SHARD_GATEWAY")]:
+    del os.environ[key]
+script = root / "script.json"
+script.write_text(json.dumps({"name": "boot", "steps": [{"text": "ok"}]}))
+(root / "ws").mkdir()
+import shard_kernel.kernel
+from shard_core.sdk import create_agent
+from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
+from shard_kernel.recovery import recover
+from shard_kernel.slash import kernel_commands
+from shard_kernel.own_notebook import find_own_notebook
+
+async def boot():
+    extensions = [notebook_extension(NotebookSetup.from_env(os.environ))]
+    agent = await create_agent(cwd=root / "ws", model=f"scripted/{script}", agent_id="agent-b",
+                               resume=True, extensions=extensions)
+    await agent.close()
+
+asyncio.run(boot())
+"""
+"""What `ShardKernel._create` does for an agent with a scripted model in an empty workspace:
+its imports, then `create_agent` (which imports more as it installs the capabilities)."""
+
+BOOT_FORBIDDEN = (
+    "httpcore2", "httpx", "anyio", "h11", "h2", "truststore", "anthropic", "openai", "mcp",
+    "yaml", "pathspec", "pyte", "wcwidth", "ptyprocess", "urllib.request", "http.client",
+    "email.parser", "jupyter_server", "nbformat", "jsonschema", "lsprotocol", "pygls", "psutil",
+    "shard_widgets", "shard_core.capabilities.web.backend",
+    "shard_core.capabilities.terminals.emulator",
+)  # fmt: skip
+"""What a booting agent does not load until it is used: the web fetcher's HTTP stack (the
+first fetch), the provider SDKs (the first request), MCP (a configured server), YAML (the first
+front matter), gitignore patterns (the first path rule, ignore file or search), the terminal
+emulator and pty (the first terminal), urllib (the first subagent or server-kernel request)."""
+
+
+def test_an_agent_boot_loads_no_dependency_before_its_first_use() -> None:
+    modules = loaded_after(BOOT_CODE)
+    assert "shard_core.sdk" in modules  # the boot ran
+    assert "shard_core.capabilities.web.fetch" in modules  # ... and installed the web tools
+    assert sorted(_under(modules, BOOT_FORBIDDEN)) == []
