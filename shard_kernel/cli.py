@@ -6,10 +6,14 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from shard_core import __version__
 from shard_kernel.commands import RAW_OUTPUT, register_all, register_summaries
 from shard_kernel.exit_codes import ExitCode, for_error
+
+if TYPE_CHECKING:
+    from shard_core.types.errors import ShardError
 
 EPILOG = """examples:
   shard --version
@@ -55,20 +59,33 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
-    from shard_core.types.errors import ShardError  # the command's module imported it already
-    from shard_kernel.terminal.escape import terminal_safe
-
     try:
         return handler(args)
-    except ShardError as exc:
-        print(f"shard: error: {terminal_safe(str(exc))}", file=sys.stderr)
-        return for_error(exc)
     except KeyboardInterrupt:
         print("shard: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     except BrokenPipeError:  # `shard sessions show … | head`: the reader left, as for cat
         _silence_stdout()
         return ExitCode.BROKEN_PIPE
+    except Exception as exc:
+        error = _shard_error(exc)
+        if error is None:
+            raise
+        from shard_kernel.terminal.escape import terminal_safe
+
+        print(f"shard: error: {terminal_safe(str(error))}", file=sys.stderr)
+        return for_error(error)
+
+
+def _shard_error(exc: Exception) -> ShardError | None:
+    """`exc` when it is a ShardError, known without importing shard_core.types (every wire
+    model) in a command that never loaded it (`shard acp` answers initialize without them):
+    one can only have been raised once its module is loaded."""
+    errors = sys.modules.get("shard_core.types.errors")
+    if errors is None:
+        return None
+    shard_error: type[ShardError] = errors.ShardError
+    return exc if isinstance(exc, shard_error) else None
 
 
 def _silence_stdout() -> None:

@@ -14,7 +14,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import PROTOCOL_VERSION
 from acp.exceptions import RequestError
@@ -41,27 +41,18 @@ from acp.schema import (
 )
 
 from shard_core import __version__
-from shard_core.engine.config import load_config
-from shard_core.engine.recall.catalog import catalog, session_info
-from shard_core.engine.session_store import find_session
 from shard_core.engine.state import shard_home
-from shard_core.protocol import AgentInfo
-from shard_core.sdk import Agent, create_agent
-from shard_core.types.errors import ShardError
-from shard_kernel.acp.files import AcpFiles
-from shard_kernel.acp.gateway import GatewaySession
-from shard_kernel.acp.goal import requested_goal
-from shard_kernel.acp.permissions import AcpAsker
-from shard_kernel.acp.questions import form_elicitation
-from shard_kernel.acp.session import AcpSession, ContentBlock
-from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
-from shard_kernel.remote.link import (
-    GatewayError,
-    GatewayLink,
-    NoGatewayError,
-    connect,
-    find_gateway,
-)
+
+if TYPE_CHECKING:
+    from shard_core.protocol import AgentInfo
+    from shard_kernel.acp.gateway import GatewaySession
+    from shard_kernel.acp.session import AcpSession, ContentBlock
+    from shard_kernel.remote.link import GatewayLink
+
+# `initialize` needs the ACP SDK and nothing of Shard's engine: the engine (shard_core.sdk, the
+# entry models, the tools, the providers), the gateway client and the session modules are
+# imported by the methods that make, read or drive a session, after the host's first message is
+# answered (tests/unit/architecture/test_import_budget.py names what initialize loads).
 
 _log = logging.getLogger("shard.acp")
 
@@ -179,6 +170,8 @@ class ShardAcpAgent:
         wanted = self.options.gateway
         if wanted is None or self._gateway_checked:
             return self._gateway
+        from shard_kernel.remote.link import GatewayError, NoGatewayError, connect, find_gateway
+
         try:
             if wanted == "auto":
                 self._gateway = await find_gateway()
@@ -215,6 +208,8 @@ class ShardAcpAgent:
             body["goal"] = goal
         if servers:  # the gateway agent's kernel adds them to its config's, as a session here
             body["mcp_servers"] = host_servers(servers)
+        from shard_kernel.remote.link import GatewayError
+
         try:
             info = await link.create(body)
         except GatewayError as exc:
@@ -224,6 +219,9 @@ class ShardAcpAgent:
     async def _attach_remote(
         self, link: GatewayLink, info: AgentInfo, *, history: bool
     ) -> GatewaySession:
+        from shard_kernel.acp.gateway import GatewaySession
+        from shard_kernel.remote.link import GatewayError
+
         session = GatewaySession(info, link, self._need_init(), self.host_name, history=history)
         try:
             await session.open()
@@ -249,6 +247,15 @@ class ShardAcpAgent:
         resume: str | None = None,
         goal: str | None = None,
     ) -> AcpSession:
+        from shard_core.engine.config import load_config
+        from shard_core.sdk import create_agent
+        from shard_core.types.errors import ShardError
+        from shard_kernel.acp.files import AcpFiles
+        from shard_kernel.acp.permissions import AcpAsker
+        from shard_kernel.acp.questions import form_elicitation
+        from shard_kernel.acp.session import AcpSession
+        from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
+
         client = self._need_init()
         root = _checked_cwd(cwd)
         extra = host_servers(servers)
@@ -299,6 +306,8 @@ class ShardAcpAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> NewSessionResponse:
+        from shard_kernel.acp.goal import requested_goal
+
         self._need_init()
         link = await self.gateway()
         if link is not None:
@@ -324,6 +333,8 @@ class ShardAcpAgent:
             )
         link = await self.gateway()
         if link is not None:
+            from shard_kernel.remote.link import GatewayError
+
             _checked_cwd(cwd)
             try:
                 info = await link.attach(session_id)
@@ -335,6 +346,9 @@ class ShardAcpAgent:
             remote.send(await remote.commands())
             await remote.flush()
             return LoadSessionResponse(modes=remote.modes())
+        from shard_core.engine.session_store import find_session
+        from shard_core.types.errors import ShardError
+
         try:
             find_session(self.home, session_id)
         except ShardError as exc:
@@ -352,6 +366,8 @@ class ShardAcpAgent:
         link = await self.gateway()
         if link is not None:
             return await _remote_sessions(link, cwd, cursor)
+        from shard_core.engine.recall.catalog import catalog
+
         infos = catalog(self.home)
         if cwd is not None:
             wanted = str(Path(cwd).resolve())
@@ -364,6 +380,9 @@ class ShardAcpAgent:
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> SetSessionModeResponse:
+        from shard_core.types.errors import ShardError
+        from shard_kernel.acp.gateway import GatewaySession
+
         session = self._session(session_id)
         if isinstance(session, GatewaySession):
             await session.set_mode(mode_id)
@@ -385,6 +404,8 @@ class ShardAcpAgent:
         if session is None:
             _log.warning("acp: session/cancel for unknown session %r", session_id)
             return
+        from shard_kernel.acp.gateway import GatewaySession
+
         if isinstance(session, GatewaySession):
             await session.cancel()
             return
@@ -410,6 +431,8 @@ async def _remote_sessions(
     link: GatewayLink, cwd: str | None, cursor: str | None
 ) -> ListSessionsResponse:
     """The gateway's agents as sessions (of `cwd` when given), newest first, paged."""
+    from shard_kernel.remote.link import GatewayError
+
     try:
         agents = await link.agents()
     except GatewayError as exc:
@@ -445,7 +468,10 @@ def _listed(
 
 def _agent_of(home: Path, session_id: str) -> str | None:
     """The agent id a session was written by (its grants are that agent's)."""
+    from shard_core.engine.recall.catalog import session_info
+    from shard_core.engine.session_store import find_session
+
     return session_info(find_session(home, session_id)).agent_id
 
 
-__all__ = ["AcpOptions", "Agent", "ShardAcpAgent"]
+__all__ = ["AcpOptions", "ShardAcpAgent"]

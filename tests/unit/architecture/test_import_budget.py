@@ -247,3 +247,50 @@ def test_an_agent_boot_loads_no_dependency_before_its_first_use() -> None:
     assert "shard_core.sdk" in modules  # the boot ran
     assert "shard_core.capabilities.web.fetch" in modules  # ... and installed the web tools
     assert sorted(_under(modules, BOOT_FORBIDDEN)) == []
+
+
+ACP_SHARD_MODULES = {
+    "shard_core", "shard_core.engine", "shard_core.engine.state", "shard_core.tools",
+    "shard_core.tools.atomic",
+    "shard_kernel", "shard_kernel.acp", "shard_kernel.acp.server", "shard_kernel.acp.transport",
+    "shard_kernel.cli", "shard_kernel.commands", "shard_kernel.commands.acp",
+    "shard_kernel.commands.common", "shard_kernel.exit_codes", "shard_kernel.terminal",
+    "shard_kernel.terminal.escape", "shard_kernel.terminal.output",
+}  # fmt: skip
+"""`shard acp` up to its initialize response: the ACP SDK and the server, nothing of the engine
+(the SDK, the wire models, the tools, the providers) or the gateway client: those load with
+session/new, load and list."""
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+              "params": {"protocolVersion": 1, "clientCapabilities": {}}}  # fmt: skip
+
+
+def test_shard_acp_answers_initialize_without_the_engine(tmp_path: Path) -> None:
+    listing = tmp_path / "modules.json"
+    code = (
+        "import json, sys\n"
+        "from shard_kernel.cli import main\n"
+        "status = main(['acp'])\n"
+        f"open({str(listing)!r}, 'w').write(json.dumps(sorted(sys.modules)))\n"
+        "raise SystemExit(status)\n"
+    )
+    env = {**os.environ, "SHARD_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "c")}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(INITIALIZE) + "\n",  # then end of input: the host left
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=True,
+    )
+    reply = json.loads(done.stdout.splitlines()[0])
+    assert reply["id"] == 0
+    assert reply["result"]["agentInfo"]["name"] == "shard"
+    modules = set(json.loads(listing.read_text()))
+    assert {m for m in modules if m.startswith("shard")} == ACP_SHARD_MODULES
+    engine = ("shard_core.types", "shard_core.sdk", "shard_core.protocol", "jupyter_client",
+              "zmq", "tornado", "yaml", "tree_sitter", "mcp", "anthropic", "openai", "httpx",
+              "httpcore2", "pathspec", "sqlite3")  # fmt: skip
+    assert _under(modules, engine) == set()
