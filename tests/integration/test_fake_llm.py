@@ -353,6 +353,43 @@ async def test_cancelling_an_async_consumer_disconnects_a_hung_stream(
     assert srv.requests[0].outcome == "disconnected"
 
 
+def _raw_post(srv: FakeLLMServer) -> socket.socket:
+    """A streaming chat request on a connection of its own, left open."""
+    data = json.dumps({"model": "m", "messages": USER, "stream": True}).encode()
+    head = f"POST /v1/chat/completions HTTP/1.1\r\nHost: fake\r\nContent-Length: {len(data)}\r\n"
+    sock = socket.create_connection(("127.0.0.1", int(srv.base_url.rsplit(":", 1)[1])))
+    sock.sendall(head.encode() + b"Content-Type: application/json\r\n\r\n" + data)
+    return sock
+
+
+def _until(condition: Any, what: str) -> None:
+    deadline = time.monotonic() + 30
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)
+
+
+def test_a_request_is_in_flight_until_its_client_hangs_up_not_until_the_fake_notices() -> None:
+    """max_in_flight measures a client: a connection it closed before sending the next request
+    does not count beside that request, however late this loop gets to the close; one that is
+    still open does."""
+    script = [{"text": "a", "delay": 60}, {"text": "b", "delay": 60}, {"text": "c"}]
+    with FakeLLMServer(script) as srv:
+        first = _raw_post(srv)
+        _until(lambda: len(srv.requests) == 1, "the first request never arrived")
+        second = _raw_post(srv)
+        _until(lambda: len(srv.requests) == 2, "the second request never arrived")
+        assert srv.max_in_flight == 2
+        assert [r.outcome for r in srv.requests] == ["pending", "pending"]
+        first.close()
+        second.close()
+        with _raw_post(srv):
+            _until(lambda: len(srv.requests) == 3, "the third request never arrived")
+            srv.wait_idle(timeout=30)
+        assert srv.max_in_flight == 2
+        assert [r.outcome for r in srv.requests] == ["disconnected", "disconnected", "completed"]
+
+
 def test_delay_before_first_byte_trips_client_timeout(
     srv: FakeLLMServer, gpt: openai.OpenAI
 ) -> None:
