@@ -17,9 +17,7 @@ from shard_kernel.commands.common import add_agent_options
 from shard_kernel.denials import DenialWatch
 from shard_kernel.exit_codes import ExitCode, for_turn
 from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
-from shard_kernel.terminal.bridge import TerminalBridge
 from shard_kernel.terminal.escape import terminal_safe
-from shard_kernel.terminal.render import TerminalRenderer
 
 EXAMPLES = """examples:
   shard run "explain what this project does"
@@ -65,6 +63,11 @@ async def _run(args: argparse.Namespace) -> int:
     if not (args.model or args.agent_definition) and await no_model_configured():
         return first_contact()  # before the agent, which would leave an empty session behind
     diagnostics: list[str] = []
+    ui = None
+    if interactive:  # a terminal to ask on
+        from shard_kernel.terminal.bridge import TerminalBridge
+
+        ui = TerminalBridge()
     agent = await create_agent(
         cwd=args.cwd,
         model=args.model,
@@ -74,15 +77,14 @@ async def _run(args: argparse.Namespace) -> int:
         deny=args.deny,
         trust_project=args.trust_project,
         resume=args.resume,
-        ui=TerminalBridge() if interactive else None,
+        ui=ui,
         diagnostics=diagnostics,
         extensions=[notebook_extension(NotebookSetup.from_env(os.environ))],
     )
     if unconfigured(agent.session.provider):  # e.g. an agent definition that names none
         await agent.close()
         return first_contact()
-    renderer = TerminalRenderer()
-    if args.json:
+    if args.json:  # the events as JSONL: no renderer (the terminal's is imported for a transcript)
 
         def write(event: Event) -> None:
             sys.stdout.buffer.write(encode_record(event))
@@ -92,6 +94,9 @@ async def _run(args: argparse.Namespace) -> int:
         for line in diagnostics:  # stdout is the event stream: notes go to stderr
             print(f"shard: note: {terminal_safe(line)}", file=sys.stderr)
     else:
+        from shard_kernel.terminal.render import TerminalRenderer
+
+        renderer = TerminalRenderer()
         agent.events.subscribe(renderer)
         if agent.session.config.demo:
             print(renderer.style("· demo: scripted provider, no model is called", "dim"))

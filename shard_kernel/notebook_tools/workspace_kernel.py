@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import zmq
-
 from shard_core.contracts import ToolContext
 from shard_core.tools.environment import scrubbed_env
 from shard_kernel.notebook_tools.server_kernel import JupyterServer, ServerKernel, ServerKernelError
@@ -217,6 +215,8 @@ class WorkspaceKernel:
 
     def _sockets(self) -> dict[str, str]:
         """Unix sockets in a private folder (no TCP port on a shared host), where libzmq can."""
+        import zmq  # with the kernel it starts: an agent that never runs a cell loads no ZMQ
+
         if not zmq.has("ipc"):
             return {}
         folder = self._socket_folder()

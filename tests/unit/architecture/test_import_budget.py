@@ -41,7 +41,7 @@ def loaded_by_command(argv: list[str], home: Path, cwd: Path | None = None) -> s
         "import contextlib, io, os\n"
         "from shard_kernel.cli import main\n"
         f"os.chdir({str(cwd or home)!r})\n"
-        "quiet = io.StringIO()\n"
+        "quiet = io.TextIOWrapper(io.BytesIO())  # `shard run --json` writes bytes\n"
         "with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):\n"
         f"    status = main({argv!r})\n"
         "assert status == 0, status\n"
@@ -294,3 +294,26 @@ def test_shard_acp_answers_initialize_without_the_engine(tmp_path: Path) -> None
               "zmq", "tornado", "yaml", "tree_sitter", "mcp", "anthropic", "openai", "httpx",
               "httpcore2", "pathspec", "sqlite3")  # fmt: skip
     assert _under(modules, engine) == set()
+
+
+RUN_FORBIDDEN = (
+    "zmq", "jupyter_client", "jupyter_server", "ipykernel", "IPython", "tornado", "nbformat",
+    "jsonschema", "anthropic", "openai", "httpx", "httpcore2", "anyio", "mcp", "yaml", "pyte",
+    "pathspec", "lsprotocol", "pygls", "psutil", "acp", "shard_widgets",
+    "shard_kernel.terminal.render", "shard_kernel.terminal.bridge",
+)  # fmt: skip
+"""`shard run --json` of a one-answer scripted turn: the engine, and not the workspace kernel's
+ZMQ and jupyter_client (the first cell it runs), a provider SDK (the first request), the
+terminal's renderer and question bridge (a transcript, a terminal to ask on), gitignore
+patterns (the first path rule or search)."""
+
+
+def test_shard_run_json_loads_nothing_before_its_first_use(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"name": "one", "steps": [{"text": "ok"}]}))
+    (tmp_path / "ws").mkdir()
+    argv = ["run", "--json", "--model", f"scripted/{script}", "hello"]
+    modules = loaded_by_command(argv, tmp_path, cwd=tmp_path / "ws")
+    assert "shard_core.sdk" in modules  # the turn ran through the SDK
+    assert "shard_kernel.notebook_tools.exec_tools" in modules  # ... with the notebook tools
+    assert sorted(_under(modules, RUN_FORBIDDEN)) == []
