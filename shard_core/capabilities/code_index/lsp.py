@@ -109,7 +109,10 @@ class Diagnostics:
         name = Path(self.command[0]).name
         if self.server is None:
             return f"{name} (starts at the first turn)"
-        return f"{name}: failed: {self.server.failed}" if self.server.failed else f"{name}: running"
+        if self.server.failed:
+            return f"{name}: failed: {self.server.failed}"
+        exited = self.server.exited
+        return f"{name}: running" if exited is None else f"{name}: exited with status {exited}"
 
     async def check(self, path: Path) -> tuple[list[Finding], list[Finding]] | None:
         """(new errors, all errors) for a changed Python file; None without a server or

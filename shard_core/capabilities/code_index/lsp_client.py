@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -49,7 +50,10 @@ class LanguageServer:
         self._tmp = tempfile.mkdtemp(prefix="shard-lsp-")
         env = {**os.environ, "TMPDIR": self._tmp, "TMP": self._tmp, "TEMP": self._tmp}
         self._client = client  # from here on stop() ends the process, even if initialize fails
-        await start(*self.command, cwd=str(self.root), env=env)
+        # A session of its own: Jupyter interrupts (and shuts down) a kernel by a SIGINT to its
+        # process group, which would end the server with it (pyright's `node` dies of it, and
+        # pygls fails the request in flight with "exited with return code: -2").
+        await start(*self.command, cwd=str(self.root), env=env, start_new_session=True)
         uri = self.root.as_uri()
         await asyncio.wait_for(
             client.initialize_async(
@@ -63,6 +67,12 @@ class LanguageServer:
             self.timeout,
         )
         client.initialized(lsp.InitializedParams())
+
+    @property
+    def exited(self) -> int | None:
+        """The server process's exit status once it has ended on its own, else None."""
+        server = getattr(self._client, "_server", None)
+        return None if server is None else server.returncode
 
     def _on_publish(self, params: lsp.PublishDiagnosticsParams) -> None:
         queue = self._published.setdefault(params.uri, asyncio.Queue())
@@ -127,7 +137,7 @@ class LanguageServer:
             server = getattr(client, "_server", None)
             if server is not None and server.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
-                    server.kill()
+                    os.killpg(server.pid, signal.SIGKILL)  # its group: pyright's node too
                 await server.wait()
             with contextlib.suppress(Exception):  # pygls' reader tasks end with the process
                 await asyncio.wait_for(client.stop(), 5)
