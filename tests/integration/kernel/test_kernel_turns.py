@@ -165,13 +165,10 @@ def test_interrupt_during_sleep_ends_the_cell_and_the_kernel_lives(
     assert content["status"] == "error"
     assert content["ename"] == "Interrupted"
     print(f"interrupt -> reply: {elapsed:.2f} s")  # how fast is bench material, not asserted
-    time.sleep(0.3)
-    try:
-        os.kill(pid, 0)
-        alive = _is_running(pid)
-    except ProcessLookupError:
-        alive = False
-    assert not alive
+    deadline = time.monotonic() + 30  # the interrupt ends the command's group: wait for it
+    while _is_running(pid):
+        assert time.monotonic() < deadline, f"the interrupted command {sleep} is still running"
+        time.sleep(0.05)
     assert km.is_alive()
     second = kc.execute("again")
     assert _reply(kc, second)["status"] == "ok"
@@ -249,7 +246,7 @@ def test_a_cells_outputs_reach_the_client_before_its_reply(start_kernel: StartKe
     kc = km.client()
     shell, iopub = kc.connect_shell(), kc.connect_iopub()
     try:
-        time.sleep(0.5)  # let the IOPub subscription reach the kernel
+        _until_subscribed(kc, shell, iopub)
         poller = zmq.Poller()
         poller.register(iopub, zmq.POLLIN)  # when both are ready, outputs are read first
         poller.register(shell, zmq.POLLIN)
@@ -288,6 +285,21 @@ def test_a_cells_outputs_reach_the_client_before_its_reply(start_kernel: StartKe
     finally:
         shell.close(linger=0)
         iopub.close(linger=0)
+
+
+def _until_subscribed(kc: Any, shell: zmq.Socket[Any], iopub: zmq.Socket[Any]) -> None:
+    """Until the IOPub subscription has reached the kernel: a kernel_info request's busy
+    status arrives on it (what jupyter_client's wait_for_ready does)."""
+    deadline = time.monotonic() + 60
+    while True:
+        probe = kc.session.msg("kernel_info_request", {})
+        kc.session.send(shell, probe)
+        while iopub.poll(500):
+            frames = iopub.recv_multipart()
+            got = kc.session.deserialize(kc.session.feed_identities(frames)[1])
+            if got["parent_header"].get("msg_id") == probe["header"]["msg_id"]:
+                return
+        assert time.monotonic() < deadline, "the IOPub subscription never reached the kernel"
 
 
 def _drain(sock: zmq.Socket[Any], ready: dict[Any, int], most: int = 1 << 30) -> list[Any]:
