@@ -242,9 +242,18 @@ class KernelOverrides(Kernel):
 
 def kernel_app_class() -> type:
     """IPKernelApp as the agent kernel runs in it (imported only by `python -m shard_kernel`)."""
+    import os
+
     from ipykernel.kernelapp import IPKernelApp
+    from traitlets import default
 
     class ShardKernelApp(IPKernelApp):
+        @default("parent_handle")
+        def _parent_handle_default(self) -> int:
+            # ipykernel reads JPY_PARENT_PID when it is imported; a kernel forked from the
+            # template (forkserver.py) was imported before its environment was its own.
+            return int(os.environ.get("JPY_PARENT_PID") or 0)
+
         def init_sockets(self) -> None:
             super().init_sockets()
             # No shell-channel thread, so no kernel subshells: ipykernel 7's thread reads the

@@ -49,6 +49,7 @@ class BindError(ValueError):
 class WarmStart:
     def __init__(self, shell_handlers: dict[str, Any], session: Any, env: Mapping[str, str]):
         self.waiting = env.get(WARM_VARIABLE) == "1"
+        self.started_warm = self.waiting
         self._session = session
         self._bound = Event()
         if not self.waiting:

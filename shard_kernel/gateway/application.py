@@ -106,6 +106,7 @@ class ShardGateway(ExtensionApp):
         if self.watcher is not None:
             self.watcher.start()
         if isinstance(serverapp.kernel_manager, PooledKernelManager):
+            serverapp.kernel_manager.start_template()
             serverapp.kernel_manager.fill_pool()
         if self.coordinator is not None:
             start_jobs(serverapp, self.coordinator)
@@ -117,5 +118,6 @@ class ShardGateway(ExtensionApp):
         km = getattr(self.serverapp, "kernel_manager", None)
         if isinstance(km, PooledKernelManager):
             await km.close_pool()
+            km.retire_template()  # it exits once the kernels jupyter_server ends next are gone
         if self.coordinator is not None:
             await self.coordinator.close()

@@ -20,12 +20,16 @@ process ends; a restart is a cold start with the agent's own arguments. A bind t
 that kernel and starts the agent cold. Each warm kernel costs a kernel process's memory (about
 what an idle agent kernel holds, bench/pool_start.py prints it); the gateway's `stop_extension`
 ends the pool's kernels, those still starting included (and `shutdown_all` too, with the rest).
+
+`WarmableKernelManager` also forks its `shard` kernels from the server's template instead of
+spawning them (forked.py; `fork_kernels`), pool kernels and cold starts alike.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import uuid
 from typing import Any
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
@@ -35,8 +39,15 @@ from jupyter_server.services.kernels.kernelmanager import (
     ServerKernelManager,
 )
 from tornado import web
-from traitlets import Integer, default
+from traitlets import Bool, Integer, default
 
+from shard_kernel.gateway.forked import (
+    ForkedProcess,
+    ForkingProvisioner,
+    close_shared_template,
+    fork_default,
+    shared_template,
+)
 from shard_kernel.gateway.handlers import ShardAPIHandler
 from shard_kernel.kernelspec import KERNEL_NAME
 from shard_kernel.warm_start import BIND_REQUEST, WARM_VARIABLE
@@ -52,6 +63,33 @@ class WarmableKernelManager(ServerKernelManager):
 
     warm = False
     """started warm and not yet bound"""
+
+    fork_kernels = Bool(
+        config=True,
+        help="""Fork `shard` kernels from the server's pre-imported template (gateway/forked.py)
+        instead of spawning them. Default: on under Linux unless SHARD_FORK_KERNELS=0.""",
+    )
+
+    @default("fork_kernels")
+    def _default_fork_kernels(self) -> bool:
+        return fork_default()
+
+    async def _async_pre_start_kernel(self, **kw: Any) -> Any:
+        if self.provisioner is None and self.fork_kernels and self._forkable_spec():
+            self.kernel_id = self.kernel_id or kw.pop("kernel_id", None) or str(uuid.uuid4())
+            self.provisioner = ForkingProvisioner(
+                kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self
+            )
+        return await super()._async_pre_start_kernel(**kw)
+
+    def _forkable_spec(self) -> bool:
+        """The shard kernelspec with no provisioner of its own named in kernel.json."""
+        spec = self.kernel_spec
+        return (
+            self.kernel_name == KERNEL_NAME
+            and spec is not None
+            and not (spec.metadata or {}).get("kernel_provisioner")
+        )
 
     async def launch_warm(self, kernel_id: str) -> None:
         """Start the kernel warm and return once it answers (its engine imported)."""
@@ -87,7 +125,10 @@ class WarmableKernelManager(ServerKernelManager):
 
     async def _bind(self, kwargs: dict[str, Any]) -> None:
         env = dict(kwargs.get("env") or os.environ)  # what the provisioner would launch with
-        env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher sets it
+        # as jupyter_client's launcher sets it: the process whose end ends the kernel
+        process = getattr(self.provisioner, "process", None)
+        forked = isinstance(process, ForkedProcess)
+        env["JPY_PARENT_PID"] = str(process.template.pid if forked else os.getpid())
         cwd = str(kwargs.get("cwd") or os.getcwd())
         client: AsyncKernelClient = self.client()
         client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
@@ -137,6 +178,17 @@ class PooledKernelManager(AsyncMappingKernelManager):
     @property
     def starting(self) -> int:
         return len(self._filling)
+
+    def start_template(self) -> None:
+        """Start the fork template now (its imports run beside the server's start)."""
+        chosen = self.config.get("WarmableKernelManager", {}).get("fork_kernels")
+        if not self._closed and (fork_default() if chosen is None else chosen):
+            shared_template()
+
+    def retire_template(self) -> None:
+        template = shared_template(start=False)
+        if template is not None:
+            template.retire()
 
     def fill_pool(self) -> None:
         """Start pool kernels until there are `pool_size` ready or starting (on the loop)."""
@@ -204,6 +256,8 @@ class PooledKernelManager(AsyncMappingKernelManager):
     async def _async_shutdown_all(self, now: bool = False) -> None:
         await self.close_pool(now=now)
         await super()._async_shutdown_all(now=now)
+        if await close_shared_template():  # after the kernels: their parent poller watches it
+            self.log.info("shard: the fork template ended")
 
     shutdown_all = _async_shutdown_all  # pyright: ignore[reportAssignmentType]
 

@@ -18,6 +18,7 @@ from typing import Any
 import nbformat
 
 from shard_kernel.gateway.client import shard_event
+from tests.fixtures.pool_probe import PROCESS_KEYS
 from tests.integration.gateway.conftest import Server, Servers, alive, api, body, write_script
 from tests.integration.gateway.ws_agent import WsAgent
 
@@ -101,6 +102,10 @@ async def test_an_agent_from_the_pool_is_the_agent_a_cold_start_makes(
     for report in (cold_report, pooled_report):
         del report["started_warm"]
         del report["kernels_of_parent"]  # the pool server's has its refilled pool kernel too
+        assert report["env"]["JPY_PARENT_PID"] == str(report["ppid"])  # its poller's parent
+        report["env"]["JPY_PARENT_PID"] = "<parent>"  # the server, or its fork template
+        for key in PROCESS_KEYS:
+            del report[key]
     cold_answer["results"]["probe"]["text"] = json.dumps(cold_report)
     pooled_answer["results"]["probe"]["text"] = json.dumps(pooled_report)
     assert comparable(pooled_answer, pooled, pool_server) == comparable(
