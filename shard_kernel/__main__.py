@@ -8,10 +8,12 @@ def main() -> None:
     import signal
 
     from shard_kernel.gateway_reach import adopt_kernel_gateway
+    from shard_kernel.lazy_iri import defer
     from shard_kernel.state_home import adopt_kernel_home
 
     adopt_kernel_home()  # a kernel on a remote gateway keeps its state where the server reads
     adopt_kernel_gateway()  # ... and reaches the server's subagent routes
+    defer()  # nbformat's jsonschema: its IRI grammar is built only if an IRI is validated
     faulthandler.register(signal.SIGUSR1)  # `kill -USR1 <pid>` dumps every thread's stack
 
     from shard_kernel.iopub_hold import kernel_app_class

@@ -62,6 +62,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from shard_kernel.lazy_iri import defer
+
+    defer()  # nbformat's jsonschema: the IRI grammar only if an IRI is validated (lazy_iri.py)
     from shard_kernel.batch import BatchOptions, run_batch
 
     opts = BatchOptions(

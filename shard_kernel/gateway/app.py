@@ -3,7 +3,8 @@
 Loopback bind, a token always (given, from JUPYTER_TOKEN, or generated — and never printed
 unless asked), exact allowed origins, every handler authenticated, no browser and no
 token-bearing browser-open file, login cookies that end with the run (`server_app_class`).
-Kernels can live behind a kernel gateway (`--gateway-url`).
+Kernels can live behind a kernel gateway (`--gateway-url`). Installed front ends (JupyterLab,
+Notebook 7, their language-server bridge) stay off: `jupyter lab` with Shard serves the UI.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from shard_kernel.gateway.security import check_bind, origin_config
 IDENTITY = "shard_kernel.gateway.security.ShardIdentityProvider"
 SPECS = "shard_kernel.local_kernels.ShardSpecManager"
 """Finds the `shard` kernelspec even when an editable install did not put it on Jupyter's path."""
+UI_EXTENSIONS = ("jupyterlab", "notebook", "notebook_shim", "nbclassic", "jupyter_lsp")
+"""Server extensions that serve a browser front end (and jupyter_lsp, its language servers):
+installed beside Shard, the config dirs enable them, and a headless gateway turns them off
+(importing and linking them was 4-5 s of a gateway's start; `jupyter lab` serves the UI).
+`--set 'ServerApp.jpserver_extensions={...}'` replaces this choice with the user's own."""
 SHARD_IOPUB_MSG_RATE = 20000
 """IOPub messages/s per client before jupyter_server drops them (its default, 1000, is one
 streaming agent's normal pace; drops are still detected and resynced by seq)."""
@@ -54,11 +60,12 @@ def server_argv(options: GatewayOptions, token: str) -> list[str]:
         "--ServerApp.port_retries=0",
         "--ServerApp.open_browser=False",
         "--ServerApp.allow_unauthenticated_access=False",
-        f"--ServerApp.jpserver_extensions={{'{EXTENSION}': True}}",
         f"--ServerApp.identity_provider_class={IDENTITY}",
         f"--IdentityProvider.token={token}",
         f"--ZMQChannelsWebsocketConnection.iopub_msg_rate_limit={SHARD_IOPUB_MSG_RATE}",
     ]
+    if not any(s.startswith("ServerApp.jpserver_extensions=") for s in options.settings):
+        argv.append(f"--ServerApp.jpserver_extensions={headless_extensions()}")  # else `--set`'s
     if not any(s.startswith("ServerApp.terminals_enabled=") for s in options.settings):
         argv.append("--ServerApp.terminals_enabled=False")  # `--set` turns them on
     for trait, value in origin_config(options.allow_origins).items():
@@ -71,6 +78,12 @@ def server_argv(options: GatewayOptions, token: str) -> list[str]:
         argv.append("--ServerApp.allow_root=True")
     argv.extend(f"--{setting}" for setting in options.settings)
     return argv
+
+
+def headless_extensions() -> dict[str, bool]:
+    """The Shard extension on and the front ends off: jupyter_server enables an installed
+    extension only where the setting does not name it (`find_server_extensions`)."""
+    return {EXTENSION: True, **dict.fromkeys(UI_EXTENSIONS, False)}
 
 
 def remote_kernels(options: GatewayOptions) -> bool:
@@ -129,6 +142,9 @@ def configured(app: Any, trait: str) -> bool:
 
 def run(options: GatewayOptions) -> int:
     """Start the server and serve until interrupted or terminated."""
+    from shard_kernel.lazy_iri import defer
+
+    defer()  # before jupyter_server imports jsonschema: 2.4 CPU-s of its start
     token, chosen = resolve_token(options)
     check_bind(options.ip, token if chosen else None, options.allow_origins)
     app = server_app_class().instance()
