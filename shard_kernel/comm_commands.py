@@ -27,6 +27,7 @@ from shard_core.protocol.commands import (
     UiResponseCommand,
 )
 from shard_core.types import ImageBlock
+from shard_core.types.base import DEFERRED
 from shard_core.types.errors import ShardError
 from shard_kernel.agent_commands import run_common, run_slash_command
 
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from shard_kernel.agent_host import AgentHost
     from shard_kernel.clients import Client
 
-COMMAND: TypeAdapter[Command] = TypeAdapter(Command)
+COMMAND: TypeAdapter[Command] = TypeAdapter(Command, config=DEFERRED)
 
 
 def describe(exc: ValidationError) -> str:

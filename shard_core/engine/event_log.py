@@ -17,8 +17,9 @@ from pathlib import Path
 from pydantic import TypeAdapter, ValidationError
 
 from shard_core.protocol.events import Event
+from shard_core.types.base import DEFERRED
 
-EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event, config=DEFERRED)
 EPHEMERAL = frozenset({"message_delta", "tool_update"})
 
 

@@ -30,10 +30,11 @@ from pydantic import TypeAdapter, ValidationError
 from shard_core.engine.session_blobs import externalise, internalise
 from shard_core.engine.state import private_dir
 from shard_core.types import SessionEntry, SessionHeaderDetails, SessionHeaderEntry
+from shard_core.types.base import DEFERRED
 from shard_core.types.errors import SessionError, SessionLockedError, SessionNotFoundError
 from shard_core.types.secrets import KnownSecrets
 
-ENTRY_ADAPTER: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry)
+ENTRY_ADAPTER: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry, config=DEFERRED)
 log_ = logging.getLogger("shard.session")
 _NEWLINE = b"\n"
 SESSION_ID = re.compile(r"s-[0-9a-f]{16}")

@@ -45,6 +45,7 @@ from shard_core.protocol.commands import (
     SyncCommand,
 )
 from shard_core.types import WireModel
+from shard_core.types.base import DEFERRED
 
 COMM_TARGET = "shard"
 """The target name of the comm a client opens to attach (its data is the `attach` command)."""
@@ -59,7 +60,7 @@ SYNC_LIMIT_MAX = 5000
 SYNC_TIMEOUT_S = 10
 """How long the stream waits for a gap's `sync` page before going on without it."""
 
-REPLIES: TypeAdapter[Reply] = TypeAdapter(Reply)
+REPLIES: TypeAdapter[Reply] = TypeAdapter(Reply, config=DEFERRED)
 
 
 class LinkConstants(WireModel):

@@ -11,6 +11,10 @@ JsonObject = dict[str, Any]
 
 DISCRIMINATORS = ("type", "kind", "role")
 
+DEFERRED = ConfigDict(defer_build=True)
+"""A module-level TypeAdapter's config: its validator is built at its first use, not at import
+(the kernel answers kernel_info and boots its agent without building every union it may read)."""
+
 
 def _require_discriminator(schema: dict[str, Any]) -> None:
     """A Literal tag with a default is still required on the wire: unions dispatch on it."""
@@ -37,6 +41,9 @@ class WireModel(BaseModel):
         ser_json_inf_nan="strings",
         json_schema_extra=_require_discriminator,
         json_schema_serialization_defaults_required=True,
+        # Each model's validator is built at its first use, not when its module is imported: a
+        # kernel's boot or a CLI command uses few of the ~150 wire models it imports.
+        defer_build=True,
     )
 
     def to_json(self) -> str:

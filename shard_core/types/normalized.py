@@ -17,7 +17,7 @@ from pydantic import Field, TypeAdapter
 from pydantic.dataclasses import dataclass
 from pydantic_core import SchemaSerializer, SchemaValidator
 
-from shard_core.types.base import JsonObject, WireModel
+from shard_core.types.base import DEFERRED, JsonObject, WireModel
 
 _CONFIG = WireModel.model_config
 
@@ -97,6 +97,6 @@ NormalizedBlock = Annotated[
     Field(discriminator="kind"),
 ]
 
-BLOCK_ADAPTER: TypeAdapter[NormalizedBlock] = TypeAdapter(NormalizedBlock)
+BLOCK_ADAPTER: TypeAdapter[NormalizedBlock] = TypeAdapter(NormalizedBlock, config=DEFERRED)
 """A block from data and back (the blocks are not models): `BLOCK_ADAPTER.validate_python(d)`,
 `BLOCK_ADAPTER.dump_python(block)`, `BLOCK_ADAPTER.dump_json(block)`."""

@@ -63,6 +63,7 @@ from shard_core.protocol.events import (
 )
 from shard_core.protocol.link import AgentLink
 from shard_core.types import ImageBlock, TextBlock, ThinkingBlock
+from shard_core.types.base import DEFERRED
 from shard_kernel.acp.permissions import (
     ALLOW_ALWAYS,
     ALLOW_ONCE,
@@ -83,7 +84,7 @@ from shard_kernel.gateway.client import KernelSocket
 from shard_kernel.remote.link import GatewayError, GatewayLink
 
 _log = logging.getLogger("shard.acp")
-_events: TypeAdapter[Event] = TypeAdapter(Event)
+_events: TypeAdapter[Event] = TypeAdapter(Event, config=DEFERRED)
 COMMAND_TIMEOUT = 15.0
 MODES = {
     "build": "every tool, asking as the rules say",

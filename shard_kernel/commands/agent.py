@@ -27,12 +27,13 @@ from shard_core.protocol.commands import (
 )
 from shard_core.protocol.framing import JsonlDecoder, encode_record
 from shard_core.sdk import Agent, create_agent
+from shard_core.types.base import DEFERRED
 from shard_kernel.agent_commands import run_common, run_slash_command
 from shard_kernel.commands.common import add_agent_options
 from shard_kernel.exit_codes import ExitCode
 from shard_kernel.notebook_tools import NotebookSetup, notebook_extension
 
-COMMAND: TypeAdapter[Command] = TypeAdapter(Command)
+COMMAND: TypeAdapter[Command] = TypeAdapter(Command, config=DEFERRED)
 EXAMPLES = """examples:
   echo '{"type":"prompt","text":"list the files"}' | shard agent --stdio --model scripted/demo
 """

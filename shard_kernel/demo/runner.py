@@ -17,6 +17,7 @@ from pydantic import TypeAdapter
 
 from shard_core.protocol.events import Event, TurnEndEvent
 from shard_core.protocol.link import AgentLink, EventsReady
+from shard_core.types.base import DEFERRED
 from shard_kernel.agent_client import ClientTransport
 from shard_kernel.denials import DenialWatch
 from shard_kernel.exit_codes import ExitCode, for_turn
@@ -29,7 +30,7 @@ PROMPT = (
     "and run the tests with `python -m pytest -q` to show they pass."
 )
 ALLOW = ("Edit(**)", "Bash(python -m pytest:*)")
-EVENTS = TypeAdapter(Event)
+EVENTS = TypeAdapter(Event, config=DEFERRED)
 
 
 def prepare_workspace() -> Path:

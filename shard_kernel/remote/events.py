@@ -20,11 +20,12 @@ from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from shard_core.protocol import AgentInfo, OrchestratorEvent
 from shard_core.protocol.orchestrator import AgentsSnapshotEvent
+from shard_core.types.base import DEFERRED
 from shard_kernel.gateway.client import close_websocket
 from shard_kernel.remote.link import TIMEOUT, GatewayError, GatewayLink
 
 EVENTS_PATH = "shard/api/events"
-EVENTS: TypeAdapter[OrchestratorEvent] = TypeAdapter(OrchestratorEvent)
+EVENTS: TypeAdapter[OrchestratorEvent] = TypeAdapter(OrchestratorEvent, config=DEFERRED)
 
 
 @dataclass

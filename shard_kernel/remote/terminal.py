@@ -36,6 +36,7 @@ from shard_core.protocol import (
 from shard_core.protocol.events import Event
 from shard_core.protocol.link import AgentLink, Attached, Output, Replied
 from shard_core.protocol.mime import PERMISSION_MIME, RENDER_MIME
+from shard_core.types.base import DEFERRED
 from shard_kernel.agent_client import SocketTransport
 from shard_kernel.denials import DenialWatch
 from shard_kernel.exit_codes import ExitCode, for_turn
@@ -45,7 +46,7 @@ from shard_kernel.terminal.bridge import CHOICES, WORKSPACE_CHOICES, picked
 from shard_kernel.terminal.escape import terminal_safe
 from shard_kernel.terminal.render import TerminalRenderer
 
-EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
+EVENTS: TypeAdapter[Event] = TypeAdapter(Event, config=DEFERRED)
 SHOWN_OUTPUTS = ("display_data", "execute_result", "stream", "error")
 TURN_END_WAIT_S = 20.0
 """how long an answered cell waits for its turn's last events (past a sync's 10 s give-up)"""

@@ -15,6 +15,7 @@ from pydantic import TypeAdapter
 
 from shard_core.contracts import PermissionQuery, PreviewableTool, Tool
 from shard_core.types import DiffDescriptor, Hunk, RenderDescriptor, StatusDescriptor
+from shard_core.types.base import DEFERRED
 from shard_core.types.render import TextDescriptor
 
 __all__ = ["MAX_PREVIEW_LINES", "PREVIEW_TIMEOUT", "bound_preview", "call_preview"]
@@ -27,7 +28,9 @@ MAX_TEXT_CHARS = 20_000
 MAX_DESCRIPTORS = 8
 
 _log = logging.getLogger(__name__)
-_DESCRIPTORS: TypeAdapter[list[RenderDescriptor]] = TypeAdapter(list[RenderDescriptor])
+_DESCRIPTORS: TypeAdapter[list[RenderDescriptor]] = TypeAdapter(
+    list[RenderDescriptor], config=DEFERRED
+)
 
 
 async def call_preview(tool: Tool | None, query: PermissionQuery) -> tuple[RenderDescriptor, ...]:

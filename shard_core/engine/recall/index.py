@@ -26,10 +26,11 @@ from shard_core.engine.recall.schema import (
     first_line_hash,
 )
 from shard_core.types import CompactionEntry, SessionEntry, SessionHeaderEntry, ToolResultEntry
+from shard_core.types.base import DEFERRED
 
 log_ = logging.getLogger("shard.recall")
 
-ENTRY: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry)
+ENTRY: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry, config=DEFERRED)
 
 
 class RecallIndex:
