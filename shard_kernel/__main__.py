@@ -7,6 +7,9 @@ def main() -> None:
     import faulthandler
     import signal
 
+    from shard_kernel.warm_start import boot_collections
+
+    boot_collections()  # until the agent is up (ShardKernel._boot settles them)
     from shard_kernel.gateway_reach import adopt_kernel_gateway
     from shard_kernel.lazy_iri import defer
     from shard_kernel.state_home import adopt_kernel_home
