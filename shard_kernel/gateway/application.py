@@ -106,7 +106,6 @@ class ShardGateway(ExtensionApp):
         if self.watcher is not None:
             self.watcher.start()
         if isinstance(serverapp.kernel_manager, PooledKernelManager):
-            serverapp.kernel_manager.start_template()
             serverapp.kernel_manager.fill_pool()
         if self.coordinator is not None:
             start_jobs(serverapp, self.coordinator)

@@ -17,11 +17,17 @@ so no pid reuse race): exit readiness comes from it, signals go through it, and 
 comes from the template, which reaps its children and reports each. A kernel whose template
 died is reaped by init, and its code is unknown (reported as 1).
 
-One template per server process (`shared_template`), started at the gateway's start in the
-background and on first use; the gateway's `stop_extension` retires it (no more forks; it exits
+One template per server process (`shared_template`), started by the first launch that can
+fork (the warm pool's first kernel, at the server's start, when there is a pool; else the
+first agent's, which then costs what a spawn does: a server that starts no agent pays
+nothing); the gateway's `stop_extension` retires it (no more forks; it exits
 once its kernels have ended) and `shutdown_all` closes it after the kernels' shutdown.
 `--WarmableKernelManager.fork_kernels=False` or `SHARD_FORK_KERNELS=0` turns forking off; it
 is on by default under Linux only (pidfds, /proc).
+
+`shard batch`, `shard run` and `shard demo` start one kernel without a server and spawn it: a
+template there would import what that kernel imports (2.1 CPU-s to ready, measured at load 10)
+before forking it, so the one kernel would start no sooner.
 """
 
 from __future__ import annotations

@@ -179,12 +179,6 @@ class PooledKernelManager(AsyncMappingKernelManager):
     def starting(self) -> int:
         return len(self._filling)
 
-    def start_template(self) -> None:
-        """Start the fork template now (its imports run beside the server's start)."""
-        chosen = self.config.get("WarmableKernelManager", {}).get("fork_kernels")
-        if not self._closed and (fork_default() if chosen is None else chosen):
-            shared_template()
-
     def retire_template(self) -> None:
         template = shared_template(start=False)
         if template is not None:

@@ -2,7 +2,8 @@
 servers and kernels: each forked agent is exactly its own process (environment, folder, session,
 fds, parent poller, command line) and the agent a spawned kernel would be; a kernel forked after
 another agent ran a turn starts from nothing of it; interrupt, restart and shutdown work; a
-template that dies leaves new agents to the normal spawn; nothing is left behind."""
+template that dies leaves new agents to the normal spawn; nothing is left behind; and what the
+provisioner forks and the template refuses."""
 
 from __future__ import annotations
 
@@ -10,11 +11,15 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from shard_kernel.gateway.forked import ForkingProvisioner, ForkTemplate, TemplateError
 from tests.fixtures.pool_probe import PROCESS_KEYS
 from tests.integration.gateway.conftest import Server, Servers, alive, api, body
 from tests.integration.gateway.test_pool import MODEL, comparable, install_probe, probe
@@ -209,3 +214,31 @@ async def test_a_dead_template_leaves_agents_to_the_normal_spawn(
     kernels = server.kernels()
     assert server.stop() == []
     assert not [pid for pid in kernels if alive(pid)]
+
+
+async def test_only_the_shard_kernelspec_command_with_the_templates_imports_forks() -> None:
+    template = ForkTemplate()
+    try:
+        command = [sys.executable, "-m", "shard_kernel", "-f", "/tmp/kernel-x.json"]
+        env = dict(os.environ)
+        refusal = ForkingProvisioner._refusal  # pyright: ignore[reportPrivateUsage]
+        assert refusal(template, command, {"env": env}) is None
+        other = ["/usr/bin/python3", *command[1:]]
+        assert "interpreter" in str(refusal(template, other, {"env": env}))
+        stock = [sys.executable, "-m", "ipykernel_launcher", "-f", command[-1]]
+        assert "kernelspec" in str(refusal(template, stock, {"env": env}))
+        moved = {**env, "PYTHONPATH": "/elsewhere"}
+        assert "PYTHON" in str(refusal(template, command, {"env": moved}))
+        piped = {"env": env, "stdout": subprocess.PIPE}
+        assert "streams" in str(refusal(template, command, piped))
+        # the template itself refuses what a bind would (a folder that is not one), and, retired,
+        # forks no more
+        with pytest.raises(TemplateError, match="cwd"):
+            await template.fork(["-f", command[-1]], env, "/no/such/folder")
+        template.retire()
+        with pytest.raises(TemplateError, match=r"retired|ended"):
+            await template.fork(["-f", command[-1]], env, os.getcwd())
+        assert await wait_gone(template.pid)  # retired with no kernel left: it exits
+    finally:
+        await template.close()
+    assert template.proc.returncode == 0
