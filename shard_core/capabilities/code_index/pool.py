@@ -92,6 +92,11 @@ class ParsePool:
         finally:
             self._stop(procs)
 
+    @property
+    def closed(self) -> bool:
+        """Whether `close` was called (a batch it stopped is not a failure)."""
+        return self._closed
+
     def pids(self) -> list[int]:
         """The worker processes of the batch in flight (none between batches)."""
         with self._lock:
