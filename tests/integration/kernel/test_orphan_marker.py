@@ -39,9 +39,11 @@ def test_only_the_whole_variable_of_this_home_marks_an_orphan(
     orphan = spawn(OWNER_VARIABLE, agent, home)
     try:
         killed = kill_orphans(agent)
-        orphan.wait(timeout=30)
-        assert len(killed) == 1
-        assert killed[0].startswith("a leftover process (sleep 30.")
+        # what was stopped first: a miss fails here with the list, not 30 s later in a wait
+        # that times out when the orphan's own `sleep 30` would end anyway
+        assert len(killed) == 1, killed
+        assert killed[0].startswith("a leftover process (sleep 30."), killed
+        orphan.wait(timeout=30)  # SIGKILLed: it exits at once
         assert all(process_alive(p.pid) for p in bystanders)
     finally:
         for proc in [*bystanders, orphan]:
