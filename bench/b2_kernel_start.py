@@ -38,7 +38,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script: shard_kernel lives at the repo root
     sys.path.insert(0, str(ROOT))
 
-from bench._common import machine, ms, percentile, ratio, summarize, table  # noqa: E402
+from bench._common import (  # noqa: E402
+    compile_sources,
+    machine,
+    ms,
+    percentile,
+    ratio,
+    summarize,
+    table,
+)
 from shard_kernel.local_kernels import shard_kernel_manager  # noqa: E402
 
 SHARD, STOCK, NAIVE = "shard", "python3", "shard-outstream"
@@ -389,9 +397,10 @@ def _memory(results: Results) -> str:
     return table(headers, rows)
 
 
-def report(results: Results, runs: int) -> str:
+def report(results: Results, runs: int, compiled: str = "") -> str:
     parts = [
         f"B2 kernel start/shutdown, {time.strftime('%Y-%m-%d')}, {machine()}",
+        *([compiled] if compiled else []),
         f"{runs} runs per kernel, alternating, tcp on 127.0.0.1. Goal: kernel_info <= 1.0x"
         f" {STOCK}. The shard kernel answers its first cell only once its agent is up.",
         _starts(results),
@@ -416,9 +425,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs = args.runs or (2 if args.quick else 20)
     kernels = [SHARD, STOCK, *([NAIVE] if args.control else [])]
+    compiled = compile_sources(ROOT)
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="shard-b2-") as tmp:
         results = measure(kernels, runs, Path(tmp), warmup=0 if args.quick else 1)
-    print(report(results, runs))
+    print(report(results, runs, compiled))
     return 0
 
 

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script: shard_kernel lives at the repo root
     sys.path.insert(0, str(ROOT))
 
-from bench._common import machine, ms, ratio, summarize, table  # noqa: E402
+from bench._common import compile_sources, machine, ms, ratio, summarize, table  # noqa: E402
 from bench._gateway import TOKEN, Gateway, children, process_usage, start_gateway  # noqa: E402
 from shard_kernel.gateway.client import KernelSocket  # noqa: E402
 
@@ -188,6 +188,7 @@ def main(argv: list[str] | None = None) -> None:
     rounds = 2 if args.quick else args.rounds
     burst_rounds = 1 if args.quick else args.burst_rounds
     print(machine())
+    print(compile_sources(ROOT))
     samples = asyncio.run(run(rounds, args.burst, burst_rounds))
     stock = summarize(samples[STOCK])
     rows: list[list[str]] = []
