@@ -201,7 +201,8 @@ def run_kernel(argv: list[str], env: dict[str, str], cwd: Path) -> int:
     from shard_kernel import __main__ as kernel_main
 
     sys.argv = [str(kernel_main.__file__), *argv]  # as `python -m shard_kernel <argv>` has it
-    set_cmdline([sys.executable, "-m", "shard_kernel", *argv])
+    sys.orig_argv = [sys.executable, "-m", "shard_kernel", *argv]
+    set_cmdline(sys.orig_argv)
     code = 0
     try:
         kernel_main.main()

@@ -90,6 +90,7 @@ async def test_two_forked_agents_are_exactly_their_own(servers: Servers, workspa
         assert report["sid"] == report["pid"]  # its own session (interrupts reach its group)
         connection = report["argv"][2]
         assert report["cmdline"] == [sys.executable, "-m", "shard_kernel", "-f", connection]
+        assert report["orig_argv"] == report["cmdline"]
         assert report["argv"][1:] == ["-f", connection]
         assert report["argv"][0].endswith("shard_kernel/__main__.py")
     first_report, second_report = answers["first"][1], answers["second"][1]
