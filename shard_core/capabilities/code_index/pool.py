@@ -155,7 +155,11 @@ class ParsePool:
     def _failure(self, proc: subprocess.Popen[bytes]) -> ParseWorkersError:
         if self._closed:
             return ParseWorkersError("the index was closed")
-        return ParseWorkersError(f"a parse worker exited ({proc.poll()})")
+        try:  # (its pipes close as it exits: its status follows at once)
+            status: int | None = proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            status = None
+        return ParseWorkersError(f"a parse worker exited ({status})")
 
     def _start(self, count: int) -> list[subprocess.Popen[bytes]]:
         env = dict(os.environ)

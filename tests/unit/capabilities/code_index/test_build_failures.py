@@ -1,14 +1,37 @@
 """A background build that fails: the tools say so (not "being indexed" for ever), the next
 question tries again once, a file asked about by path is still indexed, and `/index refresh`
-after the fix clears it. (Killed halfway: tests/integration/test_code_index_resume.py.)"""
+clears it. (Killed halfway: tests/integration/test_code_index_resume.py.)"""
 
 from __future__ import annotations
 
+import os
+import signal
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from shard_core.capabilities.code_index import CodeIndexCapability
+from shard_core.capabilities.code_index import CodeIndex
+from shard_core.capabilities.code_index.lsp import Diagnostics
+from shard_core.capabilities.code_index.pool import Job, ParsePool, Result
+from shard_core.capabilities.code_index.provider import CodeIntelligence
 from shard_core.capabilities.code_index.tools import CodeOutlineTool, CodeSymbolTool
 from shard_core.contracts import ToolContext
+from tests.unit.capabilities.code_index.test_pool_and_lazy import tree
+
+
+class KillingPool(ParsePool):
+    """A real pool of two worker processes; while the `kills` first big batches run, one of
+    their workers is SIGKILLed at the batch's first result (as the OOM killer would)."""
+
+    def __init__(self, kills: int) -> None:
+        super().__init__(workers=2)
+        self.kills = kills
+
+    def run(self, jobs: Sequence[Job]) -> Iterator[Result | None]:
+        for n, result in enumerate(super().run(jobs)):
+            if n == 0 and self.kills and len(jobs) >= self.min_files:
+                self.kills -= 1
+                os.kill(self.pids()[0], signal.SIGKILL)
+            yield result
 
 
 def _ctx(root: Path) -> ToolContext:
@@ -18,33 +41,38 @@ def _ctx(root: Path) -> ToolContext:
 async def test_a_build_that_fails_says_so_tries_once_more_and_outlines_still_answer(
     tmp_path: Path,
 ) -> None:
-    ws = tmp_path / "ws"
-    (ws / "app").mkdir(parents=True)
-    (ws / "app" / "core.py").write_text("class Engine:\n    def run(self) -> None:\n        pass\n")
-    (ws / "vendor").mkdir()
-    (ws / "vendor" / ".gitignore").write_text("build/\n!\n")  # a lone "!": not a pattern
-    capability = CodeIndexCapability(ws, home=tmp_path / "home", server=None)
-    symbol, ctx = CodeSymbolTool(capability.code), _ctx(capability.index.root)
-    stopped = "indexing stopped (GitIgnorePatternError: Invalid git pattern: '!')"
+    ws = tree(tmp_path / "ws", 600)
+    index = CodeIndex(ws, pool=KillingPool(kills=2))
+    code = CodeIntelligence(index, Diagnostics(index.root, None))
+    symbol, ctx = CodeSymbolTool(code), _ctx(index.root)
+    stopped = "indexing stopped (a parse worker exited (-9))"
 
-    first = await symbol.execute({"name": "Engine"}, ctx)
-    assert first.text == (
-        f"no definition of or reference to 'Engine' in the index ({stopped}: the answers "
-        "cover the 0 files indexed before that; the next question tries again)"
+    index.begin()  # a first question's: the files nearest the focus, then the rest in workers
+    index.wait()
+    covered = len(index.files)
+    assert 50 <= covered < 600  # the files nearest the focus, and what came before the kill
+    assert index.coverage() == (
+        f"{stopped}: the answers cover the {covered} files indexed before that; the next "
+        "question tries again"
     )
-    second = await symbol.execute({"name": "Engine"}, ctx)
-    assert second.text == (
-        f"no definition of or reference to 'Engine' in the index ({stopped}: the answers "
-        "cover the 0 files indexed before that; a file asked about by path is still indexed, "
-        "and `/index refresh` retries)"
-    )
-    assert capability.index._attempts == 2  # and no third build
-    outline = await CodeOutlineTool(capability.code).execute({"path": "app/core.py"}, ctx)
+    await symbol.execute({"name": "Box596"}, ctx)  # that question: the one more build begins
+    index.wait()
+    assert index.failure == "a parse worker exited (-9)"  # killed again
+    covered = len(index.files)
+    answer = await symbol.execute({"name": "Box596"}, ctx)  # and no third build
+    assert (index.pool.kills, len(index.files)) == (0, covered)
+    assert answer.text == (
+        f"no definition of or reference to 'Box596' in the index ({stopped}: the answers cover "
+        f"the {covered} files indexed before that; a file asked about by path is still "
+        "indexed, and `/index refresh` retries)"
+    )  # (d59/f596.py is among the last files of the walk: neither build reached it)
+    assert index.pool.pids() == []  # no worker left behind by either batch
+    outline = await CodeOutlineTool(code).execute({"path": "d59/f596.py"}, ctx)
     assert not outline.is_error
-    assert "class Engine" in outline.text
+    assert "class Box596" in outline.text
 
-    (ws / "vendor" / ".gitignore").write_text("build/\n")  # the person fixes it
-    assert capability.index.refresh() == 0  # core.py was indexed when its outline was asked
-    third = await symbol.execute({"name": "Engine"}, ctx)
-    assert third.text.startswith("Engine: 1 definition, referenced in 0 files\n")
+    index.refresh()  # the pool kills no more
+    third = await symbol.execute({"name": "Box596"}, ctx)
+    assert third.text.startswith("Box596: 1 definition, referenced in 0 files\n")
     assert "indexing stopped" not in third.text
+    assert len(index.files) == 600
