@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,9 +55,7 @@ class IgnoreRules:
                 continue
         if not lines:
             return self
-        from pathspec import GitIgnoreSpec  # with the first ignore file, not at import
-
-        return IgnoreRules((*self.layers, (directory, GitIgnoreSpec.from_lines(lines))))
+        return IgnoreRules((*self.layers, (directory, _spec(lines))))
 
     def ignores(self, path: Path, is_dir: bool) -> bool:
         # The deepest file with a matching rule decides, so a nested `!keep.log` can re-include.
@@ -66,6 +65,27 @@ class IgnoreRules:
             if include is not None:
                 return include
         return False
+
+
+def _spec(lines: list[str]) -> GitIgnoreSpec:
+    """The lines' rules; a line that is no pattern (a lone `!`, a trailing backslash, a bad
+    range) is skipped, as git skips it, instead of failing every walk below the file."""
+    from pathspec import GitIgnoreSpec  # with the first ignore file, not at import
+
+    try:
+        return GitIgnoreSpec.from_lines(lines)
+    except (ValueError, re.error):
+        return GitIgnoreSpec.from_lines([line for line in lines if _is_pattern(line)])
+
+
+def _is_pattern(line: str) -> bool:
+    from pathspec import GitIgnoreSpec
+
+    try:
+        GitIgnoreSpec.from_lines([line])
+    except (ValueError, re.error):
+        return False
+    return True
 
 
 def scan(directory: Path, rules: IgnoreRules, *, hidden: bool) -> list[Entry]:

@@ -132,3 +132,22 @@ def test_glob_translation(pattern: str, matches: list[str], misses: list[str]) -
     regex = glob_regex(pattern)
     assert [p for p in matches if not regex.match(p)] == []
     assert [p for p in misses if regex.match(p)] == []
+
+
+async def test_a_line_that_is_no_pattern_is_skipped_as_git_skips_it(
+    workspace: Path, ctx: ToolContext
+) -> None:
+    """A lone `!`, a trailing backslash or a bad range in a nested ignore file failed the whole
+    walk (`find failed: GitIgnorePatternError`); the file's other rules still apply."""
+    write_tree(
+        workspace,
+        {
+            "a.py": "",
+            "vendor/.gitignore": "build/\n!\nold\\\n[z-a]\n",
+            "vendor/lib.py": "",
+            "vendor/build/out.py": "",
+        },
+    )
+    result = await run(FindTool(), ctx, pattern="**/*.py")
+    assert not result.is_error, result.text
+    assert result.text == "a.py\nvendor/lib.py"
