@@ -103,6 +103,9 @@ class ForkTemplate:
         self._next = 0
         self._lock = threading.Lock()
         self._forking = asyncio.Lock()  # one waiter on the socket at a time (add_reader)
+        self._wakers: list[tuple[asyncio.AbstractEventLoop, Any]] = []
+        """the waiting `_readable`s: a message another caller drained wakes them (the socket
+        is then no longer readable; a launch's `usable()` drains while a fork awaits its reply)"""
 
     @property
     def pid(self) -> int:
@@ -116,18 +119,22 @@ class ForkTemplate:
 
     def drain(self) -> None:
         """Take every message waiting on the socket (never blocks)."""
+        taken = False
         with self._lock:
             while not self.gone:
                 try:
                     data, fds, _flags, _addr = socket.recv_fds(self.sock, MAX_MESSAGE, 4)
                 except (BlockingIOError, InterruptedError):
-                    return
+                    break
                 except OSError:
                     data, fds = b"", []
+                taken = True
                 if not data:
                     self._lost()
-                    return
+                    break
                 self._take(json.loads(data), fds)
+        for loop, wake in list(self._wakers) if taken else ():
+            loop.call_soon_threadsafe(wake)
 
     def _take(self, message: dict[str, Any], fds: list[int]) -> None:
         if "ready" in message:
@@ -152,11 +159,14 @@ class ForkTemplate:
         loop = asyncio.get_running_loop()
         waiter = loop.create_future()
         fd = self.sock.fileno()
-        loop.add_reader(fd, lambda: waiter.done() or waiter.set_result(None))
+        waker = (loop, lambda: waiter.done() or waiter.set_result(None))
+        loop.add_reader(fd, waker[1])
+        self._wakers.append(waker)
         try:
             await asyncio.wait_for(waiter, within)
         finally:
             loop.remove_reader(fd)
+            self._wakers.remove(waker)
 
     async def _until(self, done: Any, within: float, what: str) -> None:
         deadline = time.monotonic() + within
