@@ -6,9 +6,10 @@ Each tool's module is imported on first use (PEP 562): a module under shard_core
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from shard_core.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
     from shard_core.contracts import Tool
@@ -34,13 +35,7 @@ _WHERE = {
 """Each tool class → its module, in the order the model sees them."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _WHERE, globals())
 
 
 def builtin_tool_types() -> list[type]:

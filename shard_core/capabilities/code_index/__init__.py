@@ -8,8 +8,9 @@ The public names are imported on first use (PEP 562): a parse worker process imp
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from shard_core.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
     from shard_core.capabilities.code_index.extension import CodeIndexCapability
@@ -20,10 +21,4 @@ __all__ = ["CodeIndex", "CodeIndexCapability", "CodeIntelligence"]
 _WHERE = {"CodeIndex": "index", "CodeIndexCapability": "extension", "CodeIntelligence": "provider"}
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _WHERE, globals())

@@ -11,8 +11,9 @@ Public API:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from shard_core.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
     from shard_core.engine.recall.home import HomeHit, HomeIndex, search_home
@@ -49,13 +50,7 @@ _WHERE = {
 lineage (`shard session compact`) does not load the tool, its asyncio and the home index."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _WHERE, globals())
 
 
 __all__ = [
