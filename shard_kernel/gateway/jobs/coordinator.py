@@ -327,7 +327,9 @@ class Coordinator:
         except ChannelError as exc:
             _end(run, "failed", str(exc))
         except Exception as exc:  # a kernel that would not start, a dead connection
-            self.log.warning("shard: run %s failed: %r", run.id, exc)
+            # with the traceback: an unexpected failure (a bare AssertionError from a library,
+            # seen once under load) says nothing of where it came from without it
+            self.log.warning("shard: run %s failed: %r", run.id, exc, exc_info=exc)
             _end(run, "failed", f"{type(exc).__name__}: {exc}")
         finally:
             self._channels.pop(run.id, None)
