@@ -39,6 +39,7 @@ POOLED, FORKED, SPAWNED, STOCK = (
     "pooled agent", "cold agent, forked", "cold agent, spawned", "stock ipykernel"
 )  # fmt: skip
 SPAWN = ("--set", "WarmableKernelManager.fork_kernels=False")
+FORK = ("--set", "WarmableKernelManager.fork_kernels=True")  # off by default
 
 
 def load() -> str:
@@ -131,8 +132,8 @@ def kernel_memory(gateway: Gateway, marker: bytes) -> str:
 
 
 async def run(rounds: int, n: int, burst_rounds: int) -> dict[str, list[float]]:
-    pooled = start_gateway("--set", "PooledKernelManager.pool_size=1")
-    forked = start_gateway("--set", "PooledKernelManager.pool_size=0")
+    pooled = start_gateway("--set", "PooledKernelManager.pool_size=1", *FORK)
+    forked = start_gateway("--set", "PooledKernelManager.pool_size=0", *FORK)
     spawned = start_gateway("--set", "PooledKernelManager.pool_size=0", *SPAWN)
     samples: dict[str, list[float]] = {POOLED: [], FORKED: [], SPAWNED: [], STOCK: []}
     bursts: dict[str, list[float]] = {FORKED: [], SPAWNED: [], STOCK: []}

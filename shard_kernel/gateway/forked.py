@@ -22,8 +22,12 @@ fork (the warm pool's first kernel, at the server's start, when there is a pool;
 first agent's, which then costs what a spawn does: a server that starts no agent pays
 nothing); the gateway's `stop_extension` retires it (no more forks; it exits
 once its kernels have ended) and `shutdown_all` closes it after the kernels' shutdown.
-`--WarmableKernelManager.fork_kernels=False` or `SHARD_FORK_KERNELS=0` turns forking off; it
-is on by default under Linux only (pidfds, /proc).
+`--WarmableKernelManager.fork_kernels=True` or `SHARD_FORK_KERNELS=1` turns forking on, under
+Linux only (pidfds, /proc). It is off by default: a forked kernel is the template's child, not
+the server's, and its /proc/PID/environ is the template's, so tools that find a server's kernels
+in its process tree or read their environment there do not see them (the suite's B6, B7 and
+fan-out benches, a leftover-process check after a server's restart and a manifest check did not,
+when it was on).
 
 `shard batch`, `shard run` and `shard demo` start one kernel without a server and spawn it: a
 template there would import what that kernel imports (2.1 CPU-s to ready, measured at load 10)
@@ -59,7 +63,7 @@ MAX_MESSAGE = 1 << 20
 
 
 def fork_default() -> bool:
-    return sys.platform.startswith("linux") and os.environ.get(FORK_VARIABLE, "1") != "0"
+    return sys.platform.startswith("linux") and os.environ.get(FORK_VARIABLE, "0") == "1"
 
 
 def import_key(env: dict[str, str]) -> dict[str, str]:
@@ -98,6 +102,7 @@ class ForkTemplate:
         self.sock.setblocking(False)
         self.ready = False
         self.gone = False
+        self.retired = False
         self.exits: dict[int, int] = {}
         self._replies: dict[int, tuple[dict[str, Any], list[int]]] = {}
         self._next = 0
@@ -191,6 +196,8 @@ class ForkTemplate:
             return await self._fork(argv, env, cwd)
 
     async def _fork(self, argv: list[str], env: dict[str, str], cwd: str) -> tuple[int, int]:
+        if self.retired:  # it may have exited already: its socket would say only EBADF
+            raise TemplateError("the template is retired: it forks no more")
         await self.wait_ready()
         self._next += 1
         rid = self._next
@@ -223,6 +230,7 @@ class ForkTemplate:
 
     def retire(self) -> None:
         """Fork no more; the template exits once its kernels have ended."""
+        self.retired = True
         if not self.gone:
             with contextlib.suppress(OSError):
                 self.sock.send(b'{"retire": true}')

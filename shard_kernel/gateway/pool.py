@@ -67,7 +67,7 @@ class WarmableKernelManager(ServerKernelManager):
     fork_kernels = Bool(
         config=True,
         help="""Fork `shard` kernels from the server's pre-imported template (gateway/forked.py)
-        instead of spawning them. Default: on under Linux unless SHARD_FORK_KERNELS=0.""",
+        instead of spawning them. Default: off; on under Linux with SHARD_FORK_KERNELS=1.""",
     )
 
     @default("fork_kernels")

@@ -25,6 +25,7 @@ from tests.integration.gateway.conftest import Server, Servers, alive, api, body
 from tests.integration.gateway.test_pool import MODEL, comparable, install_probe, probe
 
 SPAWN = ("--set", "WarmableKernelManager.fork_kernels=False")
+FORK = ("--set", "WarmableKernelManager.fork_kernels=True")  # off by default (forked.py)
 
 
 def template_of(server: Server) -> int:
@@ -65,7 +66,7 @@ async def wait_gone(pid: int, within: float = 60.0) -> bool:
 
 async def test_two_forked_agents_are_exactly_their_own(servers: Servers, workspace: Path) -> None:
     install_probe(servers)
-    forking = servers.start(env=MODEL)
+    forking = servers.start(*FORK, env=MODEL)
     spawning = servers.start(*SPAWN, env=MODEL)
     other = workspace.parent / "other"
     other.mkdir()
@@ -131,7 +132,7 @@ async def test_a_kernel_forked_after_a_turn_starts_from_nothing_of_it(
     servers: Servers, workspace: Path
 ) -> None:
     install_probe(servers)
-    server = servers.start(env=MODEL)
+    server = servers.start(*FORK, env=MODEL)
     before = body(await api(server, "POST", "/shard/api/agents", {"cwd": str(workspace)}))
     first_answer, _ = await report_of(server, before["kernel_id"])
     second_answer, _ = await report_of(server, before["kernel_id"])
@@ -150,7 +151,7 @@ async def test_interrupt_restart_and_shutdown_of_a_forked_kernel(
     servers: Servers, workspace: Path
 ) -> None:
     install_probe(servers)
-    server = servers.start(env=MODEL)
+    server = servers.start(*FORK, env=MODEL)
     agent = body(await api(server, "POST", "/shard/api/agents", {"cwd": str(workspace)}))
     kernel_id = agent["kernel_id"]
     _, report = await report_of(server, kernel_id)
@@ -198,7 +199,7 @@ async def test_a_dead_template_leaves_agents_to_the_normal_spawn(
     servers: Servers, workspace: Path
 ) -> None:
     install_probe(servers)
-    server = servers.start(env=MODEL)
+    server = servers.start(*FORK, env=MODEL)
     forked = body(await api(server, "POST", "/shard/api/agents", {"cwd": str(workspace)}))
     _, report = await report_of(server, forked["kernel_id"])
     template = template_of(server)

@@ -96,7 +96,8 @@ def test_the_summaries_are_what_each_command_registers() -> None:
 
 
 KERNEL_SHARD_MODULES = {
-    "shard_core", "shard_core.lazy_exports", "shard_core.contracts", "shard_core.contracts.ui", "shard_core.engine",
+    "shard_core", "shard_core.lazy_exports", "shard_core.contracts", "shard_core.contracts.ui",
+    "shard_core.engine",
     "shard_core.engine.event_log", "shard_core.engine.events", "shard_core.engine.plurals",
     "shard_core.engine.state",
     "shard_core.protocol", "shard_core.protocol.commands", "shard_core.protocol.events",
@@ -276,7 +277,8 @@ def test_an_agent_boot_loads_no_dependency_before_its_first_use() -> None:
 
 
 ACP_SHARD_MODULES = {
-    "shard_core", "shard_core.lazy_exports", "shard_core.engine", "shard_core.engine.state", "shard_core.tools",
+    "shard_core", "shard_core.lazy_exports", "shard_core.engine", "shard_core.engine.state",
+    "shard_core.tools",
     "shard_core.tools.atomic",
     "shard_kernel", "shard_kernel.acp", "shard_kernel.acp.server", "shard_kernel.acp.transport",
     "shard_kernel.cli", "shard_kernel.commands", "shard_kernel.commands.acp",
