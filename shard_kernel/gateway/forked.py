@@ -25,9 +25,7 @@ once its kernels have ended) and `shutdown_all` closes it after the kernels' shu
 `--WarmableKernelManager.fork_kernels=True` or `SHARD_FORK_KERNELS=1` turns forking on, under
 Linux only (pidfds, /proc). It is off by default: a forked kernel is the template's child, not
 the server's, and its /proc/PID/environ is the template's, so tools that find a server's kernels
-in its process tree or read their environment there do not see them (the suite's B6, B7 and
-fan-out benches, a leftover-process check after a server's restart and a manifest check did not,
-when it was on).
+in its process tree, or read a kernel's environment in /proc, do not see them there.
 
 `shard batch`, `shard run` and `shard demo` start one kernel without a server and spawn it: a
 template there would import what that kernel imports (2.1 CPU-s to ready, measured at load 10)
