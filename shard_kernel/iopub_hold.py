@@ -45,6 +45,11 @@ RELIED_ON: dict[str, str | None] = {
     "ipykernel.kernelbase.Kernel.shell_main": "(self, subshell_id: 'str | None', msg)",
     "ipykernel.kernelbase.Kernel.shell_stream": None,
     "ipykernel.kernelbase.Kernel.shell_channel_thread": None,
+    "ipykernel.kernelbase.Kernel.dispatch_shell": (
+        "(self, msg, /, subshell_id: 'str | None' = None, *, concurrent: 'bool' = False)"
+    ),
+    "ipykernel.kernelbase.Kernel._aborting": None,
+    "ipykernel.kernelbase.Kernel._abort_queues": "(self, subshell_id: 'str | None' = None)",
     "ipykernel.kernelbase.Kernel.pre_handler_hook": "(self)",
     "ipykernel.kernelbase.Kernel.post_handler_hook": "(self)",
     "ipykernel.iostream.IOPubThread._really_send": "(self, msg, *args, **kwargs)",
@@ -132,6 +137,11 @@ class KernelOverrides(Kernel):
     _reply_first = False
     _shell_context_base: contextvars.Context | None = None
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._arrivals: dict[int, int] = {}
+        """a waiting request (by the identity of its frames) → its arrival count"""
+
     @property
     def kernel_info(self) -> dict[str, Any]:
         """The base class imports debugpy here to advertise a debugger; this kernel has none
@@ -154,11 +164,14 @@ class KernelOverrides(Kernel):
             # in one persistent context): one task here, in that same kind of context, saves a
             # loop iteration per request.
             stream.on_recv(self._on_shell, copy=False)
+            self._routed = True
 
     def _on_shell(self, msg: list[Any]) -> asyncio.Task[None]:
         loop = asyncio.get_running_loop()
         if self._shell_running and (answer := self._answer_while_busy(msg)) is not None:
             return loop.create_task(answer)
+        self._arrivals[id(msg)] = self._arrived
+        self._arrived += 1
         task = loop.create_task(self.shell_main(None, msg), context=self._shell_context_base)
         self._shell_running += 1
         task.add_done_callback(self._shell_done)
@@ -170,6 +183,48 @@ class KernelOverrides(Kernel):
 
     _shell_running = 0
     """shell requests taken and not yet answered (a turn's execute_request, those behind it)"""
+
+    # stop_on_error: a cell that fails aborts the execute_requests queued behind it (a notebook's
+    # Run All), and none sent after its reply. ipykernel marks the queue after the reply has
+    # gone, and ends the abort one loop step later: a cell sent the moment an interrupted turn
+    # was answered could land in that window and be aborted (seen at load 10 here). Here the
+    # queue is marked by arrival before the reply goes out.
+    _arrived = 0
+    """shell requests taken off the socket so far"""
+    _abort_below = 0
+    """execute_requests that arrived before this count and have not run yet are aborted"""
+
+    async def dispatch_shell(
+        self, msg: Any, /, subshell_id: str | None = None, *, concurrent: bool = False
+    ) -> None:
+        arrived = self._arrivals.pop(id(msg), None)
+        if arrived is not None:  # taken by `_on_shell`: aborted if it was queued behind an error
+            self._aborting = arrived < self._abort_below
+        await super().dispatch_shell(msg, subshell_id=subshell_id, concurrent=concurrent)
+
+    def finish_metadata(
+        self, parent: dict[str, Any], metadata: dict[str, Any], reply_content: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Before an error's execute_reply goes out: what has arrived by now is its queue."""
+        content = parent.get("content") or {}
+        stream: Any = self.shell_stream
+        if (
+            self._routed
+            and reply_content.get("status") == "error"
+            and not content.get("silent", False)
+            and content.get("stop_on_error", True)
+        ):
+            stream.flush(zmq.POLLIN)  # what is on the socket was sent before the reply
+            self._abort_below = self._arrived
+        return super().finish_metadata(parent, metadata, reply_content)
+
+    def _abort_queues(self, subshell_id: str | None = None) -> None:
+        if not self._routed:
+            super()._abort_queues(subshell_id)
+        # else: `finish_metadata` marked the queue, `dispatch_shell` aborts what it holds
+
+    _routed = False
+    """`route_shell` took the shell socket (no shell-channel thread)"""
 
     def _shell_done(self, _: asyncio.Task[None]) -> None:
         self._shell_running -= 1

@@ -82,11 +82,11 @@ def resolve(store: SessionStore, target: str) -> int:
     """The branch position a rewind goes back to before: a turn number (`3`, `turn 3`,
     `#3`) or an entry id (or a unique prefix of one, at least 6 characters)."""
     branch = store.branch()
-    text = target.strip().removeprefix("turn").strip().removeprefix("#")
-    if text.isdigit():
-        return turn_span(branch, int(text))[0]
     ids = [e.id for e in branch]
     matches = [i for i, eid in enumerate(ids) if eid == target]
+    text = target.strip().removeprefix("turn").strip().removeprefix("#")
+    if not matches and text.isdigit():  # an id may be all digits: the id is asked for first
+        return turn_span(branch, int(text))[0]
     if not matches and len(target) >= 6:
         matches = [i for i, eid in enumerate(ids) if eid.startswith(target)]
     if len(matches) > 1:

@@ -174,6 +174,28 @@ def test_interrupt_during_sleep_ends_the_cell_and_the_kernel_lives(
     assert _reply(kc, second)["status"] == "ok"
 
 
+def test_a_failed_cell_aborts_the_cells_queued_behind_it_and_none_sent_after_its_reply(
+    start_kernel: StartKernel,
+) -> None:
+    """stop_on_error as a notebook's Run All needs it: what was queued behind a failed cell is
+    aborted; a cell sent once the failure's reply is in runs, also at once (ipykernel's own
+    window after the reply aborted such a cell under load)."""
+    sleep = marked_sleep()
+    km, kc = start_kernel(
+        [{"tool_calls": [{"name": "bash", "input": {"command": f"exec {sleep}"}}]}, {"text": "x"}],
+        allow="Bash(sleep:*)",
+    )
+    first = kc.execute("sleep please")
+    queued = [kc.execute("read @file:gone.txt"), kc.execute("also queued")]
+    wait_for_process(sleep)
+    km.interrupt_kernel()
+    assert _reply(kc, first)["ename"] == "Interrupted"
+    assert [_reply(kc, msg_id)["status"] for msg_id in queued] == ["aborted", "aborted"]
+    for _ in range(30):  # each sent the moment the one before it failed
+        content = _reply(kc, kc.execute("read @file:gone.txt"))
+        assert (content["status"], content.get("ename")) == ("error", "MentionError")
+
+
 def _is_running(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().split()[2]
