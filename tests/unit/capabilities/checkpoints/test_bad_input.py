@@ -230,3 +230,28 @@ async def test_more_bad_requests_are_clear_and_change_nothing(tmp_path: Path) ->
             service.rewind(turn_entry.id, "code")
     finally:
         service.store.close()
+
+
+async def test_an_entry_id_of_digits_only_names_that_entry_not_a_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """About one id in 1,800 is 16 decimal digits: it still names its entry."""
+    from itertools import count
+
+    from shard_core.capabilities.checkpoints.timeline import turns
+    from shard_core.engine import session_store
+
+    numbers = count(4372278011220501)
+    monkeypatch.setattr(session_store, "new_id", lambda: str(next(numbers)))
+    _, log = await _session(tmp_path)
+    service = _offline(tmp_path, log)
+    try:
+        branch = service.store.branch()
+        assert all(e.id.isdigit() for e in branch)
+        [turn] = turns(branch)
+        assert service.turn_number(turn.entry.id) == 1
+        with pytest.raises(RewindError, match="does not start a turn"):
+            service.turn_number(branch[-1].id)
+        assert service.turn_number("1") == 1  # a short number is still a turn's
+    finally:
+        service.store.close()
