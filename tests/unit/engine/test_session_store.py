@@ -142,3 +142,39 @@ def test_loading_pauses_the_cyclic_gc_and_gives_it_back_as_it_was(tmp_path: Path
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_big_logs_entries_are_frozen_after_the_garbage_before_them_is_collected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log of at least FREEZE_BYTES leaves its entries in the permanent generation (the
+    collections after the parse do not walk them); cyclic garbage from before is collected
+    first, not frozen; a small log freezes nothing."""
+    import weakref
+
+    from shard_core.engine import session_store
+
+    small = _build(tmp_path / "small", 3)
+    big = _build(tmp_path / "big", 40)
+    monkeypatch.setattr(session_store, "FREEZE_BYTES", big.stat().st_size)
+
+    class Node:
+        pass
+
+    gc.unfreeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert _texts(SessionStore.read(small)) == ["m0", "m1", "m2"]
+        assert gc.get_freeze_count() == frozen
+
+        cycle = Node()
+        cycle.me = cycle  # type: ignore[attr-defined]
+        gone = weakref.ref(cycle)
+        del cycle
+        store = SessionStore.read(big)
+        assert gc.get_freeze_count() > frozen
+        assert gone() is None  # collected before the freeze
+        assert len(_texts(store)) == 40
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
